@@ -1,0 +1,3 @@
+from kbsync.main import entry
+
+entry()

@@ -1,0 +1,40 @@
+"""What every subcommand needs: the workspace and config from the global options, JSON input."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from kbsync.config import Config, resolve
+from kbsync.errors import InputError
+
+
+def context(args: argparse.Namespace) -> tuple[Path, Config]:
+    """The workspace root and configuration named by -w / --config / environment."""
+    return resolve(args.workspace, args.config)
+
+
+def read_json_input(path: str | None) -> dict[str, Any]:
+    """A JSON object from `--file PATH` or standard input."""
+    where = path or "<stdin>"
+    try:
+        raw = Path(path).read_bytes() if path else sys.stdin.buffer.read()
+    except OSError as exc:
+        raise InputError(f"cannot read input ({exc.strerror})", path=where) from exc
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise InputError("input is not UTF-8; send UTF-8 JSON", path=where) from exc
+    except json.JSONDecodeError as exc:
+        raise InputError(f"not valid JSON ({exc.msg}); send one JSON object", path=where, line=exc.lineno) from exc
+    if not isinstance(data, dict):
+        raise InputError("expected a JSON object", path=where)
+    return data
+
+
+def print_json(data: Any) -> None:
+    json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
+    sys.stdout.write("\n")

@@ -1,0 +1,237 @@
+"""Configuration: built-in defaults, an optional TOML file, and the workspace's location.
+
+Every key has a default, so kbsync works with no config file at all. A wrong key or
+value raises ConfigError naming the key and the file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import tomllib
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kbsync.errors import ConfigError
+
+DEFAULT_WORKSPACE = "~/kb"
+WORKSPACE_ENV = "KBSYNC_WORKSPACE"
+CONFIG_IN_WORKSPACE = ".kbsync/config.toml"
+
+
+@dataclass(frozen=True)
+class ProtocolConfig:
+    default_offset: str = "+08:00"
+    synonyms: dict[str, list[str]] = field(default_factory=dict)
+    max_session_kb: int = 60
+
+
+@dataclass(frozen=True)
+class DaemonConfig:
+    quiet_ms: int = 300
+    commit_every: str = "1h"
+    author_name: str = "kbsync"
+    author_email: str = "kbsync@localhost"
+    lock_wait_s: float = 5.0
+    lock_ttl_s: int = 120
+
+
+@dataclass(frozen=True)
+class SyncConfig:
+    mode: str = "git"
+    remote: str = "origin"
+    branch: str = "main"
+    every: str = "5m"
+    max_retries: int = 5
+
+
+@dataclass(frozen=True)
+class GithubConfig:
+    api_url: str = "https://api.github.com"
+    repository: str = ""
+    token_env: str = "GITHUB_TOKEN"
+    timeout_s: float = 30.0
+
+
+@dataclass(frozen=True)
+class HookConfig:
+    fix: bool = False
+
+
+@dataclass(frozen=True)
+class ScanConfig:
+    every: str = "1d"
+    sources: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    per_source: int = 5
+    rrf_k: int = 60
+    sources: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ContextConfig:
+    budget: int = 4000
+    share_facts: float = 0.15
+    share_summaries: float = 0.25
+    share_references: float = 0.0
+    share_input: float = 0.60
+
+
+@dataclass(frozen=True)
+class StatsConfig:
+    dsn: str = ""
+
+
+@dataclass(frozen=True)
+class Config:
+    workspace: str | None = None
+    protocol: ProtocolConfig = field(default_factory=ProtocolConfig)
+    daemon: DaemonConfig = field(default_factory=DaemonConfig)
+    sync: SyncConfig = field(default_factory=SyncConfig)
+    github: GithubConfig = field(default_factory=GithubConfig)
+    hook: HookConfig = field(default_factory=HookConfig)
+    scan: ScanConfig = field(default_factory=ScanConfig)
+    search: SearchConfig = field(default_factory=SearchConfig)
+    context: ContextConfig = field(default_factory=ContextConfig)
+    stats: StatsConfig = field(default_factory=StatsConfig)
+    source: str | None = None  # the file it was read from, for messages
+
+
+_ENUMS = {"sync.mode": ("git", "github-api")}
+_DURATION = re.compile(r"^(\d+(?:\.\d+)?)(ms|s|m|h|d)$")
+_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+_OFFSET = re.compile(r"^(Z|[+-]\d{2}:\d{2})$")
+
+
+def parse_duration(text: str, *, key: str = "duration", source: str | None = None) -> float:
+    """Seconds in a duration such as `300ms`, `5m`, `1h`, `1d`."""
+    m = _DURATION.match(text.strip())
+    if not m:
+        raise ConfigError(f"{key} = {text!r} is not a duration; write e.g. 300ms, 5m, 1h or 1d", path=source)
+    return float(m.group(1)) * _UNITS[m.group(2)]
+
+
+def _type_ok(value: Any, hint: Any) -> bool:
+    origin = typing.get_origin(hint)
+    if origin is typing.Union or origin is getattr(__import__("types"), "UnionType"):
+        return any(_type_ok(value, h) for h in typing.get_args(hint))
+    if hint is type(None):
+        return value is None
+    if hint is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if origin is list:
+        (item,) = typing.get_args(hint)
+        return isinstance(value, list) and all(_type_ok(v, item) for v in value)
+    if origin is dict:
+        kt, vt = typing.get_args(hint)
+        return isinstance(value, dict) and all(_type_ok(k, kt) and _type_ok(v, vt) for k, v in value.items())
+    if hint is Any:
+        return True
+    return isinstance(value, hint)
+
+
+def _build(cls: type[Any], data: dict[str, Any], prefix: str, source: str | None) -> Any:
+    hints = typing.get_type_hints(cls)
+    names = {f.name for f in dataclasses.fields(cls) if f.name != "source"}
+    values: dict[str, Any] = {}
+    for key, value in data.items():
+        dotted = f"{prefix}{key}"
+        if key not in names:
+            raise ConfigError(f"unknown key {dotted!r}; see config.example.toml for the keys", path=source)
+        hint = hints[key]
+        if dataclasses.is_dataclass(hint):
+            if not isinstance(value, dict):
+                raise ConfigError(f"[{dotted}] must be a table", path=source)
+            values[key] = _build(hint, value, f"{dotted}.", source)
+            continue
+        if not _type_ok(value, hint):
+            raise ConfigError(f"{dotted} = {value!r} has the wrong type; expected {_hint_name(hint)}", path=source)
+        allowed = _ENUMS.get(dotted)
+        if allowed and value not in allowed:
+            raise ConfigError(f"{dotted} = {value!r}; expected one of {', '.join(allowed)}", path=source)
+        values[key] = value
+    return cls(**values)
+
+
+def _hint_name(hint: Any) -> str:
+    return getattr(hint, "__name__", None) or str(hint).replace("typing.", "")
+
+
+def _check(cfg: Config) -> None:
+    src = cfg.source
+    if not _OFFSET.match(cfg.protocol.default_offset):
+        raise ConfigError(
+            f"protocol.default_offset = {cfg.protocol.default_offset!r}; write it as +08:00, -05:00 or Z",
+            path=src,
+        )
+    for key, text in (("daemon.commit_every", cfg.daemon.commit_every), ("sync.every", cfg.sync.every),
+                      ("scan.every", cfg.scan.every)):
+        parse_duration(text, key=key, source=src)
+
+
+def parse_config(text: str, source: str | None = None) -> Config:
+    """Pure: a Config from TOML text."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"not valid TOML ({exc}); fix the file", path=source) from exc
+    cfg: Config = _build(Config, data, "", source)
+    cfg = dataclasses.replace(cfg, source=source)
+    _check(cfg)
+    return cfg
+
+
+def load_file(path: Path) -> Config:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise ConfigError("config file not found; check --config", path=str(path)) from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read config file ({exc})", path=str(path)) from exc
+    return parse_config(text, str(path))
+
+
+def resolve(workspace_arg: str | None, config_arg: str | None) -> tuple[Path, Config]:
+    """The workspace folder and its configuration, by the command-line contract.
+
+    Workspace: `-w`, else $KBSYNC_WORKSPACE, else the config file's `workspace`,
+    else ~/kb. Config: `--config`, else <workspace>/.kbsync/config.toml, else defaults.
+    """
+    cfg = load_file(Path(config_arg).expanduser()) if config_arg else None
+    ws_text = workspace_arg or os.environ.get(WORKSPACE_ENV) or (cfg.workspace if cfg else None)
+    if not ws_text and cfg is None:
+        ws_text = DEFAULT_WORKSPACE
+    root = Path(ws_text or DEFAULT_WORKSPACE).expanduser().absolute()
+    if cfg is None:
+        in_ws = root / CONFIG_IN_WORKSPACE
+        cfg = load_file(in_ws) if in_ws.is_file() else Config()
+        if cfg.workspace is None and ws_text is None:
+            ws_text = DEFAULT_WORKSPACE
+    return root, cfg
+
+
+def synonyms_table(cfg: Config) -> dict[str, str]:
+    """Lower-cased heading synonym -> canonical heading, built-ins merged with config."""
+    from kbsync.protocol import BUILTIN_SYNONYMS, SECTIONS
+
+    table: dict[str, str] = {}
+    for canon, names in BUILTIN_SYNONYMS.items():
+        for name in names:
+            table[name.casefold()] = canon
+    for canon, names in cfg.protocol.synonyms.items():
+        if canon not in SECTIONS:
+            raise ConfigError(
+                f"protocol.synonyms: {canon!r} is not a section heading; use one of {', '.join(SECTIONS)}",
+                path=cfg.source,
+            )
+        for name in names:
+            table[name.casefold()] = canon
+    return table

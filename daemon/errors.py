@@ -1,0 +1,77 @@
+"""The one error hierarchy. Every message says what went wrong and what to do."""
+
+from __future__ import annotations
+
+EXIT_OK = 0
+EXIT_PROBLEMS = 1
+EXIT_USAGE = 2
+EXIT_REMOTE = 3
+EXIT_INTERRUPTED = 130
+
+
+class KbsyncError(Exception):
+    """Base of every error kbsync reports to a person; `exit_code` is the CLI's."""
+
+    exit_code = EXIT_PROBLEMS
+
+    def __init__(self, message: str, *, path: str | None = None, line: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.path = path
+        self.line = line
+
+    def __str__(self) -> str:
+        where = ""
+        if self.path is not None:
+            where = f"{self.path}:{self.line}: " if self.line is not None else f"{self.path}: "
+        return f"{where}{self.message}"
+
+
+class UsageError(KbsyncError):
+    """Bad arguments or bad input given on the command line."""
+
+    exit_code = EXIT_USAGE
+
+
+class ConfigError(KbsyncError):
+    """A configuration file or key is wrong; the message names the key and file."""
+
+    exit_code = EXIT_USAGE
+
+
+class InputError(KbsyncError):
+    """A file or payload kbsync was asked to read cannot be accepted."""
+
+    exit_code = EXIT_USAGE
+
+
+class ProtocolError(KbsyncError):
+    """A workspace file breaks the protocol in a way kbsync will not guess about."""
+
+
+class LockedError(KbsyncError):
+    """A file's lock is held by another writer."""
+
+
+class ConflictError(KbsyncError):
+    """A file changed under a writer; a conflict copy was saved for a person."""
+
+    def __init__(self, message: str, *, path: str | None = None, copy: str | None = None) -> None:
+        super().__init__(message, path=path)
+        self.copy = copy
+
+
+class GitError(KbsyncError):
+    """A git operation failed; nothing was lost, the operation can be retried."""
+
+    exit_code = EXIT_REMOTE
+
+
+class RemoteError(KbsyncError):
+    """A remote (git or the GitHub API) failed after retries; safe to run again."""
+
+    exit_code = EXIT_REMOTE
+
+
+class SecretFoundError(KbsyncError):
+    """The secret scan found something that must not leave the machine."""

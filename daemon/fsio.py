@@ -1,0 +1,253 @@
+"""File I/O with the protocol's guarantees: locks, fingerprints, atomic writes, backups, appends.
+
+Nothing here knows Markdown; callers pass bytes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import socket
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterator
+
+from kbsync.errors import ConflictError, LockedError
+
+LOCK_SUFFIX = ".lock"
+TEMP_SUFFIX = ".tmp"
+
+
+# ---- fingerprints ---------------------------------------------------------
+
+@dataclass(frozen=True)
+class Fingerprint:
+    mtime_ns: int
+    sha256: str
+
+    @classmethod
+    def of_bytes(cls, data: bytes, mtime_ns: int) -> "Fingerprint":
+        return cls(mtime_ns, hashlib.sha256(data).hexdigest())
+
+
+def read_with_fingerprint(path: Path) -> tuple[bytes, Fingerprint]:
+    """The file's bytes and the fingerprint they were read at."""
+    with open(path, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        data = fh.read()
+    return data, Fingerprint.of_bytes(data, st.st_mtime_ns)
+
+
+def fingerprint(path: Path) -> Fingerprint | None:
+    try:
+        return read_with_fingerprint(path)[1]
+    except FileNotFoundError:
+        return None
+
+
+# ---- locks ------------------------------------------------------------------
+
+def lock_path(path: Path) -> Path:
+    return path.with_name(path.name + LOCK_SUFFIX)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def lock_is_stale(lock: Path, now: float | None = None) -> bool:
+    """A lock whose `expire` passed, or whose pid is gone on this host, or that is unreadable."""
+    try:
+        info = json.loads(lock.read_text(encoding="utf-8"))
+        expire = float(info["expire"])
+        pid = int(info["pid"])
+        host = str(info["host"])
+    except FileNotFoundError:
+        return False
+    except (OSError, ValueError, KeyError, TypeError):
+        # Half-written or foreign content: stale only once it is older than a minute.
+        try:
+            return (now or time.time()) - lock.stat().st_mtime > 60
+        except FileNotFoundError:
+            return False
+    if (now or time.time()) > expire:
+        return True
+    return host == socket.gethostname() and not _pid_alive(pid)
+
+
+def lock_held(path: Path) -> bool:
+    """True while a fresh (not stale) lock is held on `path` by anyone."""
+    lock = lock_path(path)
+    return lock.exists() and not lock_is_stale(lock)
+
+
+def clear_stale_lock(path: Path) -> bool:
+    """Remove the lock on `path` if it is stale; True if one was removed."""
+    lock = lock_path(path)
+    if lock.exists() and lock_is_stale(lock):
+        with contextlib.suppress(FileNotFoundError):
+            lock.unlink()
+        return True
+    return False
+
+
+def try_lock(path: Path, ttl_s: float) -> bool:
+    """Take the lock once; False if a fresh lock is held by someone else."""
+    lock = lock_path(path)
+    body = json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "expire": int(time.time() + ttl_s) + 1})
+    for _ in range(2):
+        try:
+            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileExistsError:
+            if not clear_stale_lock(path):
+                return False
+            continue
+        try:
+            os.write(fd, body.encode())
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        return True
+    return False
+
+
+def unlock(path: Path) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        lock_path(path).unlink()
+
+
+@contextlib.contextmanager
+def locked(path: Path, *, ttl_s: float = 120.0, wait_s: float = 5.0) -> Iterator[None]:
+    """Hold `<file>.lock` for the block; wait up to `wait_s`, then raise LockedError."""
+    deadline = time.monotonic() + wait_s
+    while not try_lock(path, ttl_s):
+        if time.monotonic() >= deadline:
+            raise LockedError(f"locked by another writer ({lock_path(path).name}); try again later", path=str(path))
+        time.sleep(0.05)
+    try:
+        yield
+    finally:
+        unlock(path)
+
+
+# ---- atomic writes ------------------------------------------------------------
+
+def fsync_dir(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def temp_path_for(path: Path) -> Path:
+    return path.with_name(f".{path.name}.{uuid.uuid4().hex[:12]}{TEMP_SUFFIX}")
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Temp file in the same folder, fsync, os.replace, fsync of the folder."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = temp_path_for(path)
+    try:
+        mode = path.stat().st_mode & 0o777
+    except FileNotFoundError:
+        mode = 0o644
+    fd = os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, mode)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+        raise
+    fsync_dir(path.parent)
+
+
+def append_line(path: Path, line: str) -> None:
+    """One line, appended with O_APPEND in a single write; a missing final newline is supplied first."""
+    text = line.replace("\r", " ").replace("\n", " ")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        prefix = b""
+        size = os.fstat(fd).st_size
+        if size:
+            with open(path, "rb") as fh:
+                fh.seek(size - 1)
+                if fh.read(1) != b"\n":
+                    prefix = b"\n"
+        os.write(fd, prefix + text.encode("utf-8") + b"\n")
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+# ---- guarded replace: the repair/update write path ------------------------------
+
+def utc_stamp(now: float | None = None) -> str:
+    return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(now if now is not None else time.time()))
+
+
+def backup(backup_root: Path, relpath: str, data: bytes, now: float | None = None) -> Path:
+    """Keep `data` (a file's previous bytes) under `.kbsync/backup/<UTC>/<relpath>`."""
+    base = backup_root / utc_stamp(now) / relpath
+    dest, n = base, 1
+    while dest.exists():
+        dest = base.with_name(f"{base.name}.{n}")
+        n += 1
+    atomic_write(dest, data)
+    return dest
+
+
+def guarded_replace(
+    path: Path,
+    new: bytes,
+    expected: Fingerprint,
+    *,
+    backup_to: Callable[[bytes], object],
+    check: Callable[[bytes], bool],
+    hold_lock: bool = True,
+    ttl_s: float = 120.0,
+) -> None:
+    """Replace `path` with `new` only if it still has fingerprint `expected`.
+
+    Takes the file's lock (LockedError if a fresh one is held), re-checks the
+    fingerprint just before writing (ConflictError if it changed), backs up the
+    old bytes, writes atomically, re-reads, and restores the old bytes if `check`
+    rejects what is on disk.
+    """
+    if hold_lock and not try_lock(path, ttl_s):
+        raise LockedError("skipped: the file is locked by a writer", path=str(path))
+    try:
+        old, now_fp = read_with_fingerprint(path)
+        if now_fp != expected:
+            raise ConflictError("skipped: the file changed since it was read", path=str(path))
+        backup_to(old)
+        atomic_write(path, new)
+        written = path.read_bytes()
+        if written != new or not check(written):
+            atomic_write(path, old)
+            raise ConflictError("the rewritten file did not re-parse; previous bytes restored", path=str(path))
+    finally:
+        if hold_lock:
+            unlock(path)
+
+
+def is_temp_or_lock(name: str) -> bool:
+    return name.endswith(TEMP_SUFFIX) or name.endswith(LOCK_SUFFIX)

@@ -1,0 +1,83 @@
+"""Command-line entry: argparse, logging setup, error handling, dispatch.
+
+Each subcommand lives in its own module under kbsync.commands and exposes
+`register(subparsers)`, which adds its parser and sets `func` to a function
+`(args) -> int`. Command modules import heavy libraries only inside `func`, so
+start-up (and the pre-commit hook) stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import pkgutil
+import sys
+from typing import Sequence
+
+from kbsync import __version__
+from kbsync.errors import EXIT_INTERRUPTED, EXIT_USAGE, KbsyncError
+
+
+
+def command_modules() -> list[str]:
+    """Every subcommand module (files in kbsync/commands that define `register`)."""
+    import kbsync.commands as pkg
+
+    return sorted(m.name for m in pkgutil.iter_modules(pkg.__path__) if not m.name.startswith("_") and m.name != "common")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        sys.stderr.write(f"kbsync: error: {message}\n")
+        raise SystemExit(EXIT_USAGE)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="kbsync", description="Keep a Markdown memory workspace dependable across machines.")
+    parser.add_argument("--version", action="version", version=f"kbsync {__version__}")
+    parser.add_argument("-w", "--workspace", metavar="DIR", help="workspace folder (default: $KBSYNC_WORKSPACE, config, ~/kb)")
+    parser.add_argument("--config", metavar="FILE", help="config file (default: <workspace>/.kbsync/config.toml)")
+    verbosity = parser.add_mutually_exclusive_group()
+    verbosity.add_argument("-v", "--verbose", action="count", default=0, help="more detail (repeatable)")
+    verbosity.add_argument("-q", "--quiet", action="store_true", help="only errors")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name in command_modules():
+        importlib.import_module(f"kbsync.commands.{name}").register(sub)
+    return parser
+
+
+def _setup_logging(verbose: int, quiet: bool) -> None:
+    level = logging.ERROR if quiet else logging.DEBUG if verbose else logging.INFO
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("kbsync: %(message)s" if verbose == 0 else "%(asctime)s %(name)s %(levelname)s: %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    _setup_logging(args.verbose, args.quiet)
+    try:
+        code: int = args.func(args)
+        return code
+    except KbsyncError as exc:
+        sys.stderr.write(f"kbsync: {exc}\n")
+        if args.verbose:
+            logging.getLogger(__name__).debug("details", exc_info=True)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        sys.stderr.write("kbsync: interrupted\n")
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        return 0
+
+
+def entry() -> None:
+    sys.exit(main())

@@ -1,0 +1,99 @@
+"""A workspace on disk: its root, its configuration, safe path handling and file walking."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+from kbsync import protocol
+from kbsync.config import Config, synonyms_table
+from kbsync.errors import InputError
+
+
+@dataclass(frozen=True)
+class Workspace:
+    root: Path
+    config: Config = field(default_factory=Config)
+
+    @property
+    def state_dir(self) -> Path:
+        return self.root / protocol.STATE_DIR
+
+    @property
+    def backup_dir(self) -> Path:
+        return self.root / protocol.BACKUP_DIR
+
+    def path(self, relpath: str) -> Path:
+        return self.root / relpath
+
+    def synonyms(self) -> dict[str, str]:
+        return synonyms_table(self.config)
+
+    def relpath(self, given: str | Path) -> str:
+        """The workspace-relative path of `given`; InputError if it lies outside.
+
+        `given` may be relative to the current folder or absolute. A symlink that
+        points out of the workspace is refused too.
+        """
+        p = Path(given)
+        absolute = p if p.is_absolute() else Path.cwd() / p
+        root = self.root.resolve()
+        lexical = Path(os.path.normpath(absolute))
+        try:
+            rel = lexical.relative_to(root)
+        except ValueError:
+            try:
+                rel = lexical.relative_to(Path(os.path.normpath(self.root.absolute())))
+            except ValueError:
+                raise InputError(f"outside the workspace {self.root}; give a path inside it", path=str(given)) from None
+        real = lexical.resolve()
+        if real != root and root not in real.parents:
+            raise InputError(f"a symlink out of the workspace ({real}); kbsync only touches files inside it", path=str(given))
+        return rel.as_posix()
+
+    def read_text(self, relpath: str) -> str:
+        """A workspace file as text, refusing what is not a protocol file's content."""
+        p = self.path(relpath)
+        real = p.resolve()
+        root = self.root.resolve()
+        if root not in real.parents:
+            raise InputError("a symlink out of the workspace; kbsync will not follow it", path=relpath)
+        try:
+            st = p.stat()
+        except FileNotFoundError as exc:
+            raise InputError("no such file", path=relpath) from exc
+        if not p.is_file():
+            raise InputError("not a regular file", path=relpath)
+        if st.st_size > protocol.MAX_FILE_BYTES:
+            raise InputError(
+                f"file is {st.st_size // 1024} KB, over the {protocol.MAX_FILE_BYTES // (1024 * 1024)} MB limit; split it",
+                path=relpath,
+            )
+        return decode(p.read_bytes(), relpath)
+
+    def iter_files(self) -> Iterator[str]:
+        """Every Markdown file of the workspace, workspace-relative, sorted; skips .git, .kbsync, temp and lock files."""
+        found: list[str] = []
+        for dirpath, dirnames, filenames in os.walk(self.root):
+            rel_dir = os.path.relpath(dirpath, self.root)
+            rel_dir = "" if rel_dir == "." else rel_dir.replace(os.sep, "/") + "/"
+            dirnames[:] = [d for d in dirnames if not (rel_dir == "" and d in protocol.IGNORED_DIRS)]
+            for name in filenames:
+                if name.endswith(".md"):
+                    found.append(rel_dir + name)
+        found.sort()
+        yield from found
+
+
+def decode(data: bytes, where: str) -> str:
+    """UTF-8 text of a file, or InputError saying why it cannot be read as such."""
+    if b"\x00" in data:
+        raise InputError("binary content (NUL bytes); not a Markdown file", path=where)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise InputError("not UTF-8; convert the file to UTF-8", path=where, line=line) from exc
+    return text[1:] if text.startswith("\ufeff") else text

@@ -1,0 +1,115 @@
+"""Rank fusion of several sources' ranked lists: pure functions, no I/O.
+
+Reciprocal Rank Fusion: an item's score is the sum over the sources that
+returned it of 1 / (k + rank), ranks starting at 1. Scores are compared exactly
+(as fractions), so equal sums are real ties whatever the float rounding. Ties
+are broken by the item's best single rank, then by the position in the
+configuration of the first source that returned it, then by its key; the order
+is therefore fully determined by the inputs.
+
+Another fusion can be swapped in: anything with the signature of `FusionFn`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Callable, Sequence
+
+DEFAULT_K = 60
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One result of one source, at its 1-based rank in that source's list."""
+
+    source: str
+    rank: int
+    title: str
+    key: str = ""
+    path: str = ""
+    url: str = ""
+    summary: str = ""
+
+    @property
+    def identity(self) -> str:
+        """Results of different sources are the same item when this is equal: key, else path, else url."""
+        return self.key or self.path or self.url
+
+
+@dataclass(frozen=True)
+class Fused:
+    """One item of the fused list."""
+
+    key: str
+    title: str
+    score: float
+    sources: tuple[str, ...]
+    best_rank: int
+    path: str = ""
+    url: str = ""
+    summary: str = ""
+    exact: Fraction = field(default=Fraction(0), compare=False, repr=False)
+
+    def as_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {"key": self.key, "title": self.title, "sources": list(self.sources),
+                                  "score": self.score}
+        for name in ("path", "url", "summary"):
+            value = getattr(self, name)
+            if value:
+                out[name] = value
+        return out
+
+
+# A source's name with its hits, best first; the sequence is in configuration order.
+SourceHits = tuple[str, Sequence[Hit]]
+FusionFn = Callable[[Sequence[SourceHits]], list[Fused]]
+
+
+@dataclass
+class _Acc:
+    first: Hit
+    exact: Fraction = Fraction(0)
+    best_rank: int = 0
+    first_source: int = 0
+    sources: list[str] = field(default_factory=list)
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+def rrf(lists: Sequence[SourceHits], k: int = DEFAULT_K) -> list[Fused]:
+    """Reciprocal Rank Fusion of `lists` (in configuration order), best first."""
+    acc: dict[str, _Acc] = {}
+    for order, (name, hits) in enumerate(lists):
+        for hit in hits:
+            _add(acc, order, name, hit, k)
+    ranked = sorted(acc.items(), key=lambda kv: (-kv[1].exact, kv[1].best_rank, kv[1].first_source, kv[0]))
+    return [_fused(ident, a) for ident, a in ranked]
+
+
+def _add(acc: dict[str, _Acc], order: int, name: str, hit: Hit, k: int) -> None:
+    ident = hit.identity
+    if not ident:
+        return
+    a = acc.get(ident)
+    if a is None:
+        a = acc[ident] = _Acc(first=hit, best_rank=hit.rank, first_source=order)
+    elif name in a.sources:
+        return  # a source listing the same item twice counts once, at its better rank
+    a.exact += Fraction(1, k + hit.rank)
+    a.best_rank = min(a.best_rank, hit.rank)
+    a.sources.append(name)
+    for attr in ("path", "url", "summary"):
+        value = getattr(hit, attr)
+        if value and attr not in a.extra:
+            a.extra[attr] = value
+
+
+def _fused(ident: str, a: _Acc) -> Fused:
+    return Fused(key=ident, title=a.first.title, score=float(a.exact), sources=tuple(a.sources),
+                 best_rank=a.best_rank, path=a.extra.get("path", ""), url=a.extra.get("url", ""),
+                 summary=a.extra.get("summary", ""), exact=a.exact)
+
+
+def make_rrf(k: int) -> FusionFn:
+    """RRF with a configured k, as a `FusionFn`."""
+    return lambda lists: rrf(lists, k)

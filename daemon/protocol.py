@@ -57,7 +57,7 @@ ID_RE: Final = re.compile(r"^(\d{8})-(\d{4})-([0-9a-f]{7})$")
 TS_RE: Final = re.compile(
     r"^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$"
 )
-SESSION_NAME_RE: Final = re.compile(r"^(\d{4})-(\d{2})-([0-9a-f]{7})(?:-(.*))?\.md$")
+SESSION_NAME_RE: Final = re.compile(r"^(\d{2})(\d{2})-([0-9a-f]{7})(?:-(.*))?\.md$")
 CONFLICT_RE: Final = re.compile(r"\.conflict-\d{8}T\d{6}Z(?:-\d+)?\.md$")
 
 _UNSAFE_TITLE = re.compile(r'[/\\:*?"<>|\x00-\x1f\x7f]')

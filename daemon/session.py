@@ -1,0 +1,117 @@
+"""The session model: typed frontmatter fields plus sections, parsed and rendered deterministically."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from kbsync import body, frontmatter, protocol
+from kbsync.errors import ProtocolError
+
+_QUOTED = re.compile(r"""^(['"]).*\1$""")
+_HEADING_LIKE = re.compile(r"^[ ]{0,3}#{1,2}(?:[ \t]|$)")
+
+
+@dataclass
+class SessionDoc:
+    fields: dict[str, Any]  # known fields, typed (str, int, list[str], None)
+    extra: list[list[str]] = field(default_factory=list)  # unknown fields: their raw lines, in order
+    preamble: str = ""
+    sections: list[tuple[str, str]] = field(default_factory=list)
+
+    def section(self, name: str) -> str | None:
+        for title, content in self.sections:
+            if title == name:
+                return content
+        return None
+
+
+def typed_field(key: str, value: Any, raw: str) -> Any:
+    """The protocol type of a known field's BaseLoader value; raises ValueError on drift."""
+    if key == "parent":
+        if value in ("null", "~", "") and not _QUOTED.match(raw):
+            return None
+        if not isinstance(value, str):
+            raise ValueError("parent must be a session id or null")
+        return value
+    if key == "tags":
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ValueError("tags must be a YAML list such as [a, b]")
+        return value
+    if key in protocol.INT_FIELDS:
+        if not isinstance(value, str) or _QUOTED.match(raw) or not re.fullmatch(r"-?\d+", value):
+            raise ValueError(f"{key} must be an unquoted integer")
+        return int(value)
+    if not isinstance(value, str):
+        raise ValueError(f"{key} must be a single value")
+    return value
+
+
+def parse_session(text: str) -> SessionDoc:
+    """A SessionDoc from a session file's text; ProtocolError if its frontmatter cannot be read."""
+    text = text.replace("\r\n", "\n")
+    sp = frontmatter.split(text)
+    if sp.state != "ok":
+        raise ProtocolError("no frontmatter block", line=1)
+    parsed = frontmatter.parse(sp.lines)
+    if parsed.mapping is None:
+        assert parsed.error is not None
+        raise ProtocolError(parsed.error[1], line=parsed.error[0] + 2)
+    fields: dict[str, Any] = {}
+    extra: list[list[str]] = []
+    for e in frontmatter.entries(sp.lines):
+        if e.key in protocol.SESSION_FIELDS:
+            try:
+                fields[e.key] = typed_field(e.key, parsed.mapping.get(e.key), e.raw)
+            except ValueError as exc:
+                raise ProtocolError(str(exc), line=e.index + 2) from exc
+        else:
+            extra.append(e.lines)
+    preamble, secs = body.sections(sp.body)
+    return SessionDoc(fields, extra, preamble, secs)
+
+
+def render_frontmatter_lines(fields: dict[str, Any], extra: list[list[str]]) -> list[str]:
+    lines: list[str] = []
+    for key in protocol.SESSION_FIELDS:
+        if key in fields and (fields[key] is not None or key == "parent"):
+            lines.append(f"{key}: {frontmatter.emit_value(fields[key])}")
+        elif key == "parent":
+            lines.append("parent: null")
+    for block in extra:
+        lines.extend(block)
+    return lines
+
+
+def render_session(doc: SessionDoc) -> str:
+    """Deterministic text: fields in protocol order, unknown fields after, then the sections."""
+    lines = render_frontmatter_lines(doc.fields, doc.extra)
+    return frontmatter.join(lines, body.render(doc.preamble, doc.sections))
+
+
+def normalize_content(text: str) -> str:
+    """Section text as a model gives it, made safe to place under a heading.
+
+    CRLF becomes LF, surrounding blank lines go, a heading of level 1 or 2 outside
+    code is escaped with a backslash so it stays text, and a code fence left open
+    is closed. No character of the text is removed.
+    """
+    text = text.replace("\r\n", "\n").strip("\n")
+    lines = text.split("\n")
+    mask = body.code_mask(lines)
+    out = [("\\" + ln if _HEADING_LIKE.match(ln) and not mask[i] else ln) for i, ln in enumerate(lines)]
+    text = "\n".join(out)
+    opener = body.unclosed_fence(text)
+    return f"{text}\n{opener}" if opener else text
+
+
+def ordered_sections(given: dict[str, str], existing: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Canonical sections first in protocol order, then others; given text replaces existing."""
+    current = dict(existing)
+    current.update({k: normalize_content(v) for k, v in given.items()})
+    canon = [(name, current.get(name, "")) for name in protocol.SECTIONS]
+    others = [(t, current[t]) for t, _ in existing if t not in protocol.SECTIONS]
+    seen = {t for t, _ in others}
+    others += [(t, current[t]) for t in given if t not in protocol.SECTIONS and t not in seen]
+    return canon + others

@@ -1,0 +1,215 @@
+"""Validation of workspace files against the protocol: pure checks plus a workspace walk."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import TYPE_CHECKING, Any, Callable
+
+from kbsync import body, frontmatter, protocol
+from kbsync.config import Config
+from kbsync.findings import Finding
+from kbsync.session import typed_field
+
+if TYPE_CHECKING:
+    from kbsync.workspace import Workspace
+
+_FULLWIDTH_KEY = re.compile(r"^([^\s:：#'\"\[\]{}-][^\s:：]*?)[ \t]*：")
+_TIME_FIRST = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?Z")
+Check = Callable[[str, str, Config], list[Finding]]
+
+
+def _repair_hint(relpath: str) -> str:
+    return f"run `kbsync repair {relpath}`"
+
+
+def plain_value_defect(raw: str) -> str | None:
+    """Why an unquoted value would fail or be cut by YAML, if it would."""
+    if not raw or raw.startswith(("\"", "'", "[", "{", "|", ">", "&", "*", "!")):
+        return None
+    if raw.startswith(("@", "`", "%")):
+        return f"value starts with a reserved character {raw[0]!r}"
+    if ": " in raw or raw.endswith(":"):
+        return "unquoted value contains ': '"
+    if " #" in raw or "\t#" in raw:
+        return "unquoted ' #' starts a YAML comment and cuts the value"
+    return None
+
+
+def frontmatter_line_findings(relpath: str, lines: list[str]) -> list[Finding]:
+    """Line-level defects that make YAML fail or silently cut a value."""
+    out: list[Finding] = []
+    for i, line in enumerate(lines):
+        if _FULLWIDTH_KEY.match(line) and not frontmatter.KEY_LINE.match(line):
+            out.append(Finding(relpath, i + 2, "error", f"full-width colon after a key; {_repair_hint(relpath)}"))
+    for e in frontmatter.entries(lines):
+        why = plain_value_defect(e.raw)
+        if why:
+            out.append(Finding(relpath, e.index + 2, "error", f"{e.key}: {why}; quote the value or {_repair_hint(relpath)}"))
+    return out
+
+
+def _field_findings(relpath: str, key: str, value: Any, line: int, cfg: Config) -> list[Finding]:
+    def err(msg: str) -> list[Finding]:
+        return [Finding(relpath, line, "error", msg)]
+
+    def warn(msg: str) -> list[Finding]:
+        return [Finding(relpath, line, "warning", msg)]
+
+    if key == "id":
+        if not protocol.ID_RE.match(value):
+            return err(f"id {value!r} is not YYYYMMDD-HHMM-<7 hex>")
+        expected = protocol.id_from_relpath(relpath)
+        if expected and expected != value:
+            return err(f"id {value} does not match the file name (expected {expected}); rename the file or fix the id")
+    elif key == "ts":
+        ts = protocol.parse_ts(value)
+        if ts is None:
+            return err(f"ts {value!r} is not an ISO 8601 timestamp such as 2025-06-11T14:32:07+08:00")
+        if ts.offset is None:
+            return err(f"ts has no offset; {_repair_hint(relpath)} to append {cfg.protocol.default_offset}")
+    elif key == "role" and value not in protocol.ROLES:
+        return err(f"role {value!r} is not one of {', '.join(protocol.ROLES)}")
+    elif key == "status" and value not in protocol.STATUSES:
+        return err(f"status {value!r} is not one of {', '.join(protocol.STATUSES)}")
+    elif key == "tags" and len(value) > protocol.MAX_TAGS:
+        return warn(f"{len(value)} tags; keep at most {protocol.MAX_TAGS}")
+    elif key == "summary" and len(value) > protocol.MAX_SUMMARY:
+        return warn(f"summary has {len(value)} characters; keep it to {protocol.MAX_SUMMARY}")
+    elif key == "parent" and value is not None and not protocol.ID_RE.match(value):
+        return warn(f"parent {value!r} is not a session id")
+    return []
+
+
+def _id_ts_agree(relpath: str, fields: dict[str, Any], line: int) -> list[Finding]:
+    sid, ts = fields.get("id"), fields.get("ts")
+    if not (isinstance(sid, str) and isinstance(ts, str) and protocol.ID_RE.match(sid)):
+        return []
+    parts = protocol.parse_ts(ts)
+    if parts and sid[:13] != f"{parts.date.replace('-', '')}-{parts.hhmm}":
+        return [Finding(relpath, line, "warning", f"id {sid} does not match ts {ts} (date and time of creation)")]
+    return []
+
+
+def session_frontmatter_findings(relpath: str, lines: list[str], cfg: Config) -> list[Finding]:
+    out = frontmatter_line_findings(relpath, lines)
+    if out:
+        return out
+    parsed = frontmatter.parse(lines)
+    if parsed.mapping is None:
+        assert parsed.error is not None
+        line, msg = parsed.error
+        return [Finding(relpath, line + 2, "error", f"frontmatter does not parse ({msg}); fix it by hand")]
+    fields: dict[str, Any] = {}
+    where: dict[str, int] = {}
+    for e in frontmatter.entries(lines):
+        if e.key not in protocol.SESSION_FIELDS:
+            continue
+        where[e.key] = e.index + 2
+        try:
+            fields[e.key] = typed_field(e.key, parsed.mapping.get(e.key), e.raw)
+        except ValueError as exc:
+            out.append(Finding(relpath, e.index + 2, "error", f"{exc}; {_repair_hint(relpath)}"))
+            continue
+        out += _field_findings(relpath, e.key, fields[e.key], e.index + 2, cfg)
+    for key in protocol.REQUIRED_FIELDS:
+        if key not in where:
+            out.append(Finding(relpath, 1, "error", f"required field {key!r} is missing; {_repair_hint(relpath)}"))
+    out += _id_ts_agree(relpath, fields, where.get("id", 1))
+    return out
+
+
+def section_findings(relpath: str, body_text: str, first_line: int, cfg: Config) -> list[Finding]:
+    lines = body_text.split("\n")
+    heads = body.h2_headings(lines)
+    titles = [h.title for h in heads]
+    out: list[Finding] = []
+    for name in protocol.SECTIONS:
+        n = titles.count(name)
+        if n == 0:
+            out.append(Finding(relpath, first_line, "error", f"section '## {name}' is missing; {_repair_hint(relpath)}"))
+        elif n > 1:
+            dup = [h for h in heads if h.title == name][1]
+            out.append(Finding(relpath, first_line + dup.index, "warning", f"section '## {name}' appears {n} times"))
+    order = [t for t in titles if t in protocol.SECTIONS]
+    if not out and order != list(protocol.SECTIONS):
+        out.append(Finding(relpath, first_line, "warning", f"sections are out of order; expected {' '.join(protocol.SECTIONS)}"))
+    size = len(body_text.encode("utf-8"))
+    if size > cfg.protocol.max_session_kb * 1024:
+        sid = protocol.id_from_relpath(relpath) or relpath
+        out.append(Finding(relpath, first_line, "warning",
+                           f"body is {size // 1024} KB, over {cfg.protocol.max_session_kb} KB; run `kbsync session split {sid}`"))
+    return out
+
+
+def check_session(relpath: str, text: str, cfg: Config) -> list[Finding]:
+    sp = frontmatter.split(text)
+    if sp.state == "none":
+        return [Finding(relpath, 1, "error", f"no frontmatter (a `---` block at the top); {_repair_hint(relpath)}")]
+    if sp.state == "unterminated":
+        return [Finding(relpath, 1, "error", "frontmatter opened on line 1 is never closed with `---`; fix it by hand")]
+    out = session_frontmatter_findings(relpath, sp.lines, cfg)
+    return out + section_findings(relpath, sp.body, sp.body_line, cfg)
+
+
+def check_index(relpath: str, text: str, cfg: Config) -> list[Finding]:
+    from kbsync import indexmd
+
+    return indexmd.findings(relpath, text)
+
+
+def check_board(relpath: str, text: str, cfg: Config) -> list[Finding]:
+    try:
+        from kbsync import board
+    except ImportError:
+        return []
+    return [dataclasses.replace(f, path=relpath) for f in board.validate_board(text)]
+
+
+def check_log(relpath: str, text: str, cfg: Config) -> list[Finding]:
+    out: list[Finding] = []
+    for i, line in enumerate(text.split("\n")):
+        if line.strip() and not _TIME_FIRST.match(line):
+            out.append(Finding(relpath, i + 1, "warning", "log line does not start with an ISO 8601 UTC time"))
+    return out
+
+
+def check_memory(relpath: str, text: str, cfg: Config) -> list[Finding]:
+    if relpath not in (protocol.FACTS_MD, protocol.PREFERENCES_MD):
+        return []
+    out: list[Finding] = []
+    for i, line in enumerate(text.split("\n")):
+        s = line.strip()
+        if s and not s.startswith(("#", "- ", "* ", "+ ")) and not line.startswith((" ", "\t")):
+            out.append(Finding(relpath, i + 1, "warning", "a fact is one bullet (`- ...`) per line"))
+    return out
+
+
+CHECKS: dict[str, Check] = {
+    "session": check_session,
+    "index": check_index,
+    "board": check_board,
+    "log": check_log,
+    "memory": check_memory,
+}
+
+
+def validate_text(relpath: str, text: str, cfg: Config) -> list[Finding]:
+    """Every protocol finding for one file's text (LF or CRLF)."""
+    check = CHECKS.get(protocol.classify(relpath))
+    return check(relpath, text.replace("\r\n", "\n"), cfg) if check else []
+
+
+def validate_paths(ws: "Workspace", relpaths: list[str] | None = None) -> list[Finding]:
+    """Findings for the given workspace files, or for every Markdown file of the workspace."""
+    from kbsync.errors import InputError
+
+    out: list[Finding] = []
+    for rel in relpaths if relpaths is not None else list(ws.iter_files()):
+        try:
+            text = ws.read_text(rel)
+        except InputError as exc:
+            out.append(Finding(rel, exc.line or 1, "error", exc.message))
+            continue
+        out += validate_text(rel, text, ws.config)
+    return out

@@ -1,0 +1,120 @@
+"""kbsync.gitrepo on real repositories."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from kbsync import gitrepo
+from kbsync.errors import GitError
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, text=True).stdout
+
+
+@pytest.fixture()
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    return root
+
+
+def test_unborn_head_and_first_commit(repo: Path) -> None:
+    (repo / "a.md").write_text("a\n")
+    assert gitrepo.head_sha(repo) is None
+    assert gitrepo.changed_paths(repo) == ["a.md"]
+    sha = gitrepo.commit_files(repo, [gitrepo.Staged("a.md", b"a\n")], "first", expected_head=None,
+                               author=("kb", "kb@example.org"))
+    assert sha and gitrepo.head_sha(repo) == sha
+    assert git(repo, "log", "-1", "--format=%an <%ae> %s") == "kb <kb@example.org> first\n"
+    assert gitrepo.changed_paths(repo) == []
+
+
+def test_commits_the_given_bytes_not_the_work_tree(repo: Path) -> None:
+    (repo / "a.md").write_text("on disk now\n")
+    gitrepo.commit_files(repo, [gitrepo.Staged("a.md", b"validated\n")], "m", expected_head=None, author=("k", "k@x"))
+    assert git(repo, "show", "HEAD:a.md") == "validated\n"
+    assert gitrepo.changed_paths(repo) == ["a.md"]
+
+
+def test_only_listed_paths_are_committed_and_deletions_work(repo: Path) -> None:
+    for name in ("a.md", "b.md", "sessions/2025-06-11/x.md"):
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(name)
+    first = gitrepo.commit_files(repo, [gitrepo.Staged(n, n.encode()) for n in ("a.md", "b.md")], "m",
+                                 expected_head=None, author=("k", "k@x"))
+    (repo / "a.md").unlink()
+    gitrepo.commit_files(repo, [gitrepo.Staged("a.md", None)], "rm", expected_head=first, author=("k", "k@x"))
+    assert git(repo, "ls-tree", "-r", "--name-only", "HEAD").split() == ["b.md"]
+    assert gitrepo.changed_paths(repo) == ["sessions/2025-06-11/x.md"]
+
+
+def test_unchanged_tree_makes_no_commit(repo: Path) -> None:
+    (repo / "a.md").write_text("a")
+    sha = gitrepo.commit_files(repo, [gitrepo.Staged("a.md", b"a")], "m", expected_head=None, author=("k", "k@x"))
+    again = gitrepo.commit_files(repo, [gitrepo.Staged("a.md", b"a")], "m", expected_head=sha, author=("k", "k@x"))
+    assert again is None and gitrepo.head_sha(repo) == sha
+
+
+def test_compare_and_swap_refuses_when_head_moved(repo: Path) -> None:
+    (repo / "a.md").write_text("a")
+    first = gitrepo.commit_files(repo, [gitrepo.Staged("a.md", b"a")], "m", expected_head=None, author=("k", "k@x"))
+    git(repo, "commit", "-q", "--allow-empty", "-m", "someone else")
+    moved = gitrepo.head_sha(repo)
+    with pytest.raises(gitrepo.HeadMovedError):
+        gitrepo.commit_files(repo, [gitrepo.Staged("a.md", b"b")], "m", expected_head=first, author=("k", "k@x"))
+    assert gitrepo.head_sha(repo) == moved
+
+
+def test_head_blob(repo: Path) -> None:
+    assert gitrepo.head_blob(repo, "a.md") is None
+    (repo / "a.md").write_text("x")
+    gitrepo.commit_files(repo, [gitrepo.Staged("a.md", "状态".encode())], "m", expected_head=None, author=("k", "k@x"))
+    assert gitrepo.head_blob(repo, "a.md") == "状态".encode()
+    assert gitrepo.head_blob(repo, "missing.md") is None
+
+
+def test_unicode_paths_round_trip(repo: Path) -> None:
+    name = "sessions/2025-06-11/1432-a1b2c3d-合同风险梳理.md"
+    (repo / name).parent.mkdir(parents=True)
+    (repo / name).write_text("x")
+    assert gitrepo.changed_paths(repo) == [name]
+    gitrepo.commit_files(repo, [gitrepo.Staged(name, b"x")], "m", expected_head=None, author=("k", "k@x"))
+    assert gitrepo.changed_paths(repo) == []
+
+
+def test_index_lock_busy_then_released(repo: Path) -> None:
+    lock = gitrepo.index_lock(repo)
+    lock.write_text("")
+    threading.Timer(0.3, lock.unlink).start()
+    gitrepo.wait_index_unlocked(repo, 5.0)
+    assert not lock.exists()
+
+
+def test_index_lock_held_too_long_is_busy(repo: Path) -> None:
+    gitrepo.index_lock(repo).write_text("")
+    with pytest.raises(gitrepo.IndexLockedError) as info:
+        gitrepo.wait_index_unlocked(repo, 0.2)
+    assert not info.value.stale
+
+
+def test_stale_index_lock_is_reported_not_deleted(repo: Path) -> None:
+    lock = gitrepo.index_lock(repo)
+    lock.write_text("")
+    old = time.time() - 600
+    os.utime(lock, (old, old))
+    with pytest.raises(gitrepo.IndexLockedError) as info:
+        gitrepo.wait_index_unlocked(repo, 5.0)
+    assert info.value.stale and "stale" in str(info.value) and lock.exists()
+
+
+def test_not_a_repository(tmp_path: Path) -> None:
+    with pytest.raises(GitError, match="not a git repository"):
+        gitrepo.changed_paths(tmp_path)

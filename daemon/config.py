@@ -147,7 +147,7 @@ def _build(cls: type[Any], data: dict[str, Any], prefix: str, source: str | None
         if key not in names:
             raise ConfigError(f"unknown key {dotted!r}; see config.example.toml for the keys", path=source)
         hint = hints[key]
-        if dataclasses.is_dataclass(hint):
+        if isinstance(hint, type) and dataclasses.is_dataclass(hint):
             if not isinstance(value, dict):
                 raise ConfigError(f"[{dotted}] must be a table", path=source)
             values[key] = _build(hint, value, f"{dotted}.", source)
@@ -223,8 +223,8 @@ def synonyms_table(cfg: Config) -> dict[str, str]:
     from kbsync.protocol import BUILTIN_SYNONYMS, SECTIONS
 
     table: dict[str, str] = {}
-    for canon, names in BUILTIN_SYNONYMS.items():
-        for name in names:
+    for canon, builtin in BUILTIN_SYNONYMS.items():
+        for name in builtin:
             table[name.casefold()] = canon
     for canon, names in cfg.protocol.synonyms.items():
         if canon not in SECTIONS:

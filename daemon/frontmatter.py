@@ -117,7 +117,8 @@ def needs_quotes(value: str) -> bool:
         return True
     if value.startswith(("-", "?", "~")):
         return True
-    return _RESOLVER.resolve(yaml.ScalarNode, value, (True, False)) != "tag:yaml.org,2002:str"
+    tag: str = _RESOLVER.resolve(yaml.ScalarNode, value, (True, False))  # type: ignore[no-untyped-call]
+    return tag != "tag:yaml.org,2002:str"
 
 
 def quote(value: str) -> str:

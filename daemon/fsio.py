@@ -104,6 +104,7 @@ def clear_stale_lock(path: Path) -> bool:
 def try_lock(path: Path, ttl_s: float) -> bool:
     """Take the lock once; False if a fresh lock is held by someone else."""
     lock = lock_path(path)
+    lock.parent.mkdir(parents=True, exist_ok=True)
     body = json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "expire": int(time.time() + ttl_s) + 1})
     for _ in range(2):
         try:

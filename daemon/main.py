@@ -16,7 +16,7 @@ import sys
 from typing import Sequence
 
 from kbsync import __version__
-from kbsync.errors import EXIT_INTERRUPTED, EXIT_USAGE, KbsyncError
+from kbsync.errors import EXIT_INTERRUPTED, EXIT_REMOTE, EXIT_USAGE, KbsyncError
 
 
 
@@ -72,6 +72,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.verbose:
             logging.getLogger(__name__).debug("details", exc_info=True)
         return exc.exit_code
+    except OSError as exc:
+        where = f"{exc.filename}: " if exc.filename else ""
+        sys.stderr.write(f"kbsync: {where}{exc.strerror or exc}; check the path and permissions\n")
+        return EXIT_REMOTE
     except KeyboardInterrupt:
         sys.stderr.write("kbsync: interrupted\n")
         return EXIT_INTERRUPTED

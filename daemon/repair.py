@@ -245,7 +245,7 @@ def repair_text(relpath: str, text: str, cfg: Config) -> RepairResult:
     if not has_errors(before):
         return RepairResult(text, [], before)
     kind = protocol.classify(relpath)
-    new, fixes = lf, []
+    new, fixes = lf, list[str]()
     if kind == "session":
         new, fixes = repair_session(lf, context_for(relpath, cfg))
     elif kind == "board":

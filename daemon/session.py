@@ -75,7 +75,9 @@ def parse_session(text: str) -> SessionDoc:
 def render_frontmatter_lines(fields: dict[str, Any], extra: list[list[str]]) -> list[str]:
     lines: list[str] = []
     for key in protocol.SESSION_FIELDS:
-        if key in fields and (fields[key] is not None or key == "parent"):
+        if key == "ts" and isinstance(fields.get("ts"), str) and protocol.TS_RE.match(fields["ts"]):
+            lines.append(f"ts: {fields['ts']}")  # timestamps stay exactly as written
+        elif key in fields and (fields[key] is not None or key == "parent"):
             lines.append(f"{key}: {frontmatter.emit_value(fields[key])}")
         elif key == "parent":
             lines.append("parent: null")

@@ -53,12 +53,10 @@ class Workspace:
             raise InputError(f"a symlink out of the workspace ({real}); kbsync only touches files inside it", path=str(given))
         return rel.as_posix()
 
-    def read_text(self, relpath: str) -> str:
-        """A workspace file as text, refusing what is not a protocol file's content."""
+    def checked_path(self, relpath: str) -> Path:
+        """The path of a workspace file kbsync may read: regular, inside, not oversize."""
         p = self.path(relpath)
-        real = p.resolve()
-        root = self.root.resolve()
-        if root not in real.parents:
+        if self.root.resolve() not in p.resolve().parents:
             raise InputError("a symlink out of the workspace; kbsync will not follow it", path=relpath)
         try:
             st = p.stat()
@@ -67,11 +65,13 @@ class Workspace:
         if not p.is_file():
             raise InputError("not a regular file", path=relpath)
         if st.st_size > protocol.MAX_FILE_BYTES:
-            raise InputError(
-                f"file is {st.st_size // 1024} KB, over the {protocol.MAX_FILE_BYTES // (1024 * 1024)} MB limit; split it",
-                path=relpath,
-            )
-        return decode(p.read_bytes(), relpath)
+            limit = protocol.MAX_FILE_BYTES // (1024 * 1024)
+            raise InputError(f"file is {st.st_size // 1024} KB, over the {limit} MB limit; split it", path=relpath)
+        return p
+
+    def read_text(self, relpath: str) -> str:
+        """A workspace file as text, refusing what is not a protocol file's content."""
+        return decode(self.checked_path(relpath).read_bytes(), relpath)
 
     def iter_files(self) -> Iterator[str]:
         """Every Markdown file of the workspace, workspace-relative, sorted; skips .git, .kbsync, temp and lock files."""

@@ -10,11 +10,17 @@ from typing import Any
 
 from kbsync.config import Config, resolve
 from kbsync.errors import InputError
+from kbsync.workspace import Workspace
 
 
 def context(args: argparse.Namespace) -> tuple[Path, Config]:
     """The workspace root and configuration named by -w / --config / environment."""
     return resolve(args.workspace, args.config)
+
+
+def workspace(args: argparse.Namespace) -> Workspace:
+    """The Workspace named by the global options."""
+    return Workspace(*context(args))
 
 
 def read_json_input(path: str | None) -> dict[str, Any]:

@@ -1,0 +1,24 @@
+"""`kbsync index rebuild`: regenerate index.md from the session files."""
+
+from __future__ import annotations
+
+import argparse
+
+from kbsync.commands.common import workspace
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("index", help="rebuild derived indexes (index.md)")
+    s = p.add_subparsers(dest="index_command", metavar="ACTION", required=True)
+    rb = s.add_parser("rebuild", help="regenerate index.md from the session files, atomically",
+                      description="index.md is append-only in normal use; this administrative command rewrites it "
+                                  "with one row per session, sorted by ts in UTC. The previous file is backed up.")
+    rb.set_defaults(func=run_rebuild)
+
+
+def run_rebuild(args: argparse.Namespace) -> int:
+    from kbsync.rebuild import rebuild_index
+
+    n = rebuild_index(workspace(args))
+    print(f"index.md: {n} sessions")
+    return 0

@@ -1,0 +1,28 @@
+"""`kbsync init`: create the workspace layout (idempotent)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from kbsync.commands.common import context
+from kbsync.initws import init_workspace, missing_ignores
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("init", help="create the workspace layout (changes nothing that exists)",
+                       description="Create index.md, LEARNING_BOARD.md, sessions/, memory/, artifacts/, logs/, "
+                                   "candidates/, .kbsync/, .gitignore, .gitattributes and a git repository where missing.")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    root, _cfg = context(args)
+    created = init_workspace(root)
+    for rel in created:
+        print(f"created {rel}")
+    if not created:
+        print(f"{root}: already a workspace; nothing changed")
+    for line in missing_ignores(root):
+        sys.stderr.write(f"kbsync: .gitignore: warning: missing {line!r}; add it so local state is never committed\n")
+    return 0

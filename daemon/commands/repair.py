@@ -1,0 +1,40 @@
+"""`kbsync repair [PATH...] [--dry-run]`: apply the protocol's lossless repairs."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from kbsync.commands.common import print_json, workspace
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("repair", help="repair files losslessly (exit 1 if some stay invalid)",
+                       description="Applies every repair of the protocol's table. A valid file is never rewritten; "
+                                   "previous bytes are kept under .kbsync/backup/.")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="files to repair (default: the whole workspace)")
+    p.add_argument("--dry-run", action="store_true", help="print a unified diff per file and write nothing")
+    p.add_argument("--json", action="store_true", help="print one record per file as a JSON array")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from kbsync.repairfile import repair_file
+
+    ws = workspace(args)
+    rels = [ws.relpath(p) for p in args.paths] if args.paths else list(ws.iter_files())
+    outcomes = [repair_file(ws, rel, dry_run=args.dry_run) for rel in rels]
+    if args.json:
+        print_json([{"path": o.relpath, "status": o.status, "fixes": o.fixes,
+                     "findings": [f.as_dict() for f in o.findings]} for o in outcomes])
+    for o in outcomes:
+        if args.json:
+            break
+        if o.diff:
+            sys.stdout.write(o.diff)
+        elif o.status == "repaired":
+            print(f"{o.relpath}: repaired: {'; '.join(o.fixes)}")
+        for f in o.findings:
+            if f.level == "error" or o.status in ("locked", "changed"):
+                print(f)
+    return 0 if all(o.ok for o in outcomes) else 1

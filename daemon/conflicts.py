@@ -1,0 +1,49 @@
+"""Conflict copies: the other version saved beside the file for a person to decide."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from kbsync import frontmatter, fsio, protocol
+from kbsync.eventlog import log_error
+from kbsync.workspace import Workspace
+
+
+def conflict_text(relpath: str, text: str) -> str:
+    """The copy's text: a session copy carries `status: conflict`; other files are kept as they are."""
+    if protocol.classify(relpath) == "session":
+        return frontmatter.set_field(text.replace("\r\n", "\n"), "status", "conflict")
+    return text
+
+
+def free_conflict_path(ws: Workspace, relpath: str, now: float) -> str:
+    stamp = fsio.utc_stamp(now)
+    candidate = protocol.conflict_name(relpath, stamp)
+    n = 1
+    while ws.path(candidate).exists():
+        candidate = protocol.conflict_name(relpath, f"{stamp}-{n}")
+        n += 1
+    return candidate
+
+
+def save_conflict_copy(ws: Workspace, relpath: str, data: bytes, *, other_desc: str, now: float | None = None) -> str:
+    """Write `data` (the version that lost the race) as `<stem>.conflict-<UTC>.md`; log it; return its path."""
+    t = time.time() if now is None else now
+    copy = free_conflict_path(ws, relpath, t)
+    try:
+        text = data.decode("utf-8")
+        out = conflict_text(relpath, text).encode("utf-8")
+    except UnicodeDecodeError:
+        out = data
+    fsio.atomic_write(ws.path(copy), out)
+    kept = _mtime_iso(ws.path(relpath))
+    log_error(ws, f"conflict: {relpath} (kept, modified {kept}) vs {copy} ({other_desc}); a person decides which to keep", t)
+    return copy
+
+
+def _mtime_iso(path: Path) -> str:
+    try:
+        return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(path.stat().st_mtime))
+    except FileNotFoundError:
+        return "missing"

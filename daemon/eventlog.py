@@ -1,0 +1,36 @@
+"""The append-only logs: logs/tool-calls.md and logs/errors.md, one O_APPEND line per event."""
+
+from __future__ import annotations
+
+import time
+
+from kbsync import fsio, protocol
+from kbsync.workspace import Workspace
+
+
+def utc_now_iso(now: float | None = None) -> str:
+    t = time.time() if now is None else now
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))
+
+
+def _clean(text: str) -> str:
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def tool_call_line(session: str, tool: str, status: str, detail: str, now: float | None = None) -> str:
+    parts = [utc_now_iso(now), _clean(session), _clean(tool), _clean(status)]
+    if detail:
+        parts.append(_clean(detail))
+    return " | ".join(parts)
+
+
+def log_tool_call(ws: Workspace, session: str, tool: str, status: str = "ok", detail: str = "") -> str:
+    line = tool_call_line(session, tool, status, detail)
+    fsio.append_line(ws.path(protocol.TOOL_CALLS_LOG), line)
+    return line
+
+
+def log_error(ws: Workspace, message: str, now: float | None = None) -> str:
+    line = f"{utc_now_iso(now)} | {' '.join(message.split())}"
+    fsio.append_line(ws.path(protocol.ERRORS_LOG), line)
+    return line

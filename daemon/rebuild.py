@@ -1,0 +1,51 @@
+"""`kbsync index rebuild`: index.md regenerated from the session files, atomically."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+
+from kbsync import fsio, frontmatter, indexmd, protocol
+from kbsync.workspace import Workspace
+
+
+def utc_key(ts: str) -> str:
+    """A sortable UTC form of an ISO 8601 timestamp (unparseable ones sort first)."""
+    try:
+        t = dt.datetime.fromisoformat(ts.replace("Z", "+00:00").replace(" ", "T"))
+    except ValueError:
+        return ""
+    if t.tzinfo is None:
+        return t.isoformat()
+    return t.astimezone(dt.timezone.utc).replace(tzinfo=None).isoformat()
+
+
+def row_of(relpath: str, text: str) -> tuple[str, indexmd.Row]:
+    sp = frontmatter.split(text.replace("\r\n", "\n"))
+    data = (frontmatter.parse(sp.lines).mapping if sp.state == "ok" else None) or {}
+    sid = protocol.id_from_relpath(relpath) or ""
+    ts = str(data.get("ts") or "")
+    parts = protocol.parse_ts(ts)
+    date = parts.date if parts else f"{sid[:4]}-{sid[4:6]}-{sid[6:8]}"
+    raw_tags = data.get("tags")
+    tags: list[str] = [str(t) for t in raw_tags] if isinstance(raw_tags, list) else []
+    summary = str(data.get("summary") or "") if isinstance(data.get("summary"), str) else ""
+    m = protocol.SESSION_NAME_RE.match(os.path.basename(relpath))
+    title = (m.group(4) or "") if m else ""
+    return utc_key(ts) or date, indexmd.Row(date, title, ",".join(tags), summary, relpath)
+
+
+def rebuild_index(ws: Workspace) -> int:
+    """Rewrite index.md (under its lock, backed up) from the session files; return the row count."""
+    keyed = []
+    for rel in ws.iter_files():
+        if protocol.classify(rel) == "session" and not protocol.is_conflict_copy(rel):
+            keyed.append(row_of(rel, ws.read_text(rel)))
+    keyed.sort(key=lambda kr: (kr[0], kr[1].path))
+    path = ws.path(protocol.INDEX_MD)
+    cfg = ws.config.daemon
+    with fsio.locked(path, ttl_s=cfg.lock_ttl_s, wait_s=cfg.lock_wait_s):
+        if path.exists():
+            fsio.backup(ws.backup_dir, protocol.INDEX_MD, path.read_bytes())
+        fsio.atomic_write(path, indexmd.render_index(r for _, r in keyed).encode("utf-8"))
+    return len(keyed)

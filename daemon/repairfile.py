@@ -1,0 +1,73 @@
+"""Repair of one workspace file on disk, with every guarantee of the protocol's repair path."""
+
+from __future__ import annotations
+
+import difflib
+import logging
+from dataclasses import dataclass, field
+from typing import Literal
+
+from kbsync import fsio
+from kbsync.errors import ConflictError, InputError, LockedError
+from kbsync.eventlog import log_error
+from kbsync.findings import Finding, has_errors
+from kbsync.repair import REBUILT, repair_text
+from kbsync.validate import validate_text
+from kbsync.workspace import Workspace, decode
+
+log = logging.getLogger(__name__)
+Status = Literal["valid", "repaired", "would-repair", "locked", "changed", "invalid"]
+
+
+@dataclass
+class RepairOutcome:
+    relpath: str
+    status: Status
+    fixes: list[str] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    diff: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status in ("valid", "repaired", "would-repair") and not has_errors(self.findings)
+
+
+def unified_diff(relpath: str, old: str, new: str) -> str:
+    return "".join(difflib.unified_diff(
+        old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{relpath}", f"b/{relpath}"))
+
+
+def repair_file(ws: Workspace, relpath: str, *, dry_run: bool = False) -> RepairOutcome:
+    """Validate `relpath` and, if it has errors, repair it in place (or show the diff)."""
+    path = ws.path(relpath)
+    if fsio.clear_stale_lock(path):
+        log.info("%s: cleared a stale lock", relpath)
+    if fsio.lock_held(path):
+        return RepairOutcome(relpath, "locked", findings=[Finding(relpath, 1, "warning", "skipped: locked by a writer")])
+    try:
+        data, fp = fsio.read_with_fingerprint(ws.checked_path(relpath))
+        text = decode(data, relpath)
+    except InputError as exc:
+        return RepairOutcome(relpath, "invalid", findings=[Finding(relpath, exc.line or 1, "error", exc.message)])
+    result = repair_text(relpath, text, ws.config)
+    if not result.fixes:
+        findings = result.findings if result.findings else validate_text(relpath, text, ws.config)
+        return RepairOutcome(relpath, "invalid" if has_errors(findings) else "valid", findings=findings)
+    if dry_run:
+        return RepairOutcome(relpath, "would-repair", result.fixes, result.findings, unified_diff(relpath, text, result.text))
+    new = result.text.encode("utf-8")
+
+    def reparses(written: bytes) -> bool:
+        return validate_text(relpath, written.decode("utf-8"), ws.config) == result.findings
+
+    try:
+        fsio.guarded_replace(path, new, fp, backup_to=lambda old: fsio.backup(ws.backup_dir, relpath, old),
+                             check=reparses, ttl_s=ws.config.daemon.lock_ttl_s)
+    except LockedError:
+        return RepairOutcome(relpath, "locked", findings=[Finding(relpath, 1, "warning", "skipped: locked by a writer")])
+    except ConflictError as exc:
+        return RepairOutcome(relpath, "changed", findings=[Finding(relpath, 1, "warning", exc.message)])
+    if REBUILT in result.fixes:
+        log_error(ws, f"{relpath}: no frontmatter; rebuilt from the file name with status: conflict; review and fill it in")
+    log.info("%s: repaired (%s)", relpath, "; ".join(result.fixes))
+    return RepairOutcome(relpath, "repaired", result.fixes, result.findings)

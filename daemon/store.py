@@ -1,0 +1,131 @@
+"""The session write path: `kbsync session save` as a function."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from kbsync import fsio, indexmd, protocol
+from kbsync.conflicts import save_conflict_copy
+from kbsync.errors import ConflictError, InputError, ProtocolError
+from kbsync.findings import has_errors
+from kbsync.session import SessionDoc, ordered_sections, parse_session, render_session
+from kbsync.sessioninput import SessionInput, now_iso, parse_input
+from kbsync.validate import validate_text
+from kbsync.workspace import Workspace, decode
+
+
+@dataclass(frozen=True)
+class SaveResult:
+    relpath: str
+    record: dict[str, Any]
+    created: bool
+
+
+def find_session(ws: Workspace, short: str) -> str | None:
+    """The session file whose name carries `<h7>` (conflict copies aside), if there is one."""
+    root = ws.path(protocol.SESSIONS_DIR)
+    if not root.is_dir():
+        return None
+    found = sorted(
+        p.relative_to(ws.root).as_posix()
+        for p in root.glob(f"*/[0-9][0-9][0-9][0-9]-{short}*.md")
+        if not protocol.is_conflict_copy(p.name) and protocol.id_from_relpath(p.relative_to(ws.root).as_posix())
+    )
+    if len(found) > 1:
+        raise InputError(f"several files carry the id hash {short}: {', '.join(found)}; keep one", path=found[0])
+    return found[0] if found else None
+
+
+def find_by_id(ws: Workspace, sid: str) -> str:
+    """The file of session `sid`, matched by its id prefix (a person may rename the title part)."""
+    if not protocol.ID_RE.match(sid):
+        raise InputError(f"{sid!r} is not a session id (YYYYMMDD-HHMM-<7 hex>)")
+    prefix = protocol.id_prefix(sid)
+    folder, stem = prefix.rsplit("/", 1)
+    matches = sorted(
+        f"{folder}/{p.name}" for p in ws.path(folder).glob(f"{stem}*.md") if not protocol.is_conflict_copy(p.name)
+    ) if ws.path(folder).is_dir() else []
+    if not matches:
+        raise InputError(f"no session {sid} in the workspace; check the id with `kbsync validate`")
+    return matches[0]
+
+
+def _new_doc(inp: SessionInput, offset: str) -> SessionDoc:
+    ts = inp.fields.get("ts") or now_iso(offset)
+    fields: dict[str, Any] = {"id": protocol.session_id(ts, inp.raw_id), "ts": ts, "role": "assistant",
+                              "parent": None, "tags": [], "status": "open", "summary": ""}
+    fields.update({k: v for k, v in inp.fields.items() if k != "ts"})
+    return SessionDoc(fields, [], "", ordered_sections(inp.sections, []))
+
+
+def _updated_doc(old: SessionDoc, inp: SessionInput) -> SessionDoc:
+    fields = dict(old.fields)
+    fields.update({k: v for k, v in inp.fields.items() if k not in ("id", "ts")})
+    return SessionDoc(fields, old.extra, old.preamble, ordered_sections(inp.sections, old.sections))
+
+
+def write_session(ws: Workspace, relpath: str, text: str, expected: fsio.Fingerprint | None) -> None:
+    """Write a rendered session under its lock (held by the caller) if the file is still as read.
+
+    `expected` None means the file must not exist yet. If it changed, the text is
+    saved as a conflict copy instead and ConflictError is raised.
+    """
+    path = ws.path(relpath)
+    data = text.encode("utf-8")
+    if has_errors(validate_text(relpath, text, ws.config)):
+        raise ProtocolError("the rendered session does not validate; nothing written", path=relpath)
+    current = fsio.fingerprint(path)
+    if current != expected:
+        copy = save_conflict_copy(ws, relpath, data, other_desc="this write; the file changed after it was read")
+        raise ConflictError(f"changed since it was read; your version is saved as {copy}", path=relpath, copy=copy)
+    if expected is None:
+        fsio.atomic_write(path, data)
+        return
+    fsio.guarded_replace(
+        path, data, expected, hold_lock=False,
+        backup_to=lambda old: fsio.backup(ws.backup_dir, relpath, old),
+        check=lambda b: not has_errors(validate_text(relpath, b.decode("utf-8"), ws.config)),
+    )
+
+
+def _title_of(relpath: str) -> str:
+    m = protocol.SESSION_NAME_RE.match(os.path.basename(relpath))
+    return (m.group(4) or "") if m else ""
+
+
+def save_session(ws: Workspace, payload: dict[str, Any], where: str = "<stdin>") -> SaveResult:
+    """Render, write atomically under the file's lock, self-check, append an index row."""
+    inp = parse_input(payload, ws.config.protocol.default_offset, where)
+    existing = find_session(ws, protocol.h7(inp.raw_id))
+    if existing:
+        relpath = existing
+    else:
+        doc = _new_doc(inp, ws.config.protocol.default_offset)
+        relpath = protocol.session_relpath(doc.fields["id"], inp.title)
+    path = ws.path(relpath)
+    cfg = ws.config.daemon
+    with fsio.locked(path, ttl_s=cfg.lock_ttl_s, wait_s=cfg.lock_wait_s):
+        if path.exists():
+            data, fp = fsio.read_with_fingerprint(path)
+            try:
+                doc = _updated_doc(parse_session(decode(data, relpath)), inp)
+            except ProtocolError as exc:
+                raise ProtocolError(f"{exc.message}; run `kbsync repair {relpath}` first", path=relpath, line=exc.line) from exc
+            expected: fsio.Fingerprint | None = fp
+        else:
+            doc, expected = _new_doc(inp, ws.config.protocol.default_offset), None
+        write_session(ws, relpath, render_session(doc), expected)
+    title = inp.title or _title_of(relpath)
+    record = {**doc.fields, "title": title, "path": relpath}
+    append_index_row(ws, indexmd.row_for(record, title))
+    return SaveResult(relpath, record, expected is None)
+
+
+def append_index_row(ws: Workspace, row: indexmd.Row) -> None:
+    """One O_APPEND row; an index.md that does not exist yet gets its header first."""
+    path = ws.path(protocol.INDEX_MD)
+    if not path.exists():
+        fsio.atomic_write(path, protocol.INDEX_HEADER.encode("utf-8"))
+    fsio.append_line(path, indexmd.render_row(row))

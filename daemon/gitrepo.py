@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import subprocess
 import time
 from dataclasses import dataclass
 from io import BytesIO
@@ -22,6 +21,7 @@ from typing import Iterator, Sequence
 import git
 from gitdb import IStream
 
+from kbsync import proc
 from kbsync.errors import GitError
 
 log = logging.getLogger(__name__)
@@ -64,13 +64,9 @@ def _open(root: Path) -> Iterator[git.Repo]:
 
 
 def _run(repo: git.Repo, *args: str, env: dict[str, str] | None = None, stdin: bytes | None = None) -> str:
-    """One git command in the work tree; GitError naming it when it fails."""
-    proc = subprocess.run(["git", *args], cwd=repo.working_tree_dir, env=env, input=stdin or b"",
-                          capture_output=True, check=False)
-    if proc.returncode != 0:
-        detail = proc.stderr.decode("utf-8", "replace").strip().replace("\n", " ")
-        raise GitError(f"git {args[0]} failed: {detail}", path=str(repo.working_tree_dir))
-    return proc.stdout.decode("utf-8", "surrogateescape")
+    """One git command in the work tree (through kbsync.proc); GitError naming it when it fails."""
+    return proc.run(["git", *args], cwd=repo.working_tree_dir, env=env, input=stdin).stdout.decode(
+        "utf-8", "surrogateescape")
 
 
 def is_repo(root: Path) -> bool:

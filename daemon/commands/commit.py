@@ -1,0 +1,35 @@
+"""`kbsync commit [-m MSG]`: commit what is committable now, by the daemon's rules."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from kbsync.commands.common import context, print_json
+from kbsync.errors import EXIT_OK, EXIT_REMOTE
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("commit", help="commit valid, unlocked, quiet files now",
+                       description="Commit every changed file that is valid, not locked and quiet; "
+                                   "the message lists what was left out and why. Exit 0 also when "
+                                   "there is nothing to commit; 3 if git's index.lock stays held.")
+    p.add_argument("-m", "--message", help="commit subject (default: what the commit holds)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from kbsync.committer import commit_pending
+    from kbsync.workspace import Workspace
+
+    root, cfg = context(args)
+    result = commit_pending(Workspace(root, cfg), reason="manual", message=args.message)
+    if args.json:
+        print_json(result.as_dict())
+    else:
+        print(result)
+        for rel, why in sorted(result.skipped.items()):
+            sys.stderr.write(f"kbsync: left out {rel}: {why}\n")
+    return EXIT_REMOTE if result.blocked else EXIT_OK

@@ -1,0 +1,241 @@
+"""Commit what is committable now: valid, unlocked, quiet files, with an honest message.
+
+Used by `kbsync commit`, the daemon (hourly, at the end of a session, at
+shutdown) and `kbsync sync`. Each changed file is read once; the bytes that
+were checked are the bytes committed, so a half-written file can never land.
+A file left out (locked, invalid, still changing, holding a secret) stays in
+the work tree for a later commit, and the commit message lists it with why.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+import stat
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from kbsync import fsio, gitrepo, protocol
+from kbsync.config import parse_duration
+from kbsync.errors import InputError
+from kbsync.frontmatter import parse, split
+from kbsync.validate import validate_text
+from kbsync.workspace import Workspace, decode
+
+log = logging.getLogger(__name__)
+
+CAS_ATTEMPTS = 3
+MAX_LISTED = 30
+
+
+@dataclass(frozen=True)
+class CommitResult:
+    sha: str | None  # None when nothing was committed
+    message: str
+    committed: list[str] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)  # relpath -> why it was left out
+    blocked: str | None = None  # why no commit could be made at all (git's index.lock)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"sha": self.sha, "message": self.message, "committed": self.committed,
+                "skipped": self.skipped, "blocked": self.blocked}
+
+    def __str__(self) -> str:
+        if self.blocked:
+            return f"blocked: {self.blocked}"
+        if self.sha is None:
+            return f"nothing to commit ({len(self.skipped)} left out)" if self.skipped else "nothing to commit"
+        return f"{self.sha[:7]} {self.message.splitlines()[0]}"
+
+
+# ---- what may be committed ------------------------------------------------------
+
+def is_runtime_path(relpath: str) -> bool:
+    """Paths that are never content: git's and kbsync's state, temp and lock files."""
+    top = relpath.split("/", 1)[0]
+    return top in protocol.IGNORED_DIRS or relpath.endswith("/") or fsio.is_temp_or_lock(relpath)
+
+
+SecretScan = Callable[[str, str], Sequence[Any]]
+
+
+def secret_scanner() -> SecretScan | None:
+    """kbsync.secrets.scan_text when that module is installed, else None."""
+    try:
+        module = importlib.import_module("kbsync.secrets")
+    except ImportError:
+        return None
+    scan: SecretScan = module.scan_text
+    return scan
+
+
+def content_problem(ws: Workspace, relpath: str, data: bytes, scan: SecretScan | None) -> str | None:
+    """Why these bytes of a file must not be committed (invalid, secret), or None."""
+    if relpath.endswith(".md"):
+        try:
+            text = decode(data, relpath)
+        except InputError as exc:
+            return f"invalid: {exc}"
+        errors = [f for f in validate_text(relpath, text, ws.config) if f.level == "error"]
+        if errors:
+            return f"invalid: {errors[0]}"
+    else:
+        text = data.decode("utf-8", "replace")
+    found = scan(relpath, text) if scan else []
+    return f"secret: {found[0]}" if found else None
+
+
+def _stage_one(ws: Workspace, relpath: str, now: float, scan: SecretScan | None) -> gitrepo.Staged | str:
+    """The file as a Staged entry, or the reason it stays out."""
+    path = ws.path(relpath)
+    if not os.path.lexists(path):
+        return gitrepo.Staged(relpath, None)
+    if not path.is_file() or path.is_symlink():
+        return "not a regular file"
+    if fsio.lock_held(path):
+        return "locked"
+    try:
+        data, fp = fsio.read_with_fingerprint(path)
+    except FileNotFoundError:
+        return "changing"
+    if now - fp.mtime_ns / 1e9 < ws.config.daemon.quiet_ms / 1000:
+        return "changing"
+    problem = content_problem(ws, relpath, data, scan)
+    if problem:
+        return problem
+    st = path.stat()
+    if st.st_mtime_ns != fp.mtime_ns or st.st_size != len(data) or fsio.lock_held(path):
+        return "changing"
+    return gitrepo.Staged(relpath, data, bool(st.st_mode & stat.S_IXUSR))
+
+
+def select(ws: Workspace, relpaths: Sequence[str], now: float) -> tuple[list[gitrepo.Staged], dict[str, str]]:
+    """Split changed paths into what is staged and what is left out (with why)."""
+    scan = secret_scanner()
+    staged: list[gitrepo.Staged] = []
+    skipped: dict[str, str] = {}
+    for rel in relpaths:
+        if is_runtime_path(rel):
+            continue
+        got = _stage_one(ws, rel, now, scan)
+        if isinstance(got, str):
+            skipped[rel] = got
+        else:
+            staged.append(got)
+    return staged, skipped
+
+
+# ---- sessions that close in a commit -----------------------------------------------
+
+def session_status(text: str) -> str | None:
+    """The `status` field of a file's frontmatter, if it can be read."""
+    sp = split(text.replace("\r\n", "\n"))
+    mapping = parse(sp.lines).mapping if sp.state == "ok" else None
+    value = mapping.get("status") if mapping else None
+    return value if isinstance(value, str) else None
+
+
+def newly_closed(ws: Workspace, relpath: str, data: bytes) -> bool:
+    """True if this session file is closed in `data` but was not closed at HEAD."""
+    if protocol.classify(relpath) != "session" or session_status(data.decode("utf-8", "replace")) != "closed":
+        return False
+    before = gitrepo.head_blob(ws.root, relpath)
+    return before is None or session_status(before.decode("utf-8", "replace")) != "closed"
+
+
+# ---- the message (pure) ------------------------------------------------------------
+
+_ORDER = ("session", "index", "board", "memory", "log", "artifact", "candidate", "other")
+_NAMED = {"index": "index", "board": "board", "memory": "memory", "log": "logs"}
+_COUNTED = {"session": ("session", "sessions"), "artifact": ("artifact", "artifacts"),
+            "candidate": ("candidate list", "candidate lists"), "other": ("other file", "other files")}
+
+
+def breakdown(files: Sequence[gitrepo.Staged]) -> str:
+    """`12 files (3 sessions, index, logs)`."""
+    kinds = [protocol.classify(f.relpath) for f in files]
+    parts = []
+    for kind in _ORDER:
+        n = kinds.count(kind)
+        if n and kind in _NAMED:
+            parts.append(_NAMED[kind])
+        elif n:
+            one, many = _COUNTED[kind]
+            parts.append(f"{n} {one if n == 1 else many}")
+    deleted = sum(1 for f in files if f.data is None)
+    if deleted:
+        parts.append(f"{deleted} deleted")
+    noun = "file" if len(files) == 1 else "files"
+    return f"{len(files)} {noun} ({', '.join(parts)})"
+
+
+def session_title(relpath: str) -> str:
+    m = protocol.SESSION_NAME_RE.match(relpath.rsplit("/", 1)[-1])
+    return (m.group(4) or "") if m else ""
+
+
+def subject_for(reason: str, files: Sequence[gitrepo.Staged], closed: Sequence[str]) -> str:
+    if len(closed) == 1:
+        title = session_title(closed[0])
+        sid = protocol.id_from_relpath(closed[0])
+        return f"session {sid} closed: {title}" if title else f"session {sid} closed"
+    if closed:
+        return f"{len(closed)} sessions closed: " + ", ".join(str(protocol.id_from_relpath(c)) for c in closed)
+    return f"{reason}: {breakdown(files)}"
+
+
+def compose(reason: str, message: str | None, files: Sequence[gitrepo.Staged], closed: Sequence[str],
+            skipped: dict[str, str]) -> str:
+    """The full commit message: subject, what is in it, what was left out and why."""
+    subject = message.strip() if message and message.strip() else subject_for(reason, files, closed)
+    lines = [subject]
+    if message or closed:
+        lines += ["", f"{reason}: {breakdown(files)}"]
+    if skipped:
+        lines += ["", f"Left out for a later commit ({len(skipped)}):"]
+        lines += [f"- {rel}: {why}" for rel, why in sorted(skipped.items())[:MAX_LISTED]]
+        if len(skipped) > MAX_LISTED:
+            lines.append(f"- and {len(skipped) - MAX_LISTED} more")
+    return "\n".join(lines) + "\n"
+
+
+# ---- committing ---------------------------------------------------------------------
+
+def commit_pending(ws: Workspace, *, reason: str, message: str | None = None,
+                   now: Callable[[], float] = time.time) -> CommitResult:
+    """Commit every committable changed file of the workspace; see the module docstring."""
+    dcfg = ws.config.daemon
+    try:
+        gitrepo.wait_index_unlocked(ws.root, dcfg.lock_wait_s)
+    except gitrepo.IndexLockedError as exc:
+        log.warning("commit postponed: %s", exc)
+        return CommitResult(None, "", blocked=str(exc))
+    for _ in range(CAS_ATTEMPTS):
+        head = gitrepo.head_sha(ws.root)
+        staged, skipped = select(ws, gitrepo.changed_paths(ws.root), now())
+        for rel, why in skipped.items():
+            log.info("left out of the commit: %s (%s)", rel, why)
+        if not staged:
+            return CommitResult(None, "", skipped=skipped)
+        closed = [f.relpath for f in staged if f.data is not None and newly_closed(ws, f.relpath, f.data)]
+        text = compose(reason, message, staged, closed, skipped)
+        try:
+            sha = gitrepo.commit_files(ws.root, staged, text, expected_head=head,
+                                       author=(dcfg.author_name, dcfg.author_email))
+        except gitrepo.HeadMovedError:
+            log.info("HEAD moved while committing; building the commit again on the new HEAD")
+            continue
+        if sha is None:
+            return CommitResult(None, "", skipped=skipped)
+        log.info("committed %s: %s", sha[:7], text.splitlines()[0])
+        return CommitResult(sha, text, [f.relpath for f in staged], skipped)
+    raise gitrepo.HeadMovedError(f"HEAD kept moving during {CAS_ATTEMPTS} attempts; try again", path=str(ws.root))
+
+
+def scheduled_commit(ws: Workspace) -> CommitResult:
+    """The timed commit job: `hourly` with the default `[daemon] commit_every`."""
+    every = ws.config.daemon.commit_every
+    seconds = parse_duration(every, key="daemon.commit_every")
+    return commit_pending(ws, reason="hourly" if seconds == 3600 else f"every {every}")

@@ -1,0 +1,111 @@
+"""kbsync.committer and `kbsync commit` on real repositories."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from helpers_daemon import dirty, git, kbsync, new_repo, session_relpath, session_text, write
+from kbsync import committer, fsio, gitrepo
+from kbsync.config import Config
+from kbsync.workspace import Workspace
+
+OLD = 5.0  # seconds: files written this long ago are quiet
+
+
+@pytest.fixture()
+def ws(tmp_path: Path) -> Workspace:
+    return Workspace(new_repo(tmp_path / "ws"), Config())
+
+
+def test_commits_valid_quiet_files_with_a_breakdown(ws: Workspace) -> None:
+    for n in range(3):
+        rel = session_relpath(n)
+        write(ws.root, rel, session_text(rel), age_s=OLD)
+    write(ws.root, "logs/errors.md", "2025-06-11T00:00:00Z x\n", age_s=OLD)
+    result = committer.commit_pending(ws, reason="hourly")
+    assert result.sha and not result.skipped
+    assert git(ws.root, "log", "-1", "--format=%s") == "hourly: 5 files (3 sessions, logs, 1 other file)\n"
+    assert git(ws.root, "log", "-1", "--format=%an") == "kbsync\n"
+    assert gitrepo.changed_paths(ws.root) == []
+
+
+def test_leaves_out_locked_invalid_and_changing_files_and_says_why(ws: Workspace) -> None:
+    ok, bad, busy, fresh = (session_relpath(n) for n in range(4))
+    write(ws.root, ok, session_text(ok), age_s=OLD)
+    write(ws.root, bad, dirty(session_text(bad)), age_s=OLD)
+    write(ws.root, busy, session_text(busy), age_s=OLD)
+    write(ws.root, fresh, session_text(fresh))
+    assert fsio.try_lock(ws.path(busy), 60)
+    result = committer.commit_pending(ws, reason="hourly")
+    assert result.committed == [".gitignore", ok]
+    assert result.skipped[busy] == "locked"
+    assert result.skipped[fresh] == "changing"
+    assert result.skipped[bad].startswith("invalid: ")
+    body = git(ws.root, "log", "-1", "--format=%B")
+    assert "Left out for a later commit (3):" in body and f"- {busy}: locked" in body
+    assert sorted(gitrepo.changed_paths(ws.root)) == sorted([bad, busy, fresh])
+    fsio.unlock(ws.path(busy))
+    time.sleep(ws.config.daemon.quiet_ms / 1000)
+    later = committer.commit_pending(ws, reason="hourly")
+    assert sorted(later.committed) == sorted([busy, fresh])
+
+
+def test_session_closing_names_the_session(ws: Workspace) -> None:
+    rel = session_relpath(0x1b2c3d)
+    write(ws.root, rel, session_text(rel), age_s=OLD)
+    committer.commit_pending(ws, reason="hourly")
+    write(ws.root, rel, session_text(rel, status="closed"), age_s=OLD)
+    result = committer.commit_pending(ws, reason="session")
+    sid = rel.split("/")[2][:12]
+    assert result.message.splitlines()[0] == f"session 20250611-{sid[:4]}-{sid[5:]} closed: 合同风险梳理"
+
+
+def test_deletions_are_committed(ws: Workspace) -> None:
+    rel = session_relpath(1)
+    write(ws.root, rel, session_text(rel), age_s=OLD)
+    committer.commit_pending(ws, reason="hourly")
+    ws.path(rel).unlink()
+    result = committer.commit_pending(ws, reason="hourly")
+    assert result.message.startswith("hourly: 1 file (1 session, 1 deleted)")
+    assert rel not in git(ws.root, "ls-tree", "-r", "--name-only", "HEAD")
+
+
+def test_runtime_files_are_never_committed(ws: Workspace) -> None:
+    (ws.root / ".gitignore").unlink()
+    write(ws.root, ".kbsync/status.json", "{}", age_s=OLD)
+    write(ws.root, "memory/facts.md.lock", "{}", age_s=OLD)
+    write(ws.root, "memory/.facts.md.abc.tmp", "x", age_s=OLD)
+    assert committer.commit_pending(ws, reason="hourly").sha is None
+
+
+def test_nothing_to_commit(ws: Workspace) -> None:
+    assert committer.commit_pending(ws, reason="manual").sha
+    result = committer.commit_pending(ws, reason="manual")
+    assert result.sha is None and str(result) == "nothing to commit"
+
+
+def test_stale_index_lock_blocks_and_is_kept(ws: Workspace) -> None:
+    rel = session_relpath(1)
+    write(ws.root, rel, session_text(rel), age_s=OLD)
+    lock = gitrepo.index_lock(ws.root)
+    lock.write_text("")
+    os.utime(lock, (time.time() - 600, time.time() - 600))
+    result = committer.commit_pending(ws, reason="hourly")
+    assert result.sha is None and result.blocked and "stale" in result.blocked and lock.exists()
+
+
+def test_commit_command(ws: Workspace) -> None:
+    rel, bad = session_relpath(1), session_relpath(2)
+    write(ws.root, rel, session_text(rel), age_s=OLD)
+    write(ws.root, bad, dirty(session_text(bad)), age_s=OLD)
+    proc = kbsync(ws.root, "commit", "-m", "by hand")
+    assert proc.returncode == 0, proc.stderr
+    assert f"left out {bad}: invalid" in proc.stderr
+    assert git(ws.root, "log", "-1", "--format=%s") == "by hand\n"
+    again = kbsync(ws.root, "commit", "--json")
+    assert again.returncode == 0 and json.loads(again.stdout)["sha"] is None

@@ -65,7 +65,7 @@ def _open(root: Path) -> Iterator[git.Repo]:
 
 def _run(repo: git.Repo, *args: str, env: dict[str, str] | None = None, stdin: bytes | None = None) -> str:
     """One git command in the work tree (through kbsync.proc); GitError naming it when it fails."""
-    return proc.run(["git", *args], cwd=repo.working_tree_dir, env=env, input=stdin).stdout.decode(
+    return proc.run(["git", *args], cwd=str(repo.working_tree_dir), env=env, input=stdin).stdout.decode(
         "utf-8", "surrogateescape")
 
 

@@ -1,0 +1,1 @@
+"""Remote transports: git, and the GitHub Git Database API."""

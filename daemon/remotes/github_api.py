@@ -1,0 +1,264 @@
+"""A client for GitHub's Git Database REST API on an injected `requests.Session`.
+
+One job: send requests the way GitHub asks (headers, serial writes), wait and
+retry where GitHub says to (`retry-after`, an exhausted rate limit, secondary
+limits, 5xx) with bounded, jittered backoff, and check what comes back (blob
+shas are recomputed locally). Sleeping, the clock and the jitter source are
+injected so tests run without waiting.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import logging
+import random
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import requests
+
+from kbsync import __version__
+from kbsync.errors import RemoteError
+
+log = logging.getLogger(__name__)
+
+API_VERSION = "2022-11-28"
+RETRYABLE_NETWORK = (requests.ConnectionError, requests.Timeout)
+
+
+def git_blob_sha(data: bytes) -> str:
+    """The sha git gives a blob holding `data`."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+class EmptyRepositoryError(RemoteError):
+    """The repository has no commit yet (GitHub answers 409)."""
+
+
+class LostResponseError(RemoteError):
+    """A ref update was sent but its answer never came: it may or may not have been applied."""
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    max_retries: int = 5
+    base_s: float = 1.0
+    cap_s: float = 60.0
+    secondary_s: float = 60.0  # GitHub: wait at least a minute after a secondary limit without retry-after
+
+
+@dataclass(frozen=True)
+class TreeEntry:
+    path: str
+    mode: str
+    sha: str | None  # None deletes the path from the base tree
+
+
+@dataclass(frozen=True)
+class Commit:
+    sha: str
+    tree: str
+    parents: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Reply:
+    status: int
+    body: Any
+
+
+class GitHubApi:
+    """The repository `owner/name` behind `api_url`, authenticated with `token`."""
+
+    def __init__(
+        self,
+        session: requests.Session,
+        *,
+        api_url: str,
+        repository: str,
+        token: str,
+        timeout_s: float = 30.0,
+        policy: RetryPolicy = RetryPolicy(),
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.time,
+        jitter: Callable[[], float] = random.random,
+    ) -> None:
+        self.session = session
+        self.base = f"{api_url.rstrip('/')}/repos/{repository}/"
+        self.repository = repository
+        self.token = token
+        self.timeout_s = timeout_s
+        self.policy = policy
+        self.sleep, self.clock, self.jitter = sleep, clock, jitter
+        self.requests_sent = 0
+        self._paused_until = 0.0
+
+    # ---- operations -----------------------------------------------------------
+
+    def get_ref(self, branch: str, *, fresh: bool = False) -> str | None:
+        """The commit sha `branch` points at; None if the branch does not exist."""
+        reply = self._call("GET", f"git/ref/heads/{branch}", ok=(200,), passthrough=(404, 409), fresh=fresh)
+        if reply.status == 409:
+            raise EmptyRepositoryError(f"GitHub repository {self.repository} is empty")
+        return None if reply.status == 404 else str(reply.body["object"]["sha"])
+
+    def update_ref(self, branch: str, sha: str) -> bool:
+        """Move `branch` to `sha` only as a fast forward; False if GitHub refuses it as not one."""
+        reply = self._call("PATCH", f"git/refs/heads/{branch}", {"sha": sha, "force": False}, ok=(200,), passthrough=(422,))
+        if reply.status == 422:
+            if "fast forward" in _message(reply.body).lower():
+                return False
+            raise self._error("PATCH", f"git/refs/heads/{branch}", reply.status, reply.body)
+        return True
+
+    def create_ref(self, branch: str, sha: str) -> bool:
+        """Create `branch` at `sha`; False if it already exists."""
+        reply = self._call("POST", "git/refs", {"ref": f"refs/heads/{branch}", "sha": sha}, ok=(201,), passthrough=(422,))
+        return reply.status == 201
+
+    def create_blob(self, data: bytes) -> str:
+        body = {"content": base64.b64encode(data).decode("ascii"), "encoding": "base64"}
+        sha = str(self._call("POST", "git/blobs", body, ok=(201,)).body["sha"])
+        expected = git_blob_sha(data)
+        if sha != expected:
+            raise RemoteError(f"GitHub stored a blob as {sha}, but its bytes hash to {expected}; nothing was pushed, run sync again")
+        return sha
+
+    def get_blob(self, sha: str) -> bytes:
+        body = self._call("GET", f"git/blobs/{sha}", ok=(200,)).body
+        data = base64.b64decode(body["content"]) if body.get("encoding") == "base64" else str(body["content"]).encode()
+        if git_blob_sha(data) != sha:
+            raise RemoteError(f"blob {sha} from GitHub does not hash to its sha; nothing was changed, run sync again")
+        return data
+
+    def get_tree(self, sha: str) -> dict[str, tuple[str, str]]:
+        """Every blob under tree (or commit) `sha`: path -> (mode, blob sha)."""
+        body = self._call("GET", f"git/trees/{sha}?recursive=1", ok=(200,)).body
+        if body.get("truncated"):
+            raise RemoteError(f"GitHub truncated the listing of tree {sha}; the repository is too large for API sync, use mode = \"git\"")
+        return {e["path"]: (e["mode"], e["sha"]) for e in body["tree"] if e["type"] == "blob"}
+
+    def create_tree(self, base_tree: str | None, entries: Sequence[TreeEntry]) -> str:
+        tree = [{"path": e.path, "mode": e.mode, "type": "blob", "sha": e.sha} for e in entries]
+        body: dict[str, Any] = {"tree": tree}
+        if base_tree:
+            body["base_tree"] = base_tree
+        return str(self._call("POST", "git/trees", body, ok=(201,)).body["sha"])
+
+    def get_commit(self, sha: str) -> Commit:
+        body = self._call("GET", f"git/commits/{sha}", ok=(200,)).body
+        return Commit(body["sha"], body["tree"]["sha"], tuple(p["sha"] for p in body["parents"]))
+
+    def create_commit(self, message: str, tree: str, parents: Sequence[str], author: dict[str, str] | None = None) -> str:
+        body: dict[str, Any] = {"message": message, "tree": tree, "parents": list(parents)}
+        if author:
+            body["author"] = author
+        return str(self._call("POST", "git/commits", body, ok=(201,)).body["sha"])
+
+    def put_file(self, path: str, data: bytes, message: str, branch: str) -> str:
+        """Create `path` through the contents API (the only way to write to an empty repository); the commit sha."""
+        body = {"message": message, "content": base64.b64encode(data).decode("ascii"), "branch": branch}
+        return str(self._call("PUT", f"contents/{path}", body, ok=(200, 201)).body["commit"]["sha"])
+
+    # ---- transport ------------------------------------------------------------
+
+    def _headers(self, fresh: bool) -> dict[str, str]:
+        headers = {
+            "Authorization": f"Bearer {self.token}",
+            "Accept": "application/vnd.github+json",
+            "X-GitHub-Api-Version": API_VERSION,
+            "User-Agent": f"kbsync/{__version__} (+python-requests/{requests.__version__})",
+        }
+        if fresh:
+            headers["Cache-Control"] = "no-cache"
+            headers["Pragma"] = "no-cache"
+        return headers
+
+    def _call(
+        self, method: str, tail: str, body: Any = None, *, ok: tuple[int, ...],
+        passthrough: tuple[int, ...] = (), fresh: bool = False,
+    ) -> Reply:
+        """One operation, retried where GitHub says waiting helps; RemoteError when it does not."""
+        for attempt in range(self.policy.max_retries + 1):
+            self._respect_pause()
+            try:
+                resp = self._send(method, tail, body, fresh or method != "GET")
+            except RETRYABLE_NETWORK as exc:
+                if method == "PATCH":
+                    raise LostResponseError(f"no answer to PATCH {tail} ({type(exc).__name__})") from exc
+                wait = self._backoff(attempt)
+                log.info("GitHub API %s %s: %s; retrying in %.1fs", method, tail, type(exc).__name__, wait)
+            else:
+                payload = _json(resp)
+                if resp.status_code in ok or resp.status_code in passthrough:
+                    self._note_limits(resp)
+                    return Reply(resp.status_code, payload)
+                if method == "PATCH" and resp.status_code >= 500:
+                    raise LostResponseError(f"PATCH {tail} answered {resp.status_code}; it may have been applied")
+                pause = self._wait_for(resp, payload, attempt)
+                if pause is None:
+                    raise self._error(method, tail, resp.status_code, payload)
+                wait = pause
+                log.info("GitHub API %s %s: %s; retrying in %.1fs", method, tail, resp.status_code, wait)
+            if attempt < self.policy.max_retries:
+                self.sleep(wait)
+        raise RemoteError(
+            f"GitHub API {method} {tail.split('?')[0]} kept failing after {self.policy.max_retries + 1} tries; "
+            "nothing was lost, run sync again later"
+        )
+
+    def _send(self, method: str, tail: str, body: Any, fresh: bool) -> requests.Response:
+        self.requests_sent += 1
+        return self.session.request(
+            method, self.base + tail, json=body, headers=self._headers(fresh), timeout=self.timeout_s, allow_redirects=True,
+        )
+
+    def _backoff(self, attempt: int) -> float:
+        ceiling = min(self.policy.cap_s, self.policy.base_s * (2 ** attempt))
+        return float(ceiling * (0.5 + self.jitter() / 2))
+
+    def _wait_for(self, resp: requests.Response, payload: Any, attempt: int) -> float | None:
+        """Seconds to wait before trying again, or None if trying again cannot help."""
+        status, headers = resp.status_code, resp.headers
+        if status in (403, 429):
+            retry_after = headers.get("retry-after")
+            if retry_after is not None and retry_after.strip().isdigit():
+                return float(retry_after)
+            if headers.get("x-ratelimit-remaining") == "0" and (reset := headers.get("x-ratelimit-reset")):
+                return max(0.0, float(reset) - self.clock()) + 1.0
+            if status == 429 or "rate limit" in _message(payload).lower():
+                return max(self.policy.secondary_s, self._backoff(attempt))
+            return None
+        return self._backoff(attempt) if status >= 500 else None
+
+    def _note_limits(self, resp: requests.Response) -> None:
+        if resp.headers.get("x-ratelimit-remaining") == "0" and (reset := resp.headers.get("x-ratelimit-reset")):
+            self._paused_until = max(self._paused_until, float(reset) + 1.0)
+
+    def _respect_pause(self) -> None:
+        now = self.clock()
+        if now < self._paused_until:
+            log.info("GitHub API rate limit exhausted; waiting %.0fs for its reset", self._paused_until - now)
+            self.sleep(self._paused_until - now)
+            self._paused_until = 0.0
+
+    def _error(self, method: str, tail: str, status: int, payload: Any) -> RemoteError:
+        what = f"GitHub API {method} {tail.split('?')[0]} answered {status} ({_message(payload) or 'no message'})"
+        if status == 401:
+            return RemoteError(f"{what}; the token was refused: set a valid token in the variable named by [github] token_env")
+        if status in (403, 404):
+            return RemoteError(f"{what}; check [github] repository = {self.repository!r} and that the token may write its contents")
+        return RemoteError(f"{what}; nothing was lost, run sync again")
+
+
+def _json(resp: requests.Response) -> Any:
+    try:
+        return resp.json()
+    except ValueError:
+        return None
+
+
+def _message(payload: Any) -> str:
+    return str(payload.get("message", "")) if isinstance(payload, dict) else ""

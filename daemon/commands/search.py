@@ -1,0 +1,41 @@
+"""`kbsync search QUERY`: federated search over the configured sources, fused by rank."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from kbsync.commands.common import context, print_json
+from kbsync.errors import EXIT_OK, EXIT_PROBLEMS
+
+HELP = "search the workspace and other configured sources (tag: status: type: since: until: source: filters)"
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = subparsers.add_parser("search", help=HELP, description=HELP)
+    p.add_argument("query", nargs="+", help="words and filters, e.g. 合同 tag:法务 since:2025-06-01")
+    p.add_argument("--top", type=int, default=10, metavar="N", help="how many fused results to show (default 10)")
+    p.add_argument("--source", nargs="+", metavar="S", help="search only these sources (by name)")
+    p.add_argument("--json", action="store_true", help="print a JSON array, best first")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from kbsync.search import federated
+    from kbsync.workspace import Workspace
+
+    root, cfg = context(args)
+    outcome = federated(Workspace(root, cfg), " ".join(args.query), names=args.source, top=max(0, args.top))
+    for name, why in outcome.failures:
+        sys.stderr.write(f"kbsync: search source {name} left out: {why}\n")
+    if args.json:
+        print_json([r.as_dict() for r in outcome.results])
+    else:
+        for i, r in enumerate(outcome.results, start=1):
+            print(f"{i}. {r.title}  [{', '.join(r.sources)}]  {r.score:.5f}")
+            print(f"   {r.path or r.url or r.key}")
+            if r.summary:
+                print(f"   {r.summary}")
+    if not outcome.results:
+        sys.stderr.write("kbsync: no hits\n")
+    return EXIT_OK if outcome.results else EXIT_PROBLEMS

@@ -1,0 +1,209 @@
+"""Federated search: every configured source in parallel, each one's top hits fused by rank.
+
+Sources are `[[search.sources]]` tables; without any, the workspace's own kinds
+(sessions, board, memory, artifacts) are searched. Kinds: those four, `folder`
+(another folder of Markdown, `path`), and `command` (an external program that
+prints JSON lines, best first). A source that fails or times out is reported
+and left out; the others still answer.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from kbsync import searchdb, searchindex
+from kbsync.errors import ConfigError, KbsyncError, UsageError
+from kbsync.fusion import FusionFn, Fused, Hit, SourceHits, make_rrf
+from kbsync.searchdoc import KIND_SOURCES
+from kbsync.searchtext import Query, parse_query
+from kbsync.workspace import Workspace
+
+WORKSPACE_KINDS = {v: k for k, v in KIND_SOURCES.items()}  # source kind -> record kind
+MAX_SUMMARY = 100
+DEFAULT_TIMEOUT_S = 10.0
+
+
+@dataclass(frozen=True)
+class SourceSpec:
+    name: str
+    kind: str
+    path: str = ""
+    command: tuple[str, ...] = ()
+    timeout_s: float = DEFAULT_TIMEOUT_S
+
+
+@dataclass
+class Outcome:
+    results: list[Fused] = field(default_factory=list)
+    failures: list[tuple[str, str]] = field(default_factory=list)  # (source name, why)
+
+
+def configured_sources(ws: Workspace) -> list[SourceSpec]:
+    """The sources in configuration order, or the workspace's own kinds when none are configured."""
+    tables = ws.config.search.sources
+    if not tables:
+        return [SourceSpec(name, name) for name in WORKSPACE_KINDS]
+    specs = [_spec(t, i, ws.config.source) for i, t in enumerate(tables)]
+    names = [s.name for s in specs]
+    dup = next((n for n in names if names.count(n) > 1), None)
+    if dup:
+        raise ConfigError(f"search.sources: the name {dup!r} is used twice; give each source its own name",
+                          path=ws.config.source)
+    return specs
+
+
+def _spec(t: dict[str, Any], i: int, where: str | None) -> SourceSpec:
+    kind, name = t.get("kind"), t.get("name")
+    here = f"search.sources[{i}]"
+    if not isinstance(name, str) or not name:
+        raise ConfigError(f"{here} needs a name", path=where)
+    if kind in WORKSPACE_KINDS:
+        return SourceSpec(name, kind)
+    if kind == "folder" and isinstance(t.get("path"), str):
+        return SourceSpec(name, kind, path=str(Path(t["path"]).expanduser()))
+    cmd = t.get("command")
+    if kind == "command" and isinstance(cmd, list) and cmd and all(isinstance(c, str) for c in cmd):
+        timeout = t.get("timeout_s", DEFAULT_TIMEOUT_S)
+        if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0:
+            raise ConfigError(f"{here}.timeout_s must be a positive number of seconds", path=where)
+        return SourceSpec(name, kind, command=tuple(cmd), timeout_s=float(timeout))
+    raise ConfigError(f"{here} ({name}): kind must be one of {', '.join(WORKSPACE_KINDS)}, folder (with path)"
+                      " or command (with command = [\"prog\", \"{query}\"])", path=where)
+
+
+def select(specs: list[SourceSpec], names: Sequence[str] | None) -> list[SourceSpec]:
+    """Only the sources named (in configuration order); UsageError for an unknown name."""
+    if not names:
+        return specs
+    known = {s.name for s in specs}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise UsageError(f"no search source named {', '.join(unknown)}; configured: {', '.join(sorted(known))}")
+    return [s for s in specs if s.name in names]
+
+
+def federated(ws: Workspace, text: str, *, names: Sequence[str] | None = None, top: int = 10,
+              fusion: FusionFn | None = None) -> Outcome:
+    """Run the sources in parallel on `text` and fuse their lists; failures are collected, not raised."""
+    query = parse_query(text)
+    if query.errors:
+        raise UsageError("; ".join(query.errors))
+    specs = select(configured_sources(ws), names)
+    if any(s.kind != "command" for s in specs):
+        searchindex.open_index(ws).close()  # build it once, before the threads read it
+    per = ws.config.search.per_source
+    with ThreadPoolExecutor(max_workers=max(1, len(specs))) as pool:
+        futures = [pool.submit(_run_one, ws, s, query, per) for s in specs]
+        answers = [f.result() for f in futures]
+    lists: list[SourceHits] = [(s.name, hits) for s, (hits, _) in zip(specs, answers) if hits is not None]
+    failures = [(s.name, why) for s, (_, why) in zip(specs, answers) if why]
+    fuse = fusion or make_rrf(ws.config.search.rrf_k)
+    return Outcome(fuse(lists)[:top], failures)
+
+
+def _run_one(ws: Workspace, spec: SourceSpec, query: Query, limit: int) -> tuple[list[Hit] | None, str]:
+    try:
+        return _RUNNERS[spec.kind if spec.kind in ("folder", "command") else "workspace"](ws, spec, query, limit), ""
+    except KbsyncError as exc:
+        return None, str(exc)
+    except Exception as exc:  # noqa: BLE001 - one source's failure must never sink the others
+        return None, f"{type(exc).__name__}: {exc}"
+
+
+def _workspace_hits(ws: Workspace, spec: SourceSpec, query: Query, limit: int) -> list[Hit]:
+    conn = searchdb.connect(searchdb.db_path(ws.state_dir))
+    try:
+        rows = searchdb.search(conn, query, WORKSPACE_KINDS[spec.kind], limit)
+    finally:
+        conn.close()
+    return [_hit(spec.name, i, r, r.relpath) for i, r in enumerate(rows, start=1)]
+
+
+def _folder_hits(ws: Workspace, spec: SourceSpec, query: Query, limit: int) -> list[Hit]:
+    root = Path(spec.path)
+    if not root.is_dir():
+        raise ConfigError(f"search source {spec.name}: folder {spec.path} does not exist")
+    conn = searchdb.connect(searchdb.db_path(ws.state_dir))
+    try:
+        searchindex.sync_folder(conn, spec.name, root)
+        rows = searchdb.search(conn, query, searchindex.folder_kind(spec.name), limit)
+    finally:
+        conn.close()
+    return [_hit(spec.name, i, r, str(root / r.relpath.split(":", 1)[1])) for i, r in enumerate(rows, start=1)]
+
+
+def _hit(source: str, rank: int, row: searchdb.Row, path: str) -> Hit:
+    return Hit(source=source, rank=rank, title=row.title, key=row.key, path=path, summary=clip(row.summary))
+
+
+def clip(text: str, limit: int = MAX_SUMMARY) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# ---- command sources ------------------------------------------------------------
+
+def _command_hits(ws: Workspace, spec: SourceSpec, query: Query, limit: int) -> list[Hit]:
+    if not query.terms:
+        return []  # field filters mean nothing to another program
+    argv = [a.replace("{query}", query.text) for a in spec.command]
+    out = run_bounded(argv, spec.timeout_s, cwd=ws.root)
+    return parse_command_output(spec.name, out)[:limit]
+
+
+def run_bounded(argv: list[str], timeout_s: float, cwd: Path) -> str:
+    """Standard output of `argv`; KbsyncError if it cannot start, fails, or outlives `timeout_s` (then killed)."""
+    try:
+        proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, start_new_session=True)
+    except OSError as exc:
+        raise KbsyncError(f"cannot run {argv[0]} ({exc.strerror}); check the command") from exc
+    try:
+        out, err = proc.communicate(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise KbsyncError(f"timed out after {timeout_s:g} s (timeout_s); it was stopped") from None
+    if proc.returncode != 0:
+        last = err.decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
+        raise KbsyncError(f"exited with status {proc.returncode}: {last[0]}")
+    return out.decode("utf-8", "replace")
+
+
+def parse_command_output(source: str, out: str) -> list[Hit]:
+    """Hits from JSON lines (rank = line number among non-blank lines); KbsyncError on the first bad line."""
+    hits: list[Hit] = []
+    for n, line in enumerate((ln for ln in out.splitlines() if ln.strip()), start=1):
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError:
+            raise KbsyncError(f"output line {n} is not JSON; print one JSON object per line") from None
+        hit = _command_hit(source, n, obj)
+        if hit is None:
+            raise KbsyncError(f"output line {n} needs a string title and at least one of key, path, url")
+        hits.append(hit)
+    return hits
+
+
+def _command_hit(source: str, rank: int, obj: Any) -> Hit | None:
+    if not isinstance(obj, dict) or not isinstance(obj.get("title"), str):
+        return None
+    vals = {k: obj.get(k) for k in ("key", "path", "url", "summary")}
+    if any(v is not None and not isinstance(v, str) for v in vals.values()):
+        return None
+    if not (vals["key"] or vals["path"] or vals["url"]):
+        return None
+    return Hit(source=source, rank=rank, title=obj["title"], key=vals["key"] or "", path=vals["path"] or "",
+               url=vals["url"] or "", summary=clip(vals["summary"] or ""))
+
+
+_RUNNERS: dict[str, Callable[[Workspace, SourceSpec, Query, int], list[Hit]]] = {
+    "workspace": _workspace_hits, "folder": _folder_hits, "command": _command_hits,
+}

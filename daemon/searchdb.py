@@ -1,0 +1,212 @@
+"""The derived search database: SQLite with FTS5 under .kbsync/ (the only module that speaks SQL).
+
+Tables: `files` (what was indexed, at which mtime and size), `docs` (one row per
+record: fields for filters, display and statistics) and `fts` (FTS5 over the
+record's head: title, summary, tags; and its body; both rewritten into CJK
+bigram tokens by kbsync.searchtext). Everything here is derived from the
+files and can be deleted; `rebuild` writes a new database beside the old one
+and swaps it in, so readers never see a half-built index.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+from kbsync.searchdoc import Record
+from kbsync.searchtext import Query, fts_expression, index_text
+
+DB_NAME = "search.sqlite"
+SCHEMA_VERSION = 1
+_SCHEMA = """
+CREATE TABLE files (relpath TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL);
+CREATE TABLE docs (
+  id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, relpath TEXT NOT NULL, kind TEXT NOT NULL,
+  title TEXT NOT NULL, summary TEXT NOT NULL, tags TEXT NOT NULL, status TEXT NOT NULL,
+  type TEXT NOT NULL, source TEXT NOT NULL, date TEXT NOT NULL, broken TEXT NOT NULL, fields TEXT NOT NULL);
+CREATE INDEX docs_relpath ON docs(relpath);
+CREATE INDEX docs_kind_date ON docs(kind, date);
+CREATE VIRTUAL TABLE fts USING fts5(kind, head, body, tokenize = 'unicode61 remove_diacritics 2');
+"""
+# bm25 weights for the fts columns: kind (only used as a filter), head, body.
+_RANK = "bm25(fts, 0.0, 8.0, 1.0)"
+
+
+@dataclass(frozen=True)
+class Row:
+    """A search hit or listed record, as stored."""
+
+    key: str
+    relpath: str
+    kind: str
+    title: str
+    summary: str
+    tags: tuple[str, ...]
+    status: str
+    type: str
+    source: str
+    date: str
+    broken: str
+    fields: dict[str, Any]
+
+
+def db_path(state_dir: Path) -> Path:
+    return state_dir / DB_NAME
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """A connection to the database at `path`; created, or recreated when its schema is outdated."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = _open(path)
+    if conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION:
+        return conn
+    if conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+        conn.close()  # an older layout: the index is derived, so start it afresh
+        path.unlink()
+        conn = _open(path)
+    conn.executescript(_SCHEMA + f"PRAGMA user_version = {SCHEMA_VERSION};")
+    return conn
+
+
+def _open(path: Path) -> sqlite3.Connection:
+    return sqlite3.connect(path, timeout=10.0, isolation_level=None, check_same_thread=False)
+
+
+def new_database(path: Path) -> sqlite3.Connection:
+    """A fresh database at `path` (replacing what is there), tuned for a bulk load."""
+    for suffix in ("", "-journal"):
+        Path(str(path) + suffix).unlink(missing_ok=True)
+    conn = connect(path)
+    conn.execute("PRAGMA synchronous = OFF")
+    return conn
+
+
+def swap_in(tmp: Path, final: Path) -> None:
+    """Make the database built at `tmp` the live one, atomically."""
+    os.replace(tmp, final)
+
+
+# ---- writing ------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class FileState:
+    mtime_ns: int
+    size: int
+
+
+def indexed_files(conn: sqlite3.Connection, prefix: str = "") -> dict[str, FileState]:
+    rows = conn.execute("SELECT relpath, mtime_ns, size FROM files WHERE substr(relpath, 1, ?) = ?",
+                        (len(prefix), prefix))
+    return {r[0]: FileState(r[1], r[2]) for r in rows}
+
+
+def put_file(conn: sqlite3.Connection, relpath: str, state: FileState, records: Iterable[Record]) -> None:
+    """Replace everything indexed for `relpath` with `records` (call inside `transaction`)."""
+    drop_file(conn, relpath)
+    conn.execute("INSERT INTO files VALUES (?, ?, ?)", (relpath, state.mtime_ns, state.size))
+    for r in records:
+        cur = conn.execute(
+            "INSERT OR REPLACE INTO docs (key, relpath, kind, title, summary, tags, status, type, source, date,"
+            " broken, fields) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (r.key, r.relpath, r.kind, r.title, r.summary, _tags_cell(r.tags), r.status, r.type, r.source,
+             r.date, r.broken, json.dumps(r.fields, ensure_ascii=False, default=str)))
+        head = index_text(" ".join([r.title, r.summary, *r.tags]))
+        conn.execute("INSERT INTO fts (rowid, kind, head, body) VALUES (?, ?, ?, ?)",
+                     (cur.lastrowid, r.kind, head, index_text(r.body)))
+
+
+def drop_file(conn: sqlite3.Connection, relpath: str) -> None:
+    """Forget `relpath` and its records (call inside `transaction`)."""
+    conn.execute("DELETE FROM fts WHERE rowid IN (SELECT id FROM docs WHERE relpath = ?)", (relpath,))
+    conn.execute("DELETE FROM docs WHERE relpath = ?", (relpath,))
+    conn.execute("DELETE FROM files WHERE relpath = ?", (relpath,))
+
+
+class transaction:
+    """`with transaction(conn):` one write transaction, rolled back on an exception."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def __enter__(self) -> sqlite3.Connection:
+        self.conn.execute("BEGIN IMMEDIATE")
+        return self.conn
+
+    def __exit__(self, exc_type: object, *_: object) -> None:
+        self.conn.execute("ROLLBACK" if exc_type else "COMMIT")
+
+
+def _tags_cell(tags: Iterable[str]) -> str:
+    """Tags stored as `|a|b|`, case-folded, so a tag filter is one LIKE."""
+    return "|" + "".join(t.casefold().replace("|", "/") + "|" for t in tags)
+
+
+# ---- reading ------------------------------------------------------------------
+
+_COLUMNS = "d.key, d.relpath, d.kind, d.title, d.summary, d.tags, d.status, d.type, d.source, d.date, d.broken, d.fields"
+
+
+def search(conn: sqlite3.Connection, query: Query, kind: str, limit: int) -> list[Row]:
+    """The best `limit` records of `kind` for `query`: by bm25 when it has terms, else newest first."""
+    where, params = _filters(query)
+    match = fts_expression(query.terms)
+    if match:
+        sql = (f"SELECT {_COLUMNS} FROM fts JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ?{where}"
+               f" ORDER BY {_RANK}, d.key LIMIT ?")
+        params = [f'kind : "{kind}" AND ({match})', *params]
+    else:
+        sql = f"SELECT {_COLUMNS} FROM docs d WHERE d.kind = ?{where} ORDER BY d.date DESC, d.key LIMIT ?"
+        params = [kind, *params]
+    return [_row(r) for r in conn.execute(sql, [*params, limit])]
+
+
+def _filters(q: Query) -> tuple[str, list[object]]:
+    clauses: list[str] = []
+    params: list[object] = []
+    for tag in q.tags:
+        clauses.append("d.tags LIKE ? ESCAPE '\\'")
+        params.append("%|" + _like(tag) + "|%")
+    for col, value in (("status", q.status), ("type", q.type)):
+        if value:
+            clauses.append(f"lower(d.{col}) = ?")
+            params.append(value.casefold())
+    if q.source:
+        clauses.append("(lower(d.source) LIKE ? ESCAPE '\\' OR d.kind = ?)")
+        params.extend(["%" + _like(q.source) + "%", _kind_of_source(q.source)])
+    if q.since:
+        clauses.append("d.date != '' AND d.date >= ?")
+        params.append(q.since)
+    if q.until:
+        clauses.append("d.date != '' AND substr(d.date, 1, ?) <= ?")
+        params.extend([len(q.until), q.until])
+    return "".join(" AND " + c for c in clauses), params
+
+
+def _kind_of_source(name: str) -> str:
+    from kbsync.searchdoc import KIND_SOURCES
+
+    return next((k for k, v in KIND_SOURCES.items() if v == name), name)
+
+
+def _like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _row(r: tuple[Any, ...]) -> Row:
+    tags = tuple(t for t in str(r[5]).split("|") if t)
+    return Row(r[0], r[1], r[2], r[3], r[4], tags, r[6], r[7], r[8], r[9], r[10], json.loads(r[11]))
+
+
+def records(conn: sqlite3.Connection, kind: str) -> Iterator[Row]:
+    """Every stored record of `kind`, newest first."""
+    for r in conn.execute(f"SELECT {_COLUMNS} FROM docs d WHERE d.kind = ? ORDER BY d.date DESC, d.key", (kind,)):
+        yield _row(r)
+
+
+def counts(conn: sqlite3.Connection) -> dict[str, int]:
+    """Records per kind."""
+    return {k: n for k, n in conn.execute("SELECT kind, count(*) FROM docs GROUP BY kind ORDER BY kind")}

@@ -1,0 +1,134 @@
+"""Search records from workspace files, pure: what the derived index stores for each file.
+
+A session, memory file or artifact gives one record; the knowledge board gives
+one record per entry. A session whose frontmatter cannot be read is still
+indexed by its text (so it can be found and repaired) but is marked `broken`:
+its fields are never guessed, and context assembly and statistics skip it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from kbsync import protocol
+from kbsync.errors import KbsyncError
+
+_H1 = re.compile(r"^# +(.+?)\s*$", re.MULTILINE)
+_DAY = re.compile(r"/(\d{4}-\d{2}-\d{2})/")
+
+# The source name of each workspace kind, as `--source` and `source:` know it.
+KIND_SOURCES = {"session": "sessions", "board": "board", "memory": "memory", "artifact": "artifacts"}
+
+
+@dataclass(frozen=True)
+class Record:
+    key: str
+    relpath: str
+    kind: str
+    title: str
+    summary: str = ""
+    body: str = ""
+    tags: tuple[str, ...] = ()
+    status: str = ""
+    type: str = ""
+    source: str = ""
+    date: str = ""  # UTC `YYYY-MM-DDTHH:MM:SSZ` for sessions, `YYYY-MM-DD` otherwise, "" when unknown
+    broken: str = ""  # why the frontmatter could not be read; "" when it could
+    fields: dict[str, Any] = field(default_factory=dict, compare=False)
+
+
+def records_for(relpath: str, text: str, default_offset: str = "+08:00") -> list[Record]:
+    """The records a workspace file contributes to the search index (none for logs, index.md ...)."""
+    kind = protocol.classify(relpath)
+    if kind == "session":
+        return [session_record(relpath, text, default_offset)]
+    if kind == "board" and relpath == protocol.BOARD_MD:
+        return board_records(relpath, text)
+    if kind in ("memory", "artifact"):
+        return [plain_record(relpath, text, kind)]
+    return []
+
+
+def session_record(relpath: str, text: str, default_offset: str) -> Record:
+    from kbsync.session import parse_session
+
+    title = _session_title(relpath)
+    try:
+        doc = parse_session(text)
+    except (KbsyncError, ValueError) as exc:
+        return Record(key=relpath, relpath=relpath, kind="session", title=title, body=text,
+                      broken=str(exc) or "frontmatter cannot be read")
+    f = doc.fields
+    problem = _field_problem(f)
+    body = "\n".join(f"{h}\n{c}" for h, c in doc.sections)
+    tags = tuple(str(t) for t in f.get("tags") or ())
+    return Record(key=relpath, relpath=relpath, kind="session", title=title,
+                  summary=str(f.get("summary") or ""), body=body, tags=tags,
+                  status=str(f.get("status") or ""), date=utc_stamp(str(f.get("ts") or ""), default_offset),
+                  broken=problem, fields=dict(f))
+
+
+def _field_problem(fields: dict[str, Any]) -> str:
+    missing = [k for k in protocol.REQUIRED_FIELDS if k not in fields]
+    if missing:
+        return f"required field(s) missing: {', '.join(missing)}"
+    if fields["status"] not in protocol.STATUSES:
+        return f"status {fields['status']!r} is not one of {', '.join(protocol.STATUSES)}"
+    if not isinstance(fields["tags"], list):
+        return "tags is not a list"
+    if utc_stamp(str(fields["ts"]), None) == "":
+        return f"ts {fields['ts']!r} is not an ISO 8601 time with offset"
+    return ""
+
+
+def utc_stamp(ts: str, default_offset: str | None) -> str:
+    """`ts` in UTC as `YYYY-MM-DDTHH:MM:SSZ`; a time without offset takes `default_offset` (None: refused)."""
+    try:
+        when = dt.datetime.fromisoformat(ts.replace(" ", "T", 1))
+    except ValueError:
+        return ""
+    if when.tzinfo is None:
+        if default_offset is None:
+            return ""
+        when = dt.datetime.fromisoformat(ts.replace(" ", "T", 1) + default_offset.replace("Z", "+00:00"))
+    return when.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _session_title(relpath: str) -> str:
+    name = relpath.rsplit("/", 1)[-1][:-3]
+    parts = name.split("-", 2)
+    return parts[2] if len(parts) == 3 and parts[2] else name
+
+
+def plain_record(relpath: str, text: str, kind: str) -> Record:
+    """A memory file, artifact or folder document: title from its first `# ` heading, else its name."""
+    m = _H1.search(text)
+    title = m.group(1) if m else relpath.rsplit("/", 1)[-1][:-3]
+    day = _DAY.search("/" + relpath)
+    return Record(key=relpath, relpath=relpath, kind=kind, title=title, summary=_first_line(text, title),
+                  body=text, date=day.group(1) if day else "")
+
+
+def _first_line(text: str, title: str) -> str:
+    for line in text.splitlines():
+        line = line.strip().lstrip("-*# ").strip()
+        if line and line != title and not line.startswith("---"):
+            return line
+    return ""
+
+
+def board_records(relpath: str, text: str) -> list[Record]:
+    """One record per knowledge-board entry, keyed `LEARNING_BOARD.md#<title>@<source_date>`."""
+    from kbsync.board import parse_board
+
+    out = []
+    for block in parse_board(text).entries():
+        e = block.entry
+        out.append(Record(key=f"{relpath}#{e.key}", relpath=relpath, kind="board", title=e.title,
+                          summary=e.summary, body=e.core_content, tags=tuple(dict.fromkeys([*e.scenarios, e.topic])),
+                          status=e.status or "active", type=e.type, source=e.source, date=e.source_date,
+                          fields={"topic": e.topic, "confidence": e.confidence, "scenarios": list(e.scenarios)}))
+    return out

@@ -1,0 +1,165 @@
+"""Keeping the derived search database in step with the files: full rebuild, per-file update, catch-up.
+
+The daemon calls `update(ws, relpaths)` after each processed write (a rename is
+the old path and the new one); `rebuild(ws)` is `kbsync index rebuild --search`;
+`refresh(ws)` re-reads only the files whose mtime or size differ from what was
+indexed. Conflict copies are not indexed (a person resolves them first).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+from kbsync import protocol, searchdb
+from kbsync.errors import InputError
+from kbsync.searchdb import FileState
+from kbsync.searchdoc import Record, plain_record, records_for
+from kbsync.workspace import Workspace, decode
+
+log = logging.getLogger(__name__)
+INDEXED_KINDS = ("session", "board", "memory", "artifact")
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    files: int
+    records: int
+    broken: int
+
+
+def indexable(relpath: str) -> bool:
+    return protocol.classify(relpath) in INDEXED_KINDS and not protocol.is_conflict_copy(relpath)
+
+
+def open_index(ws: Workspace) -> sqlite3.Connection:
+    """The workspace's search database, built first if it does not exist yet."""
+    path = searchdb.db_path(ws.state_dir)
+    if not path.exists():
+        rebuild(ws)
+    return searchdb.connect(path)
+
+
+def rebuild(ws: Workspace) -> BuildResult:
+    """Build the whole index from the files into a new database and swap it in."""
+    final = searchdb.db_path(ws.state_dir)
+    tmp = final.with_name(final.name + ".tmp")
+    conn = searchdb.new_database(tmp)
+    files = records = broken = 0
+    try:
+        with searchdb.transaction(conn):
+            for relpath in ws.iter_files():
+                got = _index_one(conn, ws, relpath)
+                if got is not None:
+                    files += 1
+                    records += len(got)
+                    broken += sum(1 for r in got if r.broken)
+    finally:
+        conn.close()
+    searchdb.swap_in(tmp, final)
+    return BuildResult(files, records, broken)
+
+
+def update(ws: Workspace, relpaths: Iterable[str]) -> int:
+    """Re-index these files (added, changed, deleted or renamed); the number of files now indexed among them."""
+    relpaths = list(relpaths)
+    if not searchdb.db_path(ws.state_dir).exists():
+        rebuild(ws)  # never leave a partial index behind: the first update builds it all
+        return sum(1 for rp in relpaths if indexable(rp) and ws.path(rp).is_file())
+    conn = searchdb.connect(searchdb.db_path(ws.state_dir))
+    try:
+        with searchdb.transaction(conn):
+            return sum(1 for rp in relpaths if _index_one(conn, ws, rp) is not None)
+    finally:
+        conn.close()
+
+
+def refresh(ws: Workspace) -> int:
+    """Catch up with edits the daemon did not see: the number of files re-read or dropped."""
+    conn = open_index(ws)
+    try:
+        known = searchdb.indexed_files(conn)
+        current = {rp: _state(ws.path(rp)) for rp in ws.iter_files() if indexable(rp)}
+        stale = [rp for rp, st in current.items() if known.get(rp) != st] + [rp for rp in known if rp not in current]
+        if stale:
+            with searchdb.transaction(conn):
+                for rp in stale:
+                    _index_one(conn, ws, rp)
+        return len(stale)
+    finally:
+        conn.close()
+
+
+def _index_one(conn: sqlite3.Connection, ws: Workspace, relpath: str) -> list[Record] | None:
+    """Index one file (or drop it when it is gone or not indexable); its records, None when dropped."""
+    path = ws.path(relpath)
+    if not indexable(relpath) or not path.is_file():
+        searchdb.drop_file(conn, relpath)
+        return None
+    try:
+        text = ws.read_text(relpath)
+        state = _state(path)
+    except (InputError, OSError) as exc:
+        log.warning("search index: %s left out: %s", relpath, exc)
+        searchdb.drop_file(conn, relpath)
+        return None
+    got = records_for(relpath, text, ws.config.protocol.default_offset)
+    searchdb.put_file(conn, relpath, state, got)
+    return got
+
+
+def _state(path: Path) -> FileState:
+    st = path.stat()
+    return FileState(st.st_mtime_ns, st.st_size)
+
+
+# ---- folders of Markdown outside the workspace ----------------------------------
+
+def folder_kind(name: str) -> str:
+    return f"folder:{name}"
+
+
+def sync_folder(conn: sqlite3.Connection, name: str, root: Path) -> None:
+    """Bring the index of an outside folder of Markdown up to date (files keyed `name:relpath`)."""
+    prefix = f"{name}:"
+    known = searchdb.indexed_files(conn, prefix)
+    current = {prefix + rp: _state(root / rp) for rp in _markdown_under(root)}
+    stale = [k for k, st in current.items() if known.get(k) != st] + [k for k in known if k not in current]
+    if not stale:
+        return
+    with searchdb.transaction(conn):
+        for key in stale:
+            _index_folder_file(conn, name, root, key)
+
+
+def _index_folder_file(conn: sqlite3.Connection, name: str, root: Path, key: str) -> None:
+    rel = key.split(":", 1)[1]
+    path = root / rel
+    try:
+        data, state = path.read_bytes(), _state(path)
+        text = decode(data, str(path))
+    except FileNotFoundError:
+        searchdb.drop_file(conn, key)
+        return
+    except (InputError, OSError) as exc:
+        log.warning("search source %s: %s left out: %s", name, path, exc)
+        searchdb.drop_file(conn, key)
+        return
+    rec = plain_record(rel, text, folder_kind(name))
+    searchdb.put_file(conn, key, state, [Record(key=key, relpath=key, kind=rec.kind, title=rec.title,
+                                                summary=rec.summary, body=rec.body, date=rec.date)])
+
+
+def _markdown_under(root: Path) -> list[str]:
+    found = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        rel = os.path.relpath(dirpath, root)
+        for f in filenames:
+            if f.endswith(".md"):
+                found.append(f if rel == "." else f"{rel}/{f}".replace(os.sep, "/"))
+    return sorted(found)

@@ -1,0 +1,107 @@
+"""Search text, pure: CJK bigram tokens for the full-text index and parsed queries.
+
+SQLite's unicode61 tokenizer keeps a run of Chinese characters as one token,
+so a two-character word inside a sentence is never found. Before text goes
+into the index, every run of CJK characters is rewritten as its overlapping
+bigrams plus the run's last character alone (合同风险 -> 合同 同风 风险 险);
+other text is left to unicode61. A query is rewritten the same way: a CJK run
+of two or more characters becomes the phrase of its bigrams (an exact
+substring match), a single character becomes a prefix query (险*), which the
+trailing unigram makes complete.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+CJK_RUN = re.compile(f"[{_CJK}]+")
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+FILTER_KEYS = ("tag", "status", "type", "since", "until", "source")
+_FILTER = re.compile(r'^(%s):(?:"([^"]*)"|(\S*))$' % "|".join(FILTER_KEYS))
+_DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
+
+
+def bigrams(run: str) -> list[str]:
+    """The tokens that stand for one CJK run: overlapping bigrams and the last character."""
+    if len(run) == 1:
+        return [run]
+    return [run[i:i + 2] for i in range(len(run) - 1)] + [run[-1]]
+
+
+def index_text(text: str) -> str:
+    """`text` with every CJK run replaced by its bigram tokens, for the FTS5 index."""
+    return CJK_RUN.sub(lambda m: " " + " ".join(bigrams(m.group(0))) + " ", text)
+
+
+@dataclass(frozen=True)
+class Query:
+    """A parsed query: free-text terms and field filters."""
+
+    terms: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    status: str = ""
+    type: str = ""
+    since: str = ""
+    until: str = ""
+    source: str = ""
+    errors: tuple[str, ...] = field(default=(), compare=False)
+
+    @property
+    def has_filters(self) -> bool:
+        return bool(self.tags or self.status or self.type or self.since or self.until or self.source)
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.terms)
+
+
+def parse_query(text: str) -> Query:
+    """Split `tag:x status:open 合同 deploy` into filters and terms; bad dates are listed in `errors`."""
+    terms: list[str] = []
+    tags: list[str] = []
+    single: dict[str, str] = {}
+    errors: list[str] = []
+    for word in _split(text):
+        m = _FILTER.match(word)
+        if not m:
+            terms.append(word)
+            continue
+        key, value = m.group(1), (m.group(2) if m.group(2) is not None else m.group(3)) or ""
+        if key in ("since", "until") and not _DATE.match(value):
+            errors.append(f"{key}:{value} is not a date; write {key}:YYYY-MM-DD")
+        elif key == "tag":
+            tags.append(value.casefold())
+        else:
+            single[key] = value.casefold() if key in ("status", "source") else value
+    return Query(terms=tuple(terms), tags=tuple(tags), errors=tuple(errors), **single)
+
+
+def _split(text: str) -> list[str]:
+    """Whitespace-separated words, keeping `key:"quoted value"` together."""
+    return [a or b for a, b in re.findall(r'(\S+:"[^"]*")|(\S+)', text)]
+
+
+def fts_expression(terms: tuple[str, ...]) -> str:
+    """An FTS5 MATCH expression requiring every term; "" when there is nothing to match."""
+    parts: list[str] = []
+    for term in terms:
+        parts.extend(_term_parts(term))
+    return " AND ".join(parts)
+
+
+def _term_parts(term: str) -> list[str]:
+    parts: list[str] = []
+    pos = 0
+    for m in CJK_RUN.finditer(term):
+        parts.extend(_words(term[pos:m.start()]))
+        run = m.group(0)
+        parts.append(f'"{run}"*' if len(run) == 1 else '"' + " ".join(bigrams(run)[:-1]) + '"')
+        pos = m.end()
+    parts.extend(_words(term[pos:]))
+    return parts
+
+
+def _words(text: str) -> list[str]:
+    return [f'"{w}"' for w in _WORD.findall(text)]

@@ -1,0 +1,56 @@
+"""Shared helpers for the core's tests: the kbsync CLI as a real subprocess, workspaces, snapshots."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from kbsync.config import Config
+from kbsync.initws import init_workspace
+from kbsync.workspace import Workspace
+
+
+def kbsync(*args: str, ws: Path | None = None, stdin: str | bytes | None = None,
+           env: dict[str, str] | None = None, cwd: Path | None = None, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """Run `python -m kbsync [-w ws] ARGS` and capture its text output."""
+    argv = [sys.executable, "-m", "kbsync"] + (["-w", str(ws)] if ws is not None else []) + list(args)
+    full_env = {k: v for k, v in os.environ.items() if k != "KBSYNC_WORKSPACE"}
+    full_env.update(env or {})
+    data = stdin.encode("utf-8") if isinstance(stdin, str) else stdin
+    proc = subprocess.run(argv, input=data, capture_output=True, env=full_env, cwd=cwd, timeout=timeout)
+    return subprocess.CompletedProcess(proc.args, proc.returncode,
+                                       proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace"))
+
+
+def new_workspace(root: Path, config: Config | None = None) -> Workspace:
+    """An initialised workspace (layout and git repository) at `root`."""
+    init_workspace(root)
+    return Workspace(root, config or Config())
+
+
+def save(ws: Path, payload: dict[str, Any], *extra: str) -> subprocess.CompletedProcess[str]:
+    """`kbsync session save` with `payload` as JSON on standard input."""
+    return kbsync("session", "save", *extra, ws=ws, stdin=json.dumps(payload, ensure_ascii=False))
+
+
+def snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
+    """Every file under `root` (outside .git) with its bytes and mtime_ns."""
+    out: dict[str, tuple[bytes, int]] = {}
+    for p in sorted(root.rglob("*")):
+        rel = p.relative_to(root).as_posix()
+        if p.is_file() and not p.is_symlink() and not rel.startswith(".git/"):
+            out[rel] = (p.read_bytes(), p.stat().st_mtime_ns)
+    return out
+
+
+def one_line_error(proc: subprocess.CompletedProcess[str], name: str) -> None:
+    """A user error: non-zero exit, no traceback, one line on stderr naming `name`."""
+    assert proc.returncode != 0, proc
+    assert "Traceback" not in proc.stderr, proc.stderr
+    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1, proc.stderr
+    assert name in lines[0], proc.stderr

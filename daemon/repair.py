@@ -15,6 +15,7 @@ from typing import Callable
 from kbsync import body, frontmatter, protocol
 from kbsync.config import Config, synonyms_table
 from kbsync.findings import Finding, has_errors
+from kbsync.session import field_line
 from kbsync.validate import plain_value_defect, validate_text
 
 REBUILT = "rebuilt-frontmatter"
@@ -107,7 +108,7 @@ def fix_missing_fields(lines: list[str], ctx: RepairContext) -> tuple[list[str],
     missing = [k for k in protocol.REQUIRED_FIELDS if k not in present and k in defaults]
     if not missing:
         return lines, []
-    added = [f"{k}: {frontmatter.emit_value(defaults[k])}" for k in missing]
+    added = [field_line(k, defaults[k]) for k in missing]
     return lines + added, [f"added missing field {k!r}" for k in missing]
 
 
@@ -129,8 +130,8 @@ def rebuild_frontmatter(text: str, ctx: RepairContext) -> tuple[str, list[str]]:
     d = _defaults(ctx, status="conflict")
     if "id" not in d:
         return text, []
-    lines = [f"{k}: {frontmatter.emit_value(d[k])}" for k in ("id", "ts", "role")]
-    lines += ["parent: null", f"tags: {frontmatter.emit_value(d['tags'])}", "status: conflict", 'summary: ""']
+    lines = [field_line(k, d[k]) for k in ("id", "ts", "role")]
+    lines += ["parent: null", field_line("tags", d["tags"]), "status: conflict", 'summary: ""']
     sep = "" if text.startswith("\n") else "\n"
     return frontmatter.join(lines, sep + text), [REBUILT]
 
@@ -173,7 +174,8 @@ def fix_headings(text: str, ctx: RepairContext) -> tuple[str, list[str]]:
         if target in present:
             continue
         for i, line in enumerate(lines):
-            if mask[i] or (body.H2.match(line) and body.H2.match(line).group(1) in present):  # type: ignore[union-attr]
+            h2 = body.H2.match(line)
+            if mask[i] or (h2 and h2.group(1) in protocol.SECTIONS):
                 continue
             note = _candidate(line, target, ctx)
             if note is None:

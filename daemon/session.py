@@ -72,13 +72,18 @@ def parse_session(text: str) -> SessionDoc:
     return SessionDoc(fields, extra, preamble, secs)
 
 
+def field_line(key: str, value: Any) -> str:
+    """`key: value` for a known field; a timestamp stays exactly as written, unquoted."""
+    if key == "ts" and isinstance(value, str) and protocol.TS_RE.match(value):
+        return f"ts: {value}"
+    return f"{key}: {frontmatter.emit_value(value)}"
+
+
 def render_frontmatter_lines(fields: dict[str, Any], extra: list[list[str]]) -> list[str]:
     lines: list[str] = []
     for key in protocol.SESSION_FIELDS:
-        if key == "ts" and isinstance(fields.get("ts"), str) and protocol.TS_RE.match(fields["ts"]):
-            lines.append(f"ts: {fields['ts']}")  # timestamps stay exactly as written
-        elif key in fields and (fields[key] is not None or key == "parent"):
-            lines.append(f"{key}: {frontmatter.emit_value(fields[key])}")
+        if key in fields and (fields[key] is not None or key == "parent"):
+            lines.append(field_line(key, fields[key]))
         elif key == "parent":
             lines.append("parent: null")
     for block in extra:

@@ -1,0 +1,65 @@
+"""config.example.toml documents every key with its default; errors name the key and the file."""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kbsync.config import Config, load_file, parse_config, parse_duration
+from kbsync.errors import ConfigError
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "config.example.toml"
+EXAMPLES_NOT_DEFAULTS = {"protocol.synonyms"}  # shown with an example value
+
+
+def leaves(obj: Any, prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(obj):
+        if f.name == "source":
+            continue
+        value = getattr(obj, f.name)
+        if dataclasses.is_dataclass(value):
+            out.update(leaves(value, f"{prefix}{f.name}."))
+        else:
+            out[f"{prefix}{f.name}"] = value
+    return out
+
+
+def test_example_loads_and_shows_every_default() -> None:
+    cfg = load_file(EXAMPLE)
+    example, defaults = leaves(cfg), leaves(Config())
+    text = EXAMPLE.read_text(encoding="utf-8")
+    for key, default in defaults.items():
+        name = key.rsplit(".", 1)[-1]
+        documented = f"{name} =" in text or f"[[{key}]]" in text or f"[{key}]" in text
+        assert documented, f"{key} is not documented in config.example.toml"
+        if key not in EXAMPLES_NOT_DEFAULTS and key != "workspace":
+            assert example[key] == default, f"{key}: example shows {example[key]!r}, default is {default!r}"
+    for line in text.splitlines():
+        if " = " in line and not line.lstrip().startswith("#") and not line.startswith('"'):
+            assert "#" in line.split(" = ", 1)[1], f"key without a comment: {line}"
+    tomllib.loads(text)
+
+
+@pytest.mark.parametrize("text,key", [
+    ("[daemon]\nquiet_ms = 'fast'\n", "daemon.quiet_ms"),
+    ("[daemon]\nbogus = 1\n", "daemon.bogus"),
+    ("[sync]\nmode = 'ftp'\n", "sync.mode"),
+    ("[protocol]\ndefault_offset = '8'\n", "protocol.default_offset"),
+    ("[daemon]\ncommit_every = 'hourly'\n", "daemon.commit_every"),
+    ("nonsense = = 1\n", "TOML"),
+])
+def test_config_errors_name_the_key_and_the_file(text: str, key: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_config(text, "cfg.toml")
+    assert key in str(info.value) and "cfg.toml" in str(info.value)
+    assert info.value.exit_code == 2
+
+
+def test_durations() -> None:
+    assert parse_duration("300ms") == 0.3 and parse_duration("5m") == 300 and parse_duration("1h") == 3600
+    assert parse_duration("1d") == 86400

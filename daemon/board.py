@@ -490,14 +490,27 @@ def repair_board(text: str) -> tuple[str, list[str]]:
 def upsert(text: str, entry: Entry) -> tuple[str, str]:
     """The board with `entry` added or replaced by key; ("added"|"updated"|"unchanged")."""
     board = parse_board(text if text.strip() else NEW_BOARD)
-    found = board.find(entry.key)
-    if found is not None:
-        if found.entry == entry:
-            return render_board(board), "unchanged"
-        trail = found.raw[len(found.raw.rstrip("\r\n")):]
-        blank = trail[1:] if trail.startswith("\n") else trail
-        return _replace_block(board, found, render_entry(entry) + blank), "updated"
+    if board.find(entry.key) is not None:
+        return replace_entry(render_board(board), entry.key, entry)
     return _append_entry(board, entry), "added"
+
+
+def replace_entry(text: str, key: str, entry: Entry) -> tuple[str, str]:
+    """The board with the entry `key` replaced, in its place, by `entry` (whose key may differ).
+
+    KeyError if there is no entry `key`; ValueError if `entry` would take another entry's key.
+    """
+    board = parse_board(text)
+    found = board.find(key)
+    if found is None:
+        raise KeyError(key)
+    if entry.key != key and board.find(entry.key) is not None:
+        raise ValueError(f"an entry {entry.key} exists already")
+    if found.entry == entry:
+        return text, "unchanged"
+    trail = found.raw[len(found.raw.rstrip("\r\n")):]
+    blank = trail[1:] if trail.startswith("\n") else trail
+    return _replace_block(board, found, render_entry(entry) + blank), "updated"
 
 
 def _replace_block(board: Board, old: EntryBlock, raw: str) -> str:

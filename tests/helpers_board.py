@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 from kbsync.board import Entry
@@ -65,3 +69,25 @@ HAND_EDITED = """# 学习看板
 - core content: rg is the default.
 More lines.
 """
+
+
+def kb(root: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    """`kbsync -w ROOT ARGS` as a real subprocess."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KBSYNC_")}
+    return subprocess.run([sys.executable, "-m", "kbsync", "-w", str(root), *args], input=stdin,
+                          capture_output=True, text=True, env=env, timeout=60, cwd=root)
+
+
+def git(root: Path, *args: str, when: str | None = None) -> str:
+    env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t", GIT_COMMITTER_NAME="t",
+               GIT_COMMITTER_EMAIL="t@t")
+    if when:
+        env.update(GIT_AUTHOR_DATE=when, GIT_COMMITTER_DATE=when)
+    return subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True, text=True).stdout
+
+
+def git_workspace(root: Path) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    git(root, "init", "-q", "-b", "main")
+    (root / ".gitignore").write_text(".kbsync/\n*.tmp\n*.lock\n", encoding="utf-8")
+    return root

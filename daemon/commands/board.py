@@ -21,7 +21,8 @@ def register(subparsers: Any) -> None:
                               description="Add, update, list and retire knowledge board entries; record "
                               "per-machine feedback; list decay candidates; print the weekly review.")
     sub = p.add_subparsers(dest="board_command", metavar="ACTION", required=True)
-    _add(sub, "add", "add an entry, or update the entry with the same title@source_date", _run_add, payload=True)
+    _now(_add(sub, "add", "add an entry, or update the entry with the same title@source_date", _run_add,
+              payload=True))
     _add(sub, "update", "replace an entry with a full new version", _run_update, key=True, payload=True)
     ls = _add(sub, "list", "list entries", _run_list)
     ls.add_argument("--type", help="only entries of this type")
@@ -138,7 +139,7 @@ def _run_add(args: argparse.Namespace) -> int:
 
     boardfile.edit_board(ws, edit)
     with feedback.FeedbackStore(ws.state_dir) as store:
-        store.seen(entry.key, dt.datetime.now(dt.timezone.utc))
+        store.seen(entry.key, _clock(args))
     return _report(args, {"key": entry.key, "action": action}, f"{action} {entry.key}")
 
 

@@ -1,0 +1,127 @@
+"""`kbsync board ...` as real subprocesses on real workspaces."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from kbsync import board as B
+
+from helpers_board import HAND_EDITED, git, git_workspace, kb, payload
+
+KEY = "发布前确认锁文件@2025-06-11"
+
+
+def _add(root: Path, **over: object) -> str:
+    r = kb(root, "board", "add", "--now", "2025-06-12T00:00:00Z", stdin=json.dumps(payload(**over), ensure_ascii=False))
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+def test_add_is_idempotent_and_same_key_updates_in_place(tmp_path: Path) -> None:
+    assert _add(tmp_path).strip() == f"added {KEY}"
+    text = (tmp_path / "LEARNING_BOARD.md").read_text(encoding="utf-8")
+    mtime = (tmp_path / "LEARNING_BOARD.md").stat().st_mtime_ns
+    assert _add(tmp_path).strip() == f"unchanged {KEY}"
+    assert (tmp_path / "LEARNING_BOARD.md").read_text(encoding="utf-8") == text
+    assert (tmp_path / "LEARNING_BOARD.md").stat().st_mtime_ns == mtime
+    _add(tmp_path, title="第二条")
+    assert _add(tmp_path, summary="改过的摘要").strip() == f"updated {KEY}"
+    entries = B.parse_board((tmp_path / "LEARNING_BOARD.md").read_text(encoding="utf-8")).entries()
+    assert [b.entry.key for b in entries] == [KEY, "第二条@2025-06-11"]
+    assert entries[0].entry.summary == "改过的摘要"
+    assert list((tmp_path / ".kbsync" / "backup").rglob("LEARNING_BOARD.md"))
+    assert kb(tmp_path, "validate", "LEARNING_BOARD.md").returncode == 0
+
+
+def test_add_reports_one_message_per_problem(tmp_path: Path) -> None:
+    bad = payload(type="理论", scenarios=[], summary="长" * 101, source_date="2025-02-30", confidence="sure")
+    r = kb(tmp_path, "board", "add", stdin=json.dumps(bad, ensure_ascii=False))
+    assert r.returncode == 2
+    problems = [ln for ln in r.stderr.splitlines() if ln.startswith("  - ")]
+    assert len(problems) == 5, r.stderr
+    assert not (tmp_path / "LEARNING_BOARD.md").exists()
+
+
+def test_partial_update_is_refused_with_the_missing_fields(tmp_path: Path) -> None:
+    _add(tmp_path)
+    r = kb(tmp_path, "board", "update", KEY, stdin=json.dumps({"title": "x", "summary": "y"}))
+    assert r.returncode == 2
+    assert "partial update" in r.stderr and "type" in r.stderr and "scenarios" in r.stderr
+    full = payload(summary="全量更新")
+    r = kb(tmp_path, "board", "update", KEY, stdin=json.dumps(full, ensure_ascii=False))
+    assert r.returncode == 0, r.stderr
+    r = kb(tmp_path, "board", "update", "没有@2025-01-01", stdin=json.dumps(full, ensure_ascii=False))
+    assert r.returncode == 2 and "no entry" in r.stderr
+
+
+def test_list_show_retire(tmp_path: Path) -> None:
+    (tmp_path / "LEARNING_BOARD.md").write_text(HAND_EDITED, encoding="utf-8")
+    r = kb(tmp_path, "board", "list", "--type", "工具", "--json")
+    assert [e["key"] for e in json.loads(r.stdout)] == ["Tool pick@2025-01-01"]
+    r = kb(tmp_path, "board", "show", "重试要设上限@2025-05-02")
+    assert r.returncode == 0 and "- 类型: 方法" in r.stdout
+    assert kb(tmp_path, "board", "retire", "重试要设上限@2025-05-02").returncode == 0
+    text = (tmp_path / "LEARNING_BOARD.md").read_text(encoding="utf-8")
+    assert text.count("\n") == HAND_EDITED.count("\n") + 1
+    assert B.parse_board(text).find("重试要设上限@2025-05-02").entry.status == "retired"  # type: ignore[union-attr]
+    assert kb(tmp_path, "board", "show", "nope@2025-01-01").returncode == 2
+
+
+def test_feedback_counts_survive_restarts_and_stay_out_of_git(tmp_path: Path) -> None:
+    root = git_workspace(tmp_path / "ws")
+    _add(root)
+    for flag in ("--helpful", "--helpful", "--harmful"):
+        assert kb(root, "board", "feedback", KEY, flag).returncode == 0
+    assert kb(root, "board", "applied", KEY, "--now", "2025-07-01T08:00:00+08:00").returncode == 0
+    shown = json.loads(kb(root, "board", "show", KEY, "--json").stdout)["feedback"]
+    assert (shown["helpful"], shown["harmful"], shown["applied"]) == (2, 1, 1)
+    assert shown["last_applied"] == "2025-07-01T00:00:00Z"
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "board")
+    tracked = git(root, "ls-files")
+    assert ".kbsync" not in tracked and "feedback" not in tracked
+    text = (root / "LEARNING_BOARD.md").read_text(encoding="utf-8")
+    assert "helpful" not in text and "2025-07-01" not in text
+    assert kb(root, "board", "feedback", "nope@2025-01-01", "--helpful").returncode == 2
+
+
+def test_decay_with_an_injected_clock(tmp_path: Path) -> None:
+    _add(tmp_path)
+    _add(tmp_path, title="常用")
+    kb(tmp_path, "board", "applied", "常用@2025-06-11", "--now", "2025-09-01T00:00:00Z")
+    r = kb(tmp_path, "board", "decay", "--json", "--now", "2025-09-15T00:00:00Z", "--days", "60")
+    assert [c["key"] for c in json.loads(r.stdout)["candidates"]] == [KEY]
+    r = kb(tmp_path, "board", "decay", "--json", "--now", "2025-09-15T00:00:00Z", "--days", "120")
+    assert json.loads(r.stdout)["candidates"] == []
+    for _ in range(2):
+        kb(tmp_path, "board", "feedback", "常用@2025-06-11", "--harmful")
+    r = kb(tmp_path, "board", "decay", "--mark", "--json", "--now", "2025-09-15T00:00:00Z", "--days", "60")
+    out = json.loads(r.stdout)
+    assert sorted(out["marked"]) == sorted([KEY, "常用@2025-06-11"])
+    board = B.parse_board((tmp_path / "LEARNING_BOARD.md").read_text(encoding="utf-8"))
+    assert {b.entry.status for b in board.entries()} == {"decaying"}
+
+
+def test_review_from_git_history(tmp_path: Path) -> None:
+    root = git_workspace(tmp_path / "ws")
+    _add(root, title="旧条目")
+    _add(root, title="将退役")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "old", when="2025-06-01T10:00:00+00:00")
+    _add(root, title="新条目")
+    _add(root, title="旧条目", summary="改了")
+    kb(root, "board", "retire", "将退役@2025-06-11")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "new", when="2025-06-12T10:00:00+00:00")
+    r = kb(root, "board", "review", "--since", "2025-06-10", "--now", "2025-06-15T00:00:00Z", "--json")
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(r.stdout)
+    assert rep["added"] == ["新条目@2025-06-11"]
+    assert rep["changed"] == ["旧条目@2025-06-11"]
+    assert rep["retired"] == ["将退役@2025-06-11"]
+    assert rep["counts"]["type"] == {"踩坑": 3}
+    assert len(rep["commits"]) == 1
+    text = kb(root, "board", "review", "--since", "2025-06-10").stdout
+    assert "## added (1)" in text
+

@@ -1,0 +1,86 @@
+"""`kbsync hook pre-commit` (check what is staged) and `kbsync hook install` (write the git hook)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from dataclasses import asdict
+from typing import TYPE_CHECKING, Any
+
+from kbsync.errors import EXIT_OK, EXIT_PROBLEMS
+
+if TYPE_CHECKING:
+    from kbsync.hook import HookReport
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser("hook", help="git pre-commit hook: validate and secret-scan staged files")
+    sub = p.add_subparsers(dest="hook_command", metavar="ACTION", required=True)
+    pc = sub.add_parser("pre-commit", help="check the staged files; exit 1 blocks the commit")
+    pc.add_argument("--fix", action=argparse.BooleanOptionalAction, default=None,
+                    help="repair and re-stage files whose working tree equals the index (default: [hook] fix)")
+    pc.add_argument("--only", choices=("validate", "secrets"), help="run one of the two checks")
+    pc.add_argument("--json", action="store_true", help="print the findings as JSON")
+    pc.set_defaults(func=run_pre_commit)
+    ins = sub.add_parser("install", help="write .git/hooks/pre-commit (a trampoline into this kbsync)")
+    how = ins.add_mutually_exclusive_group()
+    how.add_argument("--force", action="store_true", help="replace a different existing hook (a copy is kept)")
+    how.add_argument("--chain", action="store_true", help="keep a different existing hook and run it first")
+    ins.set_defaults(func=run_install)
+
+
+def _top(args: argparse.Namespace) -> tuple[Path, str]:
+    from kbsync.staged import top_level
+
+    return top_level(Path(args.workspace or ".").expanduser())
+
+
+def run_pre_commit(args: argparse.Namespace) -> int:
+    from kbsync.config import resolve
+    from kbsync.hook import CHECKS, HookContext, check_staged
+
+    top, prefix = _top(args)
+    _root, cfg = resolve(str(top / prefix), args.config)
+    fix = cfg.hook.fix if args.fix is None else args.fix
+    ctx = HookContext(top, prefix, cfg, fix=fix, checks=(args.only,) if args.only else CHECKS)
+    report = check_staged(ctx)
+    if args.json:
+        from kbsync.commands.common import print_json
+
+        print_json(_as_json(report))
+    else:
+        _print(report)
+    return EXIT_PROBLEMS if report.blocked else EXIT_OK
+
+
+def _print(report: HookReport) -> None:
+    for path, fixes in report.fixed.items():
+        print(f"{path}: repaired and staged ({'; '.join(fixes)})")
+    for f in report.findings:
+        print(f)
+    for s in report.secrets:
+        print(f"{s.path}:{s.line}: secret: {s.rule} {s.preview}; remove it and revoke it, or if it is not a "
+              f"secret add `kbsync:allow` to the line or `{s.fingerprint}` to .kbsync-allow")
+    if report.blocked:
+        errors = sum(f.level == "error" for f in report.findings)
+        print(f"kbsync: commit blocked: {errors} invalid finding(s), {len(report.secrets)} secret(s) in "
+              "staged files; fix them and `git add` the files", file=sys.stderr)
+
+
+def _as_json(report: HookReport) -> dict[str, Any]:
+    return {
+        "blocked": report.blocked,
+        "checked": report.checked,
+        "fixed": report.fixed,
+        "findings": [f.as_dict() for f in report.findings],
+        "secrets": [asdict(s) for s in report.secrets],
+    }
+
+
+def run_install(args: argparse.Namespace) -> int:
+    from kbsync.hookinstall import install
+
+    top, _prefix = _top(args)
+    print(install(top, sys.executable, force=args.force, chain=args.chain))
+    return EXIT_OK

@@ -1,0 +1,67 @@
+"""What a commit would record: the staged entries and their blobs, read from git's index.
+
+Two git processes whatever the number of files: `git diff --cached --raw` lists
+the staged additions and modifications (a rename shows as its new path; deletions
+carry no content and are left out) and one `git cat-file --batch` reads every blob.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from kbsync.errors import GitError
+from kbsync.proc import git, run
+
+GITLINK = "160000"  # a submodule entry: no blob to read
+SYMLINK = "120000"
+
+
+@dataclass(frozen=True)
+class StagedFile:
+    path: str  # relative to the repository's top level, "/"-separated
+    mode: str  # "100644", "100755", "120000", "160000"
+    blob: str  # object id in the index
+
+
+def top_level(folder: Path) -> tuple[Path, str]:
+    """The repository's top level and `folder`'s prefix inside it ("" or "sub/dir/")."""
+    out = git(["rev-parse", "--show-toplevel", "--show-prefix"], cwd=folder).split("\n")
+    if len(out) < 2:
+        raise GitError("not inside a git working tree; run this in the workspace's repository", path=str(folder))
+    return Path(out[0]), out[1]
+
+
+def staged_files(top: Path) -> list[StagedFile]:
+    """Staged additions and modifications (renames appear under their new path)."""
+    raw = git(["diff", "--cached", "--raw", "-z", "--no-renames", "--diff-filter=d", "--no-abbrev"], cwd=top)
+    fields = raw.split("\0")
+    out: list[StagedFile] = []
+    for meta, path in zip(fields[0::2], fields[1::2]):
+        _old_mode, mode, _old_blob, blob, _status = meta.lstrip(":").split(" ")
+        out.append(StagedFile(path, mode, blob))
+    return out
+
+
+def read_objects(top: Path, names: list[str]) -> dict[str, bytes | None]:
+    """The content of each object name (`<sha>`, or `:<path>` for an index entry); None if missing."""
+    if not names:
+        return {}
+    proc = run(["git", "cat-file", "--batch"], cwd=top, input="".join(f"{n}\n" for n in names).encode())
+    data, pos = proc.stdout, 0
+    out: dict[str, bytes | None] = {}
+    for name in names:
+        end = data.index(b"\n", pos)
+        header = data[pos:end].split(b" ")
+        if header[-1] == b"missing":
+            out[name], pos = None, end + 1
+            continue
+        size = int(header[2])
+        out[name], pos = data[end + 1 : end + 1 + size], end + 2 + size
+    return out
+
+
+def stage_bytes(top: Path, entry: StagedFile, data: bytes) -> None:
+    """Put exactly `data` in the index for `entry.path`, whatever the working tree holds."""
+    blob = run(["git", "hash-object", "-w", "--stdin"], cwd=top, input=data).stdout.decode().strip()
+    git(["update-index", "--cacheinfo", f"{entry.mode},{blob},{entry.path}"], cwd=top)

@@ -1,0 +1,216 @@
+"""`kbsync hook pre-commit` and `kbsync hook install` on real repositories, through real `git commit`."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from helpers_hook import SESSION_PATH, commit, git, kbsync, new_repo, provider_secrets, session_text, stage, write
+
+BROKEN = session_text(status="status：closed")  # full-width colon: an error `kbsync repair` fixes
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture()
+def repo(tmp_path: Path) -> Path:
+    root = new_repo(tmp_path / "ws")
+    out = kbsync(root, "hook", "install")
+    assert out.returncode == 0, out.stderr
+    return root
+
+
+def head_files(repo: Path) -> list[str]:
+    return git(repo, "ls-tree", "-r", "--name-only", "HEAD").stdout.split()
+
+
+def test_valid_file_commits(repo: Path) -> None:
+    stage(repo, SESSION_PATH, session_text())
+    stage(repo, "memory/facts.md", "- 付款周期为 30 天\n")
+    assert commit(repo).returncode == 0
+    assert head_files(repo) == ["memory/facts.md", SESSION_PATH]
+
+
+def test_invalid_file_blocks_with_path_line_and_what_to_do(repo: Path) -> None:
+    stage(repo, SESSION_PATH, BROKEN)
+    out = commit(repo)
+    assert out.returncode == 1
+    assert f"{SESSION_PATH}:11: error: full-width colon" in out.stdout
+    assert f"run `kbsync repair {SESSION_PATH}`" in out.stdout
+    assert "commit blocked" in out.stdout
+    assert git(repo, "rev-parse", "--verify", "-q", "HEAD", check=False).returncode != 0
+
+
+def test_file_fixed_on_disk_but_not_staged_still_fails(repo: Path) -> None:
+    stage(repo, SESSION_PATH, BROKEN)
+    write(repo, SESSION_PATH, session_text())
+    out = commit(repo)
+    assert out.returncode == 1 and f"{SESSION_PATH}:11: error" in out.stdout
+    git(repo, "add", SESSION_PATH)
+    assert commit(repo).returncode == 0
+
+
+def test_fix_repairs_and_restages_when_tree_equals_index(repo: Path) -> None:
+    write(repo, ".kbsync/config.toml", "[hook]\nfix = true\n")
+    stage(repo, SESSION_PATH, BROKEN)
+    out = commit(repo)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert f"{SESSION_PATH}: repaired and staged" in out.stdout
+    committed = git(repo, "show", f"HEAD:{SESSION_PATH}").stdout
+    assert "status: closed" in committed and (repo / SESSION_PATH).read_text() == committed
+    backups = list((repo / ".kbsync" / "backup").rglob("*.md"))
+    assert [b.read_text() for b in backups] == [BROKEN]
+
+
+def test_fix_never_clobbers_unstaged_work(repo: Path) -> None:
+    stage(repo, SESSION_PATH, BROKEN)
+    unstaged = BROKEN + "\nmy unstaged note\n"
+    write(repo, SESSION_PATH, unstaged)
+    out = kbsync(repo, "hook", "pre-commit", "--fix")
+    assert out.returncode == 1
+    assert "working tree differs from what is staged" in out.stdout
+    assert (repo / SESSION_PATH).read_text() == unstaged
+    assert git(repo, "show", f":{SESSION_PATH}").stdout == BROKEN
+
+
+@pytest.mark.parametrize("rule", sorted(provider_secrets()))
+def test_staged_secret_of_each_provider_blocks(repo: Path, rule: str) -> None:
+    line = provider_secrets()[rule]
+    stage(repo, "notes/setup.txt", f"first line\n{line}\n")
+    out = kbsync(repo, "hook", "pre-commit")
+    assert out.returncode == 1
+    assert f"notes/setup.txt:2: secret: {rule} " in out.stdout
+    secret = line.split()[-1] if rule != "private-key" else line.splitlines()[1]
+    assert secret[6:] not in out.stdout + out.stderr
+
+
+def test_secret_in_a_session_body_blocks_a_real_commit(repo: Path) -> None:
+    stage(repo, SESSION_PATH, session_text(body=provider_secrets()["github-pat"]))
+    out = commit(repo)
+    assert out.returncode == 1 and "secret: github-pat ghp_********" in out.stdout
+
+
+def test_allowed_line_and_allowlist_file(repo: Path) -> None:
+    lines = provider_secrets()
+    stage(repo, "a.txt", f"{lines['aws-access-token']}  # kbsync:allow (documented sample)\n")
+    stage(repo, "b.txt", f"{lines['stripe-access-token']}\n")
+    out = kbsync(repo, "hook", "pre-commit")
+    assert out.returncode == 1 and "a.txt" not in out.stdout
+    fingerprint = out.stdout.split("`")[-2]
+    assert fingerprint.startswith("stripe-access-token:")
+    write(repo, ".kbsync-allow", f"# accepted findings\n{fingerprint}  # test key of the sandbox account\n")
+    assert kbsync(repo, "hook", "pre-commit").returncode == 1  # the allowlist counts once it is staged
+    git(repo, "add", ".kbsync-allow")
+    assert commit(repo).returncode == 0
+
+
+def test_binary_file_is_not_validated_or_scanned(repo: Path) -> None:
+    stage(repo, "images/logo.png", b"\x89PNG\r\n\x1a\n\x00\x00" + provider_secrets()["github-pat"].encode())
+    stage(repo, "sessions/2025-06-11/blob.md", b"\x00\x01binary")
+    out = commit(repo)
+    assert out.returncode == 1
+    assert "sessions/2025-06-11/blob.md:1: error: binary content" in out.stdout
+    assert "logo.png" not in out.stdout
+
+
+def test_rename_is_checked_under_its_new_path_and_deletion_passes(repo: Path) -> None:
+    stage(repo, SESSION_PATH, session_text())
+    assert commit(repo).returncode == 0
+    git(repo, "mv", SESSION_PATH, "sessions/2025-06-11/1432-a1b2c3d-renamed.md")
+    assert commit(repo).returncode == 0
+    (repo / "sessions/2025-06-12").mkdir()
+    git(repo, "mv", "sessions/2025-06-11/1432-a1b2c3d-renamed.md", "sessions/2025-06-12/1432-a1b2c3d-x.md")
+    out = commit(repo)
+    assert out.returncode == 1 and "sessions/2025-06-12/1432-a1b2c3d-x.md:2: error: id" in out.stdout
+    git(repo, "rm", "-q", "--cached", "sessions/2025-06-12/1432-a1b2c3d-x.md")
+    assert commit(repo).returncode == 0
+    assert head_files(repo) == []
+
+
+def test_workspace_in_a_subfolder_of_the_repository(tmp_path: Path) -> None:
+    repo = new_repo(tmp_path / "repo")
+    stage(repo, f"kb/{SESSION_PATH}", BROKEN)
+    stage(repo, f"other/{SESSION_PATH}", BROKEN)  # outside the workspace: not a protocol file
+    out = kbsync(repo, "-w", "kb", "hook", "pre-commit")
+    assert out.returncode == 1
+    assert f"kb/{SESSION_PATH}:11: error" in out.stdout and f"`kbsync repair kb/{SESSION_PATH}`" in out.stdout
+    assert "other/" not in out.stdout
+
+
+def test_only_one_check_and_json(repo: Path) -> None:
+    stage(repo, SESSION_PATH, BROKEN)
+    stage(repo, "key.txt", provider_secrets()["gitlab-pat"])
+    assert kbsync(repo, "hook", "pre-commit", "--only", "secrets").stdout.count("\n") == 1
+    out = kbsync(repo, "hook", "pre-commit", "--only", "validate", "--json")
+    import json
+
+    data = json.loads(out.stdout)
+    assert data["blocked"] and data["secrets"] == [] and data["findings"][0]["path"] == SESSION_PATH
+
+
+def test_local_state_must_not_be_committed(repo: Path) -> None:
+    stage(repo, ".kbsync/state.json", "{}")
+    out = commit(repo)
+    assert out.returncode == 1 and "git rm --cached .kbsync/state.json" in out.stdout
+
+
+def test_outside_a_repository_is_an_environment_error(tmp_path: Path) -> None:
+    out = kbsync(tmp_path, "-w", str(tmp_path), "hook", "pre-commit")
+    assert out.returncode == 3 and "Traceback" not in out.stderr
+
+
+# ---- install ------------------------------------------------------------------------
+
+def test_install_refuses_a_different_hook_then_chains_or_forces(tmp_path: Path) -> None:
+    repo = new_repo(tmp_path / "ws")
+    foreign = repo / ".git" / "hooks" / "pre-commit"
+    foreign.write_text("#!/bin/sh\necho foreign ran >> \"$(git rev-parse --git-dir)/foreign.log\"\nexit 0\n")
+    foreign.chmod(0o755)
+    out = kbsync(repo, "hook", "install")
+    assert out.returncode == 2 and "--chain" in out.stderr and "foreign ran" in foreign.read_text()
+    assert kbsync(repo, "hook", "install", "--chain").returncode == 0
+    stage(repo, SESSION_PATH, BROKEN)
+    assert commit(repo).returncode == 1
+    assert (repo / ".git" / "foreign.log").read_text() == "foreign ran\n"
+    assert kbsync(repo, "hook", "install").stdout.startswith("updated")
+    (repo / ".git" / "hooks" / "pre-commit.chained").unlink()
+    (repo / ".git" / "hooks" / "pre-commit").write_text("#!/bin/sh\nexit 0\n")
+    assert kbsync(repo, "hook", "install", "--force").returncode == 0
+    assert (repo / ".git" / "hooks" / "pre-commit.kbsync-backup").read_text() == "#!/bin/sh\nexit 0\n"
+
+
+def test_chained_hook_failure_blocks(tmp_path: Path) -> None:
+    repo = new_repo(tmp_path / "ws")
+    foreign = repo / ".git" / "hooks" / "pre-commit"
+    foreign.write_text("#!/bin/sh\necho no >&2\nexit 7\n")
+    foreign.chmod(0o755)
+    assert kbsync(repo, "hook", "install", "--chain").returncode == 0
+    stage(repo, SESSION_PATH, session_text())
+    assert commit(repo).returncode != 0
+
+
+def test_committed_trampoline_is_the_install_template() -> None:
+    from kbsync.hookinstall import trampoline
+
+    assert (ROOT / "hooks" / "pre-commit").read_text() == trampoline(None)
+
+
+def test_committed_trampoline_runs_kbsync_from_path(tmp_path: Path) -> None:
+    repo = new_repo(tmp_path / "ws")
+    stage(repo, SESSION_PATH, BROKEN)
+    env = {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "HOME": str(tmp_path)}
+    out = subprocess.run([str(ROOT / "hooks" / "pre-commit")], cwd=repo, capture_output=True, text=True, env=env)
+    assert out.returncode == 1 and "full-width colon" in out.stdout
+
+
+def test_hook_path_imports_no_heavy_modules(tmp_path: Path) -> None:
+    repo = new_repo(tmp_path / "ws")
+    stage(repo, SESSION_PATH, BROKEN)
+    stage(repo, "a.txt", provider_secrets()["jwt"])
+    code = ("import sys\nfrom kbsync.main import main\nrc = main(['hook', 'pre-commit', '--fix'])\n"
+            "print('HEAVY', sorted({m.split('.')[0] for m in sys.modules} & {'git', 'requests', 'watchdog'}))\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=repo, capture_output=True, text=True)
+    assert "secret: jwt" in out.stdout
+    assert "HEAVY []" in out.stdout

@@ -85,8 +85,49 @@ class Parsed:
     error: tuple[int, str] | None  # (0-based line within the block, message)
 
 
+_PLAIN = re.compile(r"^[^\s\"'\[\]{}#&*!|>%@`,?:-](?:[^#:]|:(?=\S))*$")
+_PLAIN_ITEM = re.compile(r"^[^\s\"'\[\]{}#&*!|>%@`,?:-][^\[\]{},#:]*$")
+_DQ = re.compile(r'^"([^"\\]*)"$')
+
+
+def _fast_value(raw: str) -> str | list[str] | None:
+    """The BaseLoader value of a simple one-line scalar or flow list; None when YAML must decide."""
+    if raw == "":
+        return ""
+    if _PLAIN.match(raw) and not raw.endswith(" "):
+        return raw
+    m = _DQ.match(raw)
+    if m:
+        return m.group(1)
+    if raw.startswith("[") and raw.endswith("]"):
+        inner = raw[1:-1].strip()
+        if not inner:
+            return []
+        items = [i.strip() for i in inner.split(",")]
+        if all(_PLAIN_ITEM.match(i) and not i.endswith(" ") for i in items):
+            return items
+    return None
+
+
+def _fast_parse(lines: list[str]) -> dict[str, Any] | None:
+    """A mapping for the common frontmatter of one-line `key: value` entries, without YAML; else None."""
+    data: dict[str, Any] = {}
+    for line in lines:
+        m = KEY_LINE.match(line)
+        if not m or m.group(1) in data:
+            return None
+        value = _fast_value(m.group(2) or "")
+        if value is None:
+            return None
+        data[m.group(1)] = value
+    return data
+
+
 def parse(lines: list[str]) -> Parsed:
     """Load the block with no implicit typing; a mapping of strings, lists and dicts."""
+    fast = _fast_parse(lines)
+    if fast is not None:
+        return Parsed(fast, None)
     text = "\n".join(lines)
     try:
         data = yaml.load(text, Loader=_Loader)
@@ -111,7 +152,7 @@ def _fullwidth_punct(ch: str) -> bool:
 
 def needs_quotes(value: str) -> bool:
     """The protocol's quoting rule for a string scalar."""
-    if value == "" or value != value.strip() or "\n" in value:
+    if value == "" or value != value.strip() or "\n" in value or "\r" in value or _UNPRINTABLE.search(value):
         return True
     if any(ch in _SPECIAL or _fullwidth_punct(ch) for ch in value):
         return True
@@ -121,11 +162,21 @@ def needs_quotes(value: str) -> bool:
     return tag != "tag:yaml.org,2002:str"
 
 
+_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufeff\u2028\u2029\ufffe\uffff]")
+
+
+def _escape(ch: str) -> str:
+    if ch in _ESCAPES:
+        return _ESCAPES[ch]
+    code = ord(ch)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
 def quote(value: str) -> str:
     """A YAML double-quoted scalar that reads back as exactly `value`."""
-    out = value.replace("\\", "\\\\").replace('"', '\\"')
-    out = out.replace("\n", "\\n").replace("\t", "\\t").replace("\r", "\\r")
-    return f'"{out}"'
+    out = re.sub(r'[\\"\n\t\r]', lambda m: _escape(m.group(0)), value)
+    return '"' + _UNPRINTABLE.sub(lambda m: _escape(m.group(0)), out) + '"'
 
 
 def scalar(value: str) -> str:

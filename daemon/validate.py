@@ -36,13 +36,13 @@ def plain_value_defect(raw: str) -> str | None:
     return None
 
 
-def frontmatter_line_findings(relpath: str, lines: list[str]) -> list[Finding]:
+def frontmatter_line_findings(relpath: str, lines: list[str], entries: list[frontmatter.Entry]) -> list[Finding]:
     """Line-level defects that make YAML fail or silently cut a value."""
     out: list[Finding] = []
     for i, line in enumerate(lines):
-        if _FULLWIDTH_KEY.match(line) and not frontmatter.KEY_LINE.match(line):
+        if "：" in line and _FULLWIDTH_KEY.match(line) and not frontmatter.KEY_LINE.match(line):
             out.append(Finding(relpath, i + 2, "error", f"full-width colon after a key; {_repair_hint(relpath)}"))
-    for e in frontmatter.entries(lines):
+    for e in entries:
         why = plain_value_defect(e.raw)
         if why:
             out.append(Finding(relpath, e.index + 2, "error", f"{e.key}: {why}; quote the value or {_repair_hint(relpath)}"))
@@ -92,7 +92,8 @@ def _id_ts_agree(relpath: str, fields: dict[str, Any], line: int) -> list[Findin
 
 
 def session_frontmatter_findings(relpath: str, lines: list[str], cfg: Config) -> list[Finding]:
-    out = frontmatter_line_findings(relpath, lines)
+    entries = frontmatter.entries(lines)
+    out = frontmatter_line_findings(relpath, lines, entries)
     if out:
         return out
     parsed = frontmatter.parse(lines)
@@ -102,7 +103,7 @@ def session_frontmatter_findings(relpath: str, lines: list[str], cfg: Config) ->
         return [Finding(relpath, line + 2, "error", f"frontmatter does not parse ({msg}); fix it by hand")]
     fields: dict[str, Any] = {}
     where: dict[str, int] = {}
-    for e in frontmatter.entries(lines):
+    for e in entries:
         if e.key not in protocol.SESSION_FIELDS:
             continue
         where[e.key] = e.index + 2
@@ -134,8 +135,9 @@ def section_findings(relpath: str, body_text: str, first_line: int, cfg: Config)
     order = [t for t in titles if t in protocol.SECTIONS]
     if not out and order != list(protocol.SECTIONS):
         out.append(Finding(relpath, first_line, "warning", f"sections are out of order; expected {' '.join(protocol.SECTIONS)}"))
-    size = len(body_text.encode("utf-8"))
-    if size > cfg.protocol.max_session_kb * 1024:
+    limit = cfg.protocol.max_session_kb * 1024
+    size = len(body_text) if len(body_text) * 4 <= limit else len(body_text.encode("utf-8"))
+    if size > limit:
         sid = protocol.id_from_relpath(relpath) or relpath
         out.append(Finding(relpath, first_line, "warning",
                            f"body is {size // 1024} KB, over {cfg.protocol.max_session_kb} KB; run `kbsync session split {sid}`"))

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
@@ -39,7 +41,7 @@ class Workspace:
         """
         p = Path(given)
         absolute = p if p.is_absolute() else Path.cwd() / p
-        root = self.root.resolve()
+        root = self.real_root
         lexical = Path(os.path.normpath(absolute))
         try:
             rel = lexical.relative_to(root)
@@ -53,16 +55,22 @@ class Workspace:
             raise InputError(f"a symlink out of the workspace ({real}); kbsync only touches files inside it", path=str(given))
         return rel.as_posix()
 
+    @functools.cached_property
+    def real_root(self) -> Path:
+        return self.root.resolve()
+
     def checked_path(self, relpath: str) -> Path:
         """The path of a workspace file kbsync may read: regular, inside, not oversize."""
         p = self.path(relpath)
-        if self.root.resolve() not in p.resolve().parents:
-            raise InputError("a symlink out of the workspace; kbsync will not follow it", path=relpath)
         try:
-            st = p.stat()
+            st = p.lstat()
         except FileNotFoundError as exc:
             raise InputError("no such file", path=relpath) from exc
-        if not p.is_file():
+        if stat.S_ISLNK(st.st_mode):
+            if self.real_root not in p.resolve().parents:
+                raise InputError("a symlink out of the workspace; kbsync will not follow it", path=relpath)
+            st = p.stat()
+        if not stat.S_ISREG(st.st_mode):
             raise InputError("not a regular file", path=relpath)
         if st.st_size > protocol.MAX_FILE_BYTES:
             limit = protocol.MAX_FILE_BYTES // (1024 * 1024)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from kbsync import fsio, indexmd, protocol
@@ -74,6 +75,12 @@ def write_session(ws: Workspace, relpath: str, text: str, expected: fsio.Fingerp
     """
     path = ws.path(relpath)
     data = text.encode("utf-8")
+    if "\x00" in text:
+        raise InputError("the session text contains a NUL character; send text only; nothing written", path=relpath)
+    if len(data) > protocol.MAX_FILE_BYTES:
+        limit = protocol.MAX_FILE_BYTES // (1024 * 1024)
+        raise InputError(f"the session would be {len(data) // 1024} KB, over the {limit} MB limit; save less text",
+                         path=relpath)
     if has_errors(validate_text(relpath, text, ws.config)):
         raise ProtocolError("the rendered session does not validate; nothing written", path=relpath)
     current = fsio.fingerprint(path)
@@ -95,6 +102,12 @@ def _title_of(relpath: str) -> str:
     return (m.group(4) or "") if m else ""
 
 
+def _target(ws: Workspace, relpath: str) -> Path:
+    """The session file's path; InputError if it or its folder is a symlink out of the workspace."""
+    ws.relpath(ws.path(relpath))
+    return ws.path(relpath)
+
+
 def save_session(ws: Workspace, payload: dict[str, Any], where: str = "<stdin>") -> SaveResult:
     """Render, write atomically under the file's lock, self-check, append an index row."""
     inp = parse_input(payload, ws.config.protocol.default_offset, where)
@@ -104,11 +117,11 @@ def save_session(ws: Workspace, payload: dict[str, Any], where: str = "<stdin>")
     else:
         doc = _new_doc(inp, ws.config.protocol.default_offset)
         relpath = protocol.session_relpath(doc.fields["id"], inp.title)
-    path = ws.path(relpath)
+    path = _target(ws, relpath)
     cfg = ws.config.daemon
     with fsio.locked(path, ttl_s=cfg.lock_ttl_s, wait_s=cfg.lock_wait_s):
-        if path.exists():
-            data, fp = fsio.read_with_fingerprint(path)
+        if path.exists() or path.is_symlink():
+            data, fp = fsio.read_with_fingerprint(ws.checked_path(relpath))
             try:
                 doc = _updated_doc(parse_session(decode(data, relpath)), inp)
             except ProtocolError as exc:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 
+from kbsync.commands import _session_edit
 from kbsync.commands.common import print_json, read_json_input, workspace
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("session", help="write sessions (save)")
+    p = sub.add_parser("session", help="write sessions (save, section, split)")
     ss = p.add_subparsers(dest="session_command", metavar="ACTION", required=True)
     save = ss.add_parser("save", help="save a session from JSON (stdin or --file); prints its path",
                          description="Keys: session_id (required), title, ts, role, tags, model, turns, tokens_in, "
@@ -17,6 +18,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     save.add_argument("--file", metavar="PATH", help="read the JSON from PATH instead of standard input")
     save.add_argument("--json", action="store_true", help="print the saved record as JSON")
     save.set_defaults(func=run_save)
+    _session_edit.register(ss)
 
 
 def run_save(args: argparse.Namespace) -> int:

@@ -114,8 +114,7 @@ def try_lock(path: Path, ttl_s: float) -> bool:
                 return False
             continue
         try:
-            os.write(fd, body.encode())
-            os.fsync(fd)
+            os.write(fd, body.encode())  # no fsync: after a crash every lock is stale anyway
         finally:
             os.close(fd)
         return True

@@ -51,8 +51,8 @@ def repair_file(ws: Workspace, relpath: str, *, dry_run: bool = False) -> Repair
         return RepairOutcome(relpath, "invalid", findings=[Finding(relpath, exc.line or 1, "error", exc.message)])
     result = repair_text(relpath, text, ws.config)
     if not result.fixes:
-        findings = result.findings if result.findings else validate_text(relpath, text, ws.config)
-        return RepairOutcome(relpath, "invalid" if has_errors(findings) else "valid", findings=findings)
+        status: Status = "invalid" if has_errors(result.findings) else "valid"
+        return RepairOutcome(relpath, status, findings=result.findings)
     if dry_run:
         return RepairOutcome(relpath, "would-repair", result.fixes, result.findings, unified_diff(relpath, text, result.text))
     new = result.text.encode("utf-8")

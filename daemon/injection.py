@@ -1,0 +1,122 @@
+"""Embedded-instruction detector: text aimed at an assistant inside third-party material. Pure.
+
+Third-party text is stored as text and never executed; this only flags lines that
+try to steer an assistant that later reads them (override its instructions, change
+its role, make it sign or append things to its answers, hide from the user), in
+English and Chinese, and text hidden from a person (HTML comments that address an
+assistant, zero-width or bidirectional control characters, Unicode tag characters).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final
+
+_I = re.IGNORECASE
+
+# Invisible characters: zero-width spaces and joiners, word joiner and invisible
+# operators, bidirectional controls, BOM inside text, Unicode tag characters.
+HIDDEN_CHARS: Final = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\U000e0000-\U000e007f]")
+HTML_COMMENT: Final = re.compile(r"<!--(.*?)-->", re.DOTALL)
+
+_ANSWER_EN = r"(?:answers?|responses?|repl(?:y|ies)|outputs?|messages?|summar(?:y|ies))"
+_ANSWER_ZH = r"(?:回答|回复|答复|答案|输出|总结|消息)"
+_AI_EN = r"(?:AI|assistant|chatbot|LLM|language model|GPT|ChatGPT|Claude|Copilot|agent)"
+_AI_ZH = r"(?:AI|人工智能|助手|助理|模型|大模型|机器人)"
+
+RULES: Final[tuple[tuple[str, re.Pattern[str]], ...]] = (
+    ("override", re.compile(
+        r"\b(?:ignore|disregard|forget|override|bypass|skip)\b[^.\n]{0,30}?\b(?:previous|prior|above|earlier|preceding|"
+        r"all|any|your|the system|original)\b[^.\n]{0,20}?\b(?:instructions?|prompts?|rules|directions|directives|"
+        r"guidelines|guidance|orders|commands|programming|context|constraints)\b", _I)),
+    ("override", re.compile(r"\bnew (?:instructions?|system prompt|rules)\s*[:：]", _I)),
+    ("override", re.compile(r"\b(?:ignore|disregard|forget)\s+(?:everything|all(?: of)? (?:that|this|it)|what(?:ever)? "
+                            r"(?:was|you were|i) (?:said|told|wrote))\b[^.\n]{0,15}?\b(?:above|before|earlier|previously|"
+                            r"so far)\b", _I)),
+    ("override", re.compile(r"\byour (?:new|real|actual|true) (?:task|role|goal|job|instructions?|purpose) (?:is|are|will be)\b",
+                            _I)),
+    ("override", re.compile(r"\b(?:reveal|print|show|repeat|output)\b[^.\n]{0,20}\b(?:your|the)\s+(?:system prompt|"
+                            r"hidden instructions|initial instructions)", _I)),
+    ("role", re.compile(r"\b(?:you are now (?:an?|the|my|in|no longer|DAN|free|unrestricted)\b|from now on,? you|pretend (?:to be|you are|that you are)|role-?play as|"
+                        r"you will now act|enter (?:developer|DAN|god) mode|jailbreak(?:ed)? mode)\b", _I)),
+    ("role", re.compile(r"(?:^|[.!?:]\s*|\bplease\s+)act as (?:a|an|my|the)\b", _I)),
+    ("answer", re.compile(r"\b(?:always|in every|in each|at the (?:end|start|beginning) of (?:every|each|all|your))\b"
+                          rf"[^.\n]{{0,40}}?\b{_ANSWER_EN}\b", _I)),
+    ("answer", re.compile(rf"\b(?:sign|end|start|begin|close)\s+(?:all\s+|each\s+|every\s+)?(?:of\s+)?your\s+{_ANSWER_EN}"
+                          r"\s+(?:with|by)\b", _I)),
+    ("answer", re.compile(r"\b(?:append|add|insert|include|attach|embed)\s+(?:this|the following|these|that)\s+"
+                          rf"(?:link|url|text|line|image|signature|footer)s?\b[^.\n]{{0,40}}?\b(?:to|in|into)\s+"
+                          rf"(?:your|every|each|all)\b", _I)),
+    ("answer", re.compile(rf"\b(?:every|each|all)\s+(?:of\s+)?(?:your\s+|the\s+)?{_ANSWER_EN}\b[^.\n]{{0,30}}?"
+                          r"\b(?:ends?|starts?|begins?|includes?|contains?|mentions?)\s+(?:with|by|a|an|the|this|that)\b", _I)),
+    ("answer", re.compile(r"\b(?:respond|reply|answer|speak|write)\b[^.\n]{0,30}?\bfrom now on\b|"
+                          r"\bfrom now on\b[^.\n]{0,30}?\b(?:respond|reply|answer)\b", _I)),
+    ("conceal", re.compile(r"\b(?:do not|don't|never)\s+(?:tell|inform|mention (?:this )?to|reveal (?:this )?to|"
+                           r"let)\s+the user\b|\bwithout (?:telling|informing|alerting) the user\b", _I)),
+    ("address", re.compile(rf"\b(?:note|attention|message|instructions?) (?:to|for) (?:any |the )?{_AI_EN}s?\b", _I)),
+    ("address", re.compile(rf"^\W*(?:to|for) (?:the|any|all|every) {_AI_EN}s?\b", _I)),
+    ("address", re.compile(rf"\b(?:if|when) (?:you are |you're )?(?:an? |the )?{_AI_EN}\b[^.\n]{{0,30}}?"
+                           r"\b(?:reads?|reading|process(?:es|ing)?|summari[sz](?:es|ing|e)|sees?)\b", _I)),
+    ("address", re.compile(rf"^\W*(?:dear |hey |hi )?{_AI_EN}s?\s*[,:：]\s*(?:you\b|please\b|ignore\b|always\b|do\b|"
+                           r"must\b)", _I)),
+    ("override", re.compile(r"(?:忽略|无视|忽视|忘记|忘掉|覆盖|绕过|不要理会)[^。\n]{0,12}?(?:之前|以上|上面|前面|上述|先前|此前|"
+                            r"原有|原来|所有|全部|你的|系统)[^。\n]{0,8}?(?:指令|指示|提示词?|规则|要求|设定|约束|命令)")),
+    ("override", re.compile(r"(?:新的?(?:指令|系统提示词?)|系统提示词?)\s*[:：]|(?:输出|泄露|透露|显示|告诉我)[^。\n]{0,8}"
+                            r"(?:你的|系统)(?:提示词|系统提示|指令)")),
+    ("override", re.compile(r"(?:请|把|将)[^。\n]{0,4}(?:之前|以上|上面|前面|上述|先前)的?(?:所有)?(?:指令|指示|提示词?|规则|要求|设定)"
+                            r"[^。\n]{0,6}?(?:作废|无效|取消|不再适用)")),
+    ("role", re.compile(r"(?:你现在是|从现在(?:开始|起)[，,]?\s*你|假装你?是|扮演(?:一个|一名|一位)|角色扮演|进入开发者模式|越狱模式)")),
+    ("answer", re.compile(rf"(?:每|所有|任何)(?:个|条|次|一次|一条)?{_ANSWER_ZH}(?:的)?(?:末尾|结尾|开头|最后|中|里|都)")),
+    ("answer", re.compile(rf"(?:始终|总是|一律|务必|永远)[^。\n]{{0,12}}(?:署名|签名|落款|附上|加上|附加|添加|插入|推荐|提及)")),
+    ("answer", re.compile(rf"(?:在|向)?(?:你的)?{_ANSWER_ZH}(?:中|里|末尾|结尾)[^。\n]{{0,8}}(?:附上|加上|添加|插入|署名|签名)")),
+    ("conceal", re.compile(r"(?:不要|别|切勿|不得)(?:告诉|告知|透露给|让)用户|瞒着用户|不让用户知道")),
+    ("address", re.compile(rf"(?:致|给|写给)(?:所有|任何)?(?:的)?{_AI_ZH}+(?:的)?(?:指令|说明|消息)|"
+                           rf"(?:如果|当)你是(?:一个)?{_AI_ZH}|(?:如果|当|若)(?:一个)?{_AI_ZH}+(?:在)?(?:读到|看到|阅读|处理|总结)|^\W*{_AI_ZH}[，,:：]\s*(?:你|请)(?:必须|应该|需要|务必|要)")),
+)
+# An HTML comment is hidden from a person who reads the rendered page; it is flagged when it
+# addresses an assistant or gives an instruction, not when it is an ordinary editor's note.
+_COMMENT_ADDRESS: Final = re.compile(rf"\b{_AI_EN}s?\b|{_AI_ZH}|\byou\b|你", _I)
+
+
+@dataclass(frozen=True)
+class Flag:
+    line: int  # 1-based
+    rule: str  # override, role, answer, conceal, address, hidden-comment, hidden-chars
+    text: str  # the offending line, invisible characters shown as \\uXXXX escapes
+
+
+def visible(text: str) -> str:
+    """`text` with invisible characters written as \\uXXXX escapes, so a person can see them."""
+    return HIDDEN_CHARS.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def line_rules(line: str) -> list[str]:
+    """The rules one line of text breaks (invisible characters are ignored when matching)."""
+    plain = HIDDEN_CHARS.sub("", line)
+    rules = list(dict.fromkeys(name for name, rx in RULES if rx.search(plain)))
+    if HIDDEN_CHARS.search(line.lstrip("\ufeff")):
+        rules.append("hidden-chars")
+    return rules
+
+
+def _comment_flags(text: str) -> list[Flag]:
+    out: list[Flag] = []
+    for m in HTML_COMMENT.finditer(text):
+        body = m.group(1)
+        if line_rules(body) or _COMMENT_ADDRESS.search(body):
+            line = text.count("\n", 0, m.start()) + 1
+            out.append(Flag(line, "hidden-comment", visible(" ".join(m.group(0).split()))[:300]))
+    return out
+
+
+def detect(text: str) -> list[Flag]:
+    """Every flag in a text, by line; a line breaking several rules is reported once per rule."""
+    flags = [Flag(i, rule, visible(line.strip())[:300])
+             for i, line in enumerate(text.split("\n"), 1) for rule in line_rules(line)]
+    flags += _comment_flags(text)
+    return sorted(flags, key=lambda f: (f.line, f.rule))
+
+
+def is_flagged(text: str) -> bool:
+    return bool(detect(text))

@@ -1,0 +1,104 @@
+"""The pure integration planner: one rule set for both transports."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kbsync import board, initws
+from kbsync.integrate import Versions, integrate_path, plan, union
+
+SESSION = "sessions/2025-06-11/1432-a1b2c3d-x.md"
+
+
+def entry(title: str, summary: str, day: str = "2025-06-11") -> board.Entry:
+    return board.Entry(title=title, type="方法", topic="sync", summary=summary, core_content=f"{title} body\n",
+                       source="test", source_date=day, scenarios=("tests",), confidence="high")
+
+
+def board_with(*entries: board.Entry) -> bytes:
+    text = board.NEW_BOARD
+    for e in entries:
+        text = board.upsert(text, e)[0]
+    return text.encode()
+
+
+def test_one_side_changes_are_taken() -> None:
+    assert integrate_path(SESSION, Versions(b"a", b"b", b"a")) == (b"b", [])
+    assert integrate_path(SESSION, Versions(b"a", b"a", b"c")) == (b"c", [])
+    assert integrate_path(SESSION, Versions(b"a", None, b"a")) == (None, [])
+    assert integrate_path(SESSION, Versions(None, None, b"new")) == (b"new", [])
+    assert integrate_path(SESSION, Versions(b"a", b"same", b"same")) == (b"same", [])
+
+
+def test_both_sides_changed_keeps_remote_and_copies_local() -> None:
+    data, conflicts = integrate_path(SESSION, Versions(b"a", b"mine", b"theirs"))
+    assert data == b"theirs"
+    assert [(c.relpath, c.local) for c in conflicts] == [(SESSION, b"mine")]
+    data, conflicts = integrate_path(SESSION, Versions(b"a", b"mine", None))
+    assert data is None and conflicts[0].local == b"mine"
+    assert integrate_path(SESSION, Versions(b"a", None, b"theirs")) == (b"theirs", [])
+
+
+def test_skeleton_yields_to_the_remote() -> None:
+    skeleton = initws.FILES["memory/facts.md"].encode()
+    assert integrate_path("memory/facts.md", Versions(None, skeleton, b"# facts\n- x\n"), skeleton) == (b"# facts\n- x\n", [])
+    _, conflicts = integrate_path("memory/facts.md", Versions(None, b"edited\n", b"# facts\n- x\n"), skeleton)
+    assert conflicts
+
+
+def test_append_only_files_keep_both_sides_lines() -> None:
+    base = b"h\n1\n"
+    assert union(base, b"h\n1\nmine\n", b"h\n1\ntheirs\n") == b"h\n1\ntheirs\nmine\n"
+    assert union(None, b"h\nmine\n", b"h\ntheirs") == b"h\ntheirs\nmine\n"
+    assert union(base, b"h\n1\nsame\n", b"h\n1\nsame\n") == b"h\n1\nsame\n"
+    result = plan({"logs/errors.md": Versions(b"", b"a\n", b"b\n"), "index.md": Versions(b"h\n", b"h\nx\n", b"h\ny\n")})
+    assert result.merged == {"index.md": b"h\ny\nx\n", "logs/errors.md": b"b\na\n"}
+    assert result.conflicts == ()
+
+
+lines = st.lists(st.text(alphabet="ab|\u4e2d", min_size=1, max_size=4), max_size=6)
+
+
+@given(lines, lines, lines)
+def test_union_loses_no_line(base: list[str], mine: list[str], theirs: list[str]) -> None:
+    enc = lambda ls: "".join(x + "\n" for x in ls).encode()  # noqa: E731
+    out = union(enc(base), enc(base + mine), enc(base + theirs)).decode().splitlines()
+    for line in base + mine + theirs:
+        assert line in out
+    assert out[: len(base) + len(theirs)] == base + theirs
+
+
+def test_board_entries_merge_one_by_one() -> None:
+    a, b_, c = entry("甲", "one"), entry("乙", "two"), entry("丙", "three")
+    base = board_with(a, b_)
+    local = board_with(a, b_, c)
+    remote = board_with(a, entry("乙", "two, edited"))
+    merged, conflicts = integrate_path("LEARNING_BOARD.md", Versions(base, local, remote))
+    assert conflicts == [] and merged is not None
+    parsed = {e.entry.key: e.entry.summary for e in board.parse_board(merged.decode()).entries()}
+    assert parsed == {a.key: "one", b_.key: "two, edited", c.key: "three"}
+    assert board.validate_board(merged.decode()) == []
+
+
+def test_board_same_entry_both_sides_is_a_conflict_copy_of_that_entry() -> None:
+    a, b_ = entry("甲", "one"), entry("乙", "two")
+    base = board_with(a, b_)
+    local = board_with(entry("甲", "mine"), b_)
+    remote = board_with(entry("甲", "theirs"), b_)
+    merged, conflicts = integrate_path("LEARNING_BOARD.md", Versions(base, local, remote))
+    assert merged == remote
+    (copy,) = conflicts
+    kept = board.parse_board(copy.local.decode())
+    assert [e.entry.summary for e in kept.entries()] == ["mine"]
+    assert [f for f in board.validate_board(copy.local.decode()) if f.level == "error"] == []
+
+
+def test_board_unchanged_remote_takes_local_bytes() -> None:
+    base = board_with(entry("甲", "one"))
+    local = board_with(entry("甲", "one"), entry("乙", "two"))
+    assert integrate_path("LEARNING_BOARD.md", Versions(base, local, base)) == (local, [])
+    remote = board_with(entry("甲", "one"), entry("丙", "three"))
+    merged, _ = integrate_path("LEARNING_BOARD.md", Versions(base, local, remote))
+    assert merged is not None
+    assert [e.entry.title for e in board.parse_board(merged.decode()).entries()] == ["甲", "丙", "乙"]

@@ -81,10 +81,20 @@ class Workspace:
         """A workspace file as text, refusing what is not a protocol file's content."""
         return decode(self.checked_path(relpath).read_bytes(), relpath)
 
-    def iter_files(self) -> Iterator[str]:
-        """Every Markdown file of the workspace, workspace-relative, sorted; skips .git, .kbsync, temp and lock files."""
+    def expand(self, given: list[str]) -> list[str]:
+        """Workspace-relative paths for command-line arguments; a folder stands for its Markdown files."""
+        out: list[str] = []
+        for g in given:
+            rel = self.relpath(g)
+            out += list(self.iter_files(rel)) if self.path(rel).is_dir() else [rel]
+        return out
+
+    def iter_files(self, under: str = "") -> Iterator[str]:
+        """Every Markdown file of the workspace (or of folder `under`), workspace-relative, sorted;
+        skips .git and .kbsync."""
         found: list[str] = []
-        for dirpath, dirnames, filenames in os.walk(self.root):
+        top = self.path(under) if under not in ("", ".") else self.root
+        for dirpath, dirnames, filenames in os.walk(top):
             rel_dir = os.path.relpath(dirpath, self.root)
             rel_dir = "" if rel_dir == "." else rel_dir.replace(os.sep, "/") + "/"
             dirnames[:] = [d for d in dirnames if not (rel_dir == "" and d in protocol.IGNORED_DIRS)]

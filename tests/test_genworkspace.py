@@ -63,3 +63,13 @@ def test_repair_file_api_outcomes(tmp_path: Path) -> None:
     assert {o.status for o in outcomes} <= {"valid", "repaired"}
     assert any(o.status == "repaired" for o in outcomes)
     assert not has_errors(validate_paths(ws))
+
+
+def test_a_folder_argument_stands_for_its_files(tmp_path: Path) -> None:
+    root = gen_workspace(tmp_path / "ws", sessions=20, dirty=1.0, seed=5)
+    out = kbsync("-w", str(root), "validate", str(root / "sessions"), "--json")
+    assert out.returncode == 1
+    assert {ln.split(":")[0] for ln in kbsync("-w", str(root), "validate", str(root / "sessions")).stdout.splitlines()} <= {
+        rel for rel in defects(root)}
+    assert kbsync("-w", str(root), "repair", str(root / "sessions")).returncode == 0
+    assert kbsync("-w", str(root), "validate", "sessions", cwd=root).returncode == 0

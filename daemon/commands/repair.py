@@ -12,7 +12,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("repair", help="repair files losslessly (exit 1 if some stay invalid)",
                        description="Applies every repair of the protocol's table. A valid file is never rewritten; "
                                    "previous bytes are kept under .kbsync/backup/.")
-    p.add_argument("paths", nargs="*", metavar="PATH", help="files to repair (default: the whole workspace)")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="files or folders to repair (default: the whole workspace)")
     p.add_argument("--dry-run", action="store_true", help="print a unified diff per file and write nothing")
     p.add_argument("--json", action="store_true", help="print one record per file as a JSON array")
     p.set_defaults(func=run)
@@ -22,7 +22,7 @@ def run(args: argparse.Namespace) -> int:
     from kbsync.repairfile import repair_file
 
     ws = workspace(args)
-    rels = [ws.relpath(p) for p in args.paths] if args.paths else list(ws.iter_files())
+    rels = ws.expand(args.paths) if args.paths else list(ws.iter_files())
     outcomes = [repair_file(ws, rel, dry_run=args.dry_run) for rel in rels]
     if args.json:
         print_json([{"path": o.relpath, "status": o.status, "fixes": o.fixes,

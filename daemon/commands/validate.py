@@ -12,7 +12,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("validate", help="check files against the protocol (exit 1 on errors)",
                        description="Prints `path:line: level: message` per finding. Without PATH, walks the "
                                    "whole workspace (skipping .git/ and .kbsync/).")
-    p.add_argument("paths", nargs="*", metavar="PATH", help="files to check (default: the whole workspace)")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="files or folders to check (default: the whole workspace)")
     p.add_argument("--json", action="store_true", help="print the findings as a JSON array")
     p.set_defaults(func=run)
 
@@ -21,7 +21,7 @@ def run(args: argparse.Namespace) -> int:
     from kbsync.validate import validate_paths
 
     ws = workspace(args)
-    rels = [ws.relpath(p) for p in args.paths] if args.paths else None
+    rels = ws.expand(args.paths) if args.paths else None
     findings = validate_paths(ws, rels)
     if args.json:
         print_json([f.as_dict() for f in findings])

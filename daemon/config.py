@@ -175,6 +175,7 @@ def _check(cfg: Config) -> None:
     for key, text in (("daemon.commit_every", cfg.daemon.commit_every), ("sync.every", cfg.sync.every),
                       ("scan.every", cfg.scan.every)):
         parse_duration(text, key=key, source=src)
+    synonyms_table(cfg)  # a synonym of an unknown heading is reported on load, not at first use
 
 
 def parse_config(text: str, source: str | None = None) -> Config:

@@ -36,11 +36,14 @@ class Workspace:
     def relpath(self, given: str | Path) -> str:
         """The workspace-relative path of `given`; InputError if it lies outside.
 
-        `given` may be relative to the current folder or absolute. A symlink that
-        points out of the workspace is refused too.
+        `given` may be absolute, or relative: to the current folder when that lies in the
+        workspace, else to the workspace root. A symlink that points out of the workspace
+        is refused too.
         """
         p = Path(given)
-        absolute = p if p.is_absolute() else Path.cwd() / p
+        cwd = Path.cwd().resolve()
+        base = cwd if cwd == self.real_root or self.real_root in cwd.parents else self.root
+        absolute = p if p.is_absolute() else base / p
         root = self.real_root
         lexical = Path(os.path.normpath(absolute))
         try:

@@ -187,6 +187,12 @@ def _value_note(name: str, value: str, index: int, line: str, m: re.Match[str]) 
 
 # ---- lines and headings -------------------------------------------------------
 
+def field_line(line: str) -> tuple[str, str] | None:
+    """(label as written, value) of a `- label: value` line (either colon, bullet optional)."""
+    m = _FIELD.match(line.rstrip("\r\n"))
+    return (m.group("name").strip(), m.group("value")) if m else None
+
+
 def _strip_eol(line: str) -> str:
     return line.rstrip("\r\n")
 

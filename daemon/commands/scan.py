@@ -1,0 +1,47 @@
+"""`kbsync scan`: new or changed files of the configured sources become candidate lists."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+from typing import Any
+
+from kbsync.errors import EXIT_OK
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "scan", help="write candidate lists for files new or changed since each source's watermark",
+        description="Scan the [[scan.sources]] of the config for files new or changed since the last scan and "
+        "write candidates/YYYY-MM-DD-<source>.md for a person to review. Nothing is added to the board.")
+    p.add_argument("sources", nargs="*", metavar="SOURCE", help="only these sources (default: all)")
+    p.add_argument("--json", action="store_true", help="print the candidates written as JSON")
+    p.add_argument("--now", metavar="TIME", help="the reference time, ISO 8601 (default: the clock); dates the list")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from kbsync.commands.common import context, print_json
+    from kbsync.errors import UsageError
+    from kbsync.feedback import parse_when
+    from kbsync.scan import run_scan
+    from kbsync.workspace import Workspace
+
+    root, cfg = context(args)
+    try:
+        now = parse_when(args.now) if args.now else dt.datetime.now(dt.timezone.utc)
+    except ValueError as exc:
+        raise UsageError(f"--now: {exc}") from exc
+    results = run_scan(Workspace(root, cfg), now, args.sources or None)
+    if args.json:
+        print_json([c.as_dict() | {"list": r.list_path} for r in results for c in r.candidates])
+        return EXIT_OK
+    for r in results:
+        c = r.counts
+        where = f" -> {r.list_path}" if r.list_path else ""
+        print(f"{r.source}: {len(r.candidates)} candidates{where} (new {c.new}, changed {c.changed}, "
+              f"renamed {c.renamed}, deleted {c.deleted}, proposed before {c.proposed_before})")
+        for cand in r.candidates:
+            flags = f"  [{', '.join(cand.flags)}]" if cand.flags else ""
+            print(f"  {cand.id}  {cand.path}  {cand.title}{flags}")
+    return EXIT_OK

@@ -1,0 +1,386 @@
+"""The watermark scan: new or changed files of configured sources become candidate lists.
+
+Sources are `[[scan.sources]]` tables: a `name` and either `path` (a folder, or a glob,
+of Markdown/text files) or `repo` and `branch` (a local git repository). The
+watermark of each source is kept in `.kbsync/scan/<name>.json`: for a folder, each
+file's mtime, size and SHA-256 (so a touch without change, or a rename, is not
+reported); for a repository, the last scanned commit. The watermark advances only
+after the candidate list was written. Nothing is ever added to the board here.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import glob
+import hashlib
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final, Iterator
+
+from kbsync import candidates, fsio, injection, proc, protocol, secrets
+from kbsync.candidates import Candidate
+from kbsync.config import Config
+from kbsync.errors import EXIT_REMOTE, ConfigError, InputError, KbsyncError
+from kbsync.guardededit import edit_file
+from kbsync.workspace import Workspace
+
+TEXT_SUFFIXES: Final = (".md", ".markdown", ".txt")
+EXCERPT_CHARS: Final = 240
+STATE_SUBDIR: Final = "scan"
+_GLOB_CHARS: Final = re.compile(r"[*?\[]")
+_NAME_RE: Final = re.compile(r"^[\w.-]{1,40}$")
+_TYPE_HINTS: Final = (
+    ("踩坑", re.compile(r"坑|故障|失败|报错|复盘|超时|事故|bug|fail|error|incident|pitfall|outage|gotcha", re.I)),
+    ("工具", re.compile(r"工具|命令|安装|插件|脚本|\btool|\bcli\b|install|plugin|library|command", re.I)),
+    ("方法", re.compile(r"步骤|方法|流程|指南|清单|实践|how to|guide|checklist|steps|practice|workflow", re.I)),
+)
+
+
+class ScanWriteError(KbsyncError):
+    """A candidate list could not be written; the source's watermark stays where it was."""
+
+    exit_code = EXIT_REMOTE
+
+
+@dataclass(frozen=True)
+class Source:
+    name: str
+    path: str | None = None
+    repo: str | None = None
+    branch: str = "HEAD"
+
+
+@dataclass(frozen=True)
+class Found:
+    path: str  # inside the source, with /
+    data: bytes
+    sha256: str
+    date: str  # YYYY-MM-DD
+    kind: str  # "new" or "changed"
+
+
+@dataclass
+class Counts:
+    new: int = 0
+    changed: int = 0
+    unchanged: int = 0
+    renamed: int = 0
+    deleted: int = 0
+    proposed_before: int = 0
+
+
+@dataclass
+class SourceResult:
+    source: str
+    list_path: str | None = None
+    candidates: list[Candidate] = field(default_factory=list)
+    counts: Counts = field(default_factory=Counts)
+
+
+# ---- configuration -------------------------------------------------------------
+
+def sources(cfg: Config) -> list[Source]:
+    """The configured sources, checked: a unique name, and `path` or `repo` (with an optional `branch`)."""
+    out: list[Source] = []
+    for i, raw in enumerate(cfg.scan.sources):
+        where = f"scan.sources[{i}]"
+        unknown = set(raw) - {"name", "path", "repo", "branch"}
+        if unknown:
+            raise ConfigError(f"{where}: unknown key {sorted(unknown)[0]!r}; use name, path, repo, branch", path=cfg.source)
+        name = raw.get("name")
+        if not isinstance(name, str) or not _NAME_RE.match(name):
+            raise ConfigError(f"{where}: name must be letters, digits, '-', '_' or '.' (at most 40)", path=cfg.source)
+        if ("path" in raw) == ("repo" in raw):
+            raise ConfigError(f"{where} ({name}): give either path (a folder or glob) or repo", path=cfg.source)
+        if any(not isinstance(raw.get(k, ""), str) for k in ("path", "repo", "branch")):
+            raise ConfigError(f"{where} ({name}): path, repo and branch are strings", path=cfg.source)
+        if name in (s.name for s in out):
+            raise ConfigError(f"{where}: a source named {name!r} exists already", path=cfg.source)
+        out.append(Source(name, raw.get("path"), raw.get("repo"), raw.get("branch", "HEAD")))
+    return out
+
+
+def _resolve(ws: Workspace, text: str) -> Path:
+    p = Path(text).expanduser()
+    return p if p.is_absolute() else ws.root / p
+
+
+# ---- folders ---------------------------------------------------------------------
+
+def _folder_files(ws: Workspace, spec: str) -> tuple[Path, list[str]]:
+    """The base folder and the files (relative to it) that a folder or glob source names."""
+    if _GLOB_CHARS.search(spec):
+        pattern = str(_resolve(ws, spec))
+        first = _GLOB_CHARS.search(pattern)
+        base = Path(pattern[: first.start() if first else len(pattern)].rsplit("/", 1)[0] or "/")
+        files = [p for p in glob.glob(pattern, recursive=True) if os.path.isfile(p)]
+        return base, sorted(os.path.relpath(p, base).replace(os.sep, "/") for p in files)
+    base = _resolve(ws, spec)
+    if not base.is_dir():
+        raise InputError("scan source folder not found; fix its path in the config", path=str(base))
+    return base, sorted(_walk(base, ws))
+
+
+def _walk(base: Path, ws: Workspace) -> Iterator[str]:
+    skip = {(ws.root / protocol.CANDIDATES_DIR).resolve(), ws.state_dir.resolve()}
+    for dirpath, dirnames, filenames in os.walk(base):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".") and Path(dirpath, d).resolve() not in skip]
+        rel = os.path.relpath(dirpath, base).replace(os.sep, "/")
+        for name in filenames:
+            if name.endswith(TEXT_SUFFIXES) and not name.startswith("."):
+                yield name if rel == "." else f"{rel}/{name}"
+
+
+def folder_changes(base: Path, files: list[str], mark: dict[str, list[Any]],
+                   tz: dt.tzinfo) -> tuple[list[Found], dict[str, list[Any]], Counts]:
+    """Files new or changed since `mark` ({path: [mtime_ns, size, sha256]}), and the next mark."""
+    counts = Counts()
+    present = set(files)
+    gone = {p: m for p, m in mark.items() if p not in present}
+    known = {m[2] for m in mark.values()}
+    counts.deleted = len(gone)
+    found: list[Found] = []
+    new_mark: dict[str, list[Any]] = {}
+    for rel in files:
+        try:
+            st = os.stat(base / rel)
+        except FileNotFoundError:
+            continue
+        old = mark.get(rel)
+        if old and old[0] == st.st_mtime_ns and old[1] == st.st_size:
+            new_mark[rel] = old
+            counts.unchanged += 1
+            continue
+        data = (base / rel).read_bytes()
+        digest = hashlib.sha256(data).hexdigest()
+        new_mark[rel] = [st.st_mtime_ns, st.st_size, digest]
+        if (old and old[2] == digest) or (not old and digest in known):
+            counts.unchanged += bool(old)
+            counts.renamed += not old
+            continue
+        day = dt.datetime.fromtimestamp(st.st_mtime_ns / 1e9, tz).date().isoformat()
+        found.append(Found(rel, data, digest, day, "changed" if old else "new"))
+    counts.new = sum(f.kind == "new" for f in found)
+    counts.changed = len(found) - counts.new
+    return found, new_mark, counts
+
+
+# ---- git repositories --------------------------------------------------------------
+
+def git_changes(repo: Path, branch: str, last: str | None) -> tuple[list[Found], str, Counts]:
+    """Text files added or changed on `branch` since commit `last` (all of them when None)."""
+    head = proc.git(["rev-parse", "--verify", f"{branch}^{{commit}}"], repo).strip()
+    counts = Counts()
+    if head == last:
+        return [], head, counts
+    if last and proc.run(["git", "cat-file", "-e", f"{last}^{{commit}}"], cwd=str(repo), check=False).returncode == 0:
+        paths = _diff(repo, last, head, counts)
+    else:
+        paths = {p: "new" for p in proc.git(["ls-tree", "-r", "-z", "--name-only", head], repo).split("\0") if p}
+    paths = {p: k for p, k in paths.items() if p.endswith(TEXT_SUFFIXES)}
+    day = proc.git(["log", "-1", "--format=%cI", head], repo).strip()[:10]
+    blobs = _cat_files(repo, head, sorted(paths))
+    found = [Found(p, data, hashlib.sha256(data).hexdigest(), day, paths[p]) for p, data in blobs]
+    counts.new = sum(f.kind == "new" for f in found)
+    counts.changed = len(found) - counts.new
+    return found, head, counts
+
+
+def _diff(repo: Path, old: str, new: str, counts: Counts) -> dict[str, str]:
+    tokens = proc.git(["diff", "--name-status", "-z", "-M", "--no-ext-diff", old, new], repo).split("\0")
+    out: dict[str, str] = {}
+    i = 0
+    while i < len(tokens) - 1:
+        status = tokens[i]
+        if status[:1] in "RC":
+            if status[1:] != "100":
+                out[tokens[i + 2]] = "changed"
+            counts.renamed += status[1:] == "100"
+            i += 3
+            continue
+        if status == "D":
+            counts.deleted += 1
+        elif status[:1] in "AM":
+            out[tokens[i + 1]] = "new" if status == "A" else "changed"
+        i += 2
+    return out
+
+
+def _cat_files(repo: Path, commit: str, paths: list[str]) -> list[tuple[str, bytes]]:
+    """The contents of `paths` at `commit`, in one `git cat-file --batch`."""
+    if not paths:
+        return []
+    request = "".join(f"{commit}:{p}\n" for p in paths).encode("utf-8")
+    out = proc.run(["git", "cat-file", "--batch"], cwd=str(repo), input=request).stdout
+    result: list[tuple[str, bytes]] = []
+    pos = 0
+    for p in paths:
+        end = out.index(b"\n", pos)
+        head = out[pos:end].split()
+        pos = end + 1
+        if len(head) < 3 or head[1] != b"blob":
+            continue
+        size = int(head[2])
+        result.append((p, out[pos:pos + size]))
+        pos += size + 1
+    return result
+
+
+# ---- analysis -------------------------------------------------------------------------
+
+def candidate_id(source: str, path: str, sha256: str) -> str:
+    return "c-" + hashlib.sha256(f"{source}\0{path}\0{sha256}".encode()).hexdigest()[:10]
+
+
+def _body(text: str) -> tuple[list[str], list[str]]:
+    """(frontmatter lines, body lines)."""
+    lines = text.split("\n")
+    if lines and lines[0].strip() == "---":
+        for i, line in enumerate(lines[1:], 1):
+            if line.strip() == "---":
+                return lines[1:i], lines[i + 1:]
+    return [], lines
+
+
+def _title(body: list[str], path: str) -> tuple[str, int]:
+    """The first heading (else the first line) and its index in `body`; the file's stem when none."""
+    for i, line in enumerate(body):
+        if line.strip():
+            return re.sub(r"^#+\s*", "", line.strip())[:60].strip() or Path(path).stem, i
+    return Path(path).stem, -1
+
+
+def _topic(front: list[str], path: str, source: str) -> str:
+    for line in front:
+        m = re.match(r"^tags:\s*\[?\s*([^,\]\s]+)", line)
+        if m:
+            return m.group(1).strip("'\"")
+    parent = Path(path).parent.name
+    return parent or source
+
+
+def _suggest_type(text: str) -> str:
+    return next((t for t, rx in _TYPE_HINTS if rx.search(text)), "观点")
+
+
+def _excerpt(body: list[str], skip: int) -> str:
+    text = " ".join(" ".join(line for i, line in enumerate(body) if i != skip).split())
+    text = injection.visible(text)
+    return text if len(text) <= EXCERPT_CHARS else text[:EXCERPT_CHARS].rstrip() + "…"
+
+
+def _has_secret(text: str) -> bool:
+    return bool(secrets.scan_text("candidate.md", text))
+
+
+def _offending(flags: list[injection.Flag], found: list[secrets.SecretFinding]) -> list[str]:
+    secret_lines = {f.line for f in found}
+    out = [f"第 {f.line} 行 [{f.rule}]: " + ("(此行含密钥，已隐去)" if f.line in secret_lines or _has_secret(f.text)
+                                          else f.text) for f in flags]
+    out += [f"第 {f.line} 行 [secret: {f.rule}]: (密钥内容不抄录)" for f in found]
+    return out
+
+
+def analyse(source: str, f: Found) -> Candidate:
+    """A candidate for one file: title, excerpt, suggested type and topic, flags. Secrets are never copied."""
+    text = f.data.decode("utf-8", errors="replace").replace("\r\n", "\n")
+    found_secrets = secrets.scan_text(f.path, text)
+    flags = injection.detect(text)
+    front, body = _body(text)
+    title, at = _title(body, f.path)
+    if found_secrets:
+        title = Path(f.path).stem if _has_secret(title) else title
+        excerpt = "(摘录已略去：文件含密钥，请直接打开原文件审阅)"
+    else:
+        excerpt = _excerpt(body, at) or _excerpt(body, -1)
+    names = ([candidates.FLAG_INJECTION] if flags else []) + ([candidates.FLAG_SECRET] if found_secrets else [])
+    return Candidate(
+        id=candidate_id(source, f.path, f.sha256), source=source, path=f.path, title=injection.visible(title),
+        source_date=f.date, type=_suggest_type(text[:4000]), topic=_topic(front, f.path, source),
+        flags=tuple(names), excerpt=excerpt, offending=tuple(_offending(flags, found_secrets)),
+    )
+
+
+# ---- the scan -----------------------------------------------------------------------------
+
+def _mark_path(ws: Workspace, name: str) -> Path:
+    return ws.state_dir / STATE_SUBDIR / f"{name}.json"
+
+
+def _load_mark(ws: Workspace, name: str) -> dict[str, Any]:
+    p = _mark_path(ws, name)
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as exc:
+        raise InputError(f"unreadable watermark ({exc}); delete it to rescan the source from scratch",
+                         path=str(p)) from exc
+    return data if isinstance(data, dict) else {}
+
+
+def known_ids(ws: Workspace) -> set[str]:
+    """Ids of every item in every candidate list (pending or decided): never proposed twice."""
+    folder = ws.root / protocol.CANDIDATES_DIR
+    out: set[str] = set()
+    for p in sorted(folder.glob("*.md")) if folder.is_dir() else []:
+        out |= candidates.known_ids(p.read_bytes().decode("utf-8", errors="replace"))
+    return out
+
+
+def _offset_tz(cfg: Config) -> dt.tzinfo:
+    off = cfg.protocol.default_offset
+    if off == "Z":
+        return dt.timezone.utc
+    sign = -1 if off[0] == "-" else 1
+    return dt.timezone(sign * dt.timedelta(hours=int(off[1:3]), minutes=int(off[4:6])))
+
+
+def _changes(ws: Workspace, src: Source, mark: dict[str, Any]) -> tuple[list[Found], dict[str, Any], Counts]:
+    if src.repo is not None:
+        found, head, counts = git_changes(_resolve(ws, src.repo), src.branch, mark.get("commit"))
+        return found, {"kind": "git", "commit": head}, counts
+    assert src.path is not None
+    base, files = _folder_files(ws, src.path)
+    found, files_mark, counts = folder_changes(base, files, mark.get("files", {}), _offset_tz(ws.config))
+    return found, {"kind": "folder", "files": files_mark}, counts
+
+
+def list_relpath(source: str, now: dt.datetime, tz: dt.tzinfo) -> str:
+    return f"{protocol.CANDIDATES_DIR}/{now.astimezone(tz).date().isoformat()}-{source}.md"
+
+
+def scan_source(ws: Workspace, src: Source, now: dt.datetime) -> SourceResult:
+    """Scan one source: write its candidate list, then advance its watermark."""
+    mark = _load_mark(ws, src.name)
+    found, next_mark, counts = _changes(ws, src, mark)
+    seen = known_ids(ws)
+    fresh = [f for f in found if candidate_id(src.name, f.path, f.sha256) not in seen]
+    counts.proposed_before = len(found) - len(fresh)
+    result = SourceResult(src.name, counts=counts, candidates=[analyse(src.name, f) for f in fresh])
+    if result.candidates:
+        tz = _offset_tz(ws.config)
+        rel = list_relpath(src.name, now, tz)
+        day = rel.rsplit("/", 1)[1][:10]
+        items = "".join(candidates.render_item(c) for c in result.candidates)
+        try:
+            edit_file(ws, rel, lambda old: (old or candidates.header(src.name, day)) + items)
+        except OSError as exc:
+            raise ScanWriteError(f"cannot write the candidate list ({exc.strerror or exc}); the watermark of "
+                                 f"{src.name!r} was not advanced, so the next scan proposes the same files",
+                                 path=rel) from exc
+        result.list_path = rel
+    fsio.atomic_write(_mark_path(ws, src.name), json.dumps(next_mark, ensure_ascii=False).encode("utf-8"))
+    return result
+
+
+def run_scan(ws: Workspace, now: dt.datetime, names: list[str] | None = None) -> list[SourceResult]:
+    """Scan the configured sources (or those named); the job the daemon runs on `[scan] every`."""
+    configured = sources(ws.config)
+    unknown = [n for n in names or [] if n not in {s.name for s in configured}]
+    if unknown:
+        raise InputError(f"no scan source named {unknown[0]!r}; see [[scan.sources]] in the config")
+    return [scan_source(ws, s, now) for s in configured if not names or s.name in names]

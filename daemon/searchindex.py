@@ -163,3 +163,4 @@ def _markdown_under(root: Path) -> list[str]:
             if f.endswith(".md"):
                 found.append(f if rel == "." else f"{rel}/{f}".replace(os.sep, "/"))
     return sorted(found)
+

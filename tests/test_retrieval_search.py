@@ -247,3 +247,24 @@ def test_bad_source_config_is_a_config_error(tmp_path: Path) -> None:
     (root / ".kbsync/config.toml").write_text('[[search.sources]]\nname = "x"\nkind = "ftp"\n', encoding="utf-8")
     out = kbsync(root, "search", "合同")
     assert out.returncode == 2 and "search.sources[0]" in out.stderr
+
+
+def test_index_rebuild_search_command(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    names = make_workspace(root, noise=3)
+    out = kbsync(root, "index", "rebuild", "--search")
+    assert out.returncode == 0 and "records" in out.stdout, out.stderr
+    assert keys(Workspace(root), "发票") == [names["P7"]]
+
+
+def test_a_hanging_wrapper_with_a_child_is_stopped_whole(tmp_path: Path) -> None:
+    """A shell wrapper whose child keeps the output pipe open must not outlive its timeout."""
+    import time
+
+    from kbsync.errors import KbsyncError
+    from kbsync.search import run_bounded
+
+    start = time.monotonic()
+    with pytest.raises(KbsyncError, match="timed out"):
+        run_bounded(["sh", "-c", "sleep 30; echo late"], 0.5, cwd=tmp_path)
+    assert time.monotonic() - start < 10

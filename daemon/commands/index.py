@@ -13,10 +13,16 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     rb = s.add_parser("rebuild", help="regenerate index.md from the session files, atomically",
                       description="index.md is append-only in normal use; this administrative command rewrites it "
                                   "with one row per session, sorted by ts in UTC. The previous file is backed up.")
+    rb.add_argument("--search", action="store_true",
+                    help="rebuild the derived search database under .kbsync/ instead of index.md")
     rb.set_defaults(func=run_rebuild)
 
 
 def run_rebuild(args: argparse.Namespace) -> int:
+    if args.search:
+        from kbsync.commands.search import rebuild_search
+
+        return rebuild_search(workspace(args))
     from kbsync.rebuild import rebuild_index
 
     n = rebuild_index(workspace(args))

@@ -7,6 +7,7 @@ import sys
 
 from kbsync.commands.common import context, print_json
 from kbsync.errors import EXIT_OK, EXIT_PROBLEMS
+from kbsync.workspace import Workspace
 
 HELP = "search the workspace and other configured sources (tag: status: type: since: until: source: filters)"
 
@@ -22,7 +23,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 def run(args: argparse.Namespace) -> int:
     from kbsync.search import federated
-    from kbsync.workspace import Workspace
 
     root, cfg = context(args)
     outcome = federated(Workspace(root, cfg), " ".join(args.query), names=args.source, top=max(0, args.top))
@@ -39,3 +39,12 @@ def run(args: argparse.Namespace) -> int:
     if not outcome.results:
         sys.stderr.write("kbsync: no hits\n")
     return EXIT_OK if outcome.results else EXIT_PROBLEMS
+
+
+def rebuild_search(ws: Workspace) -> int:
+    """`kbsync index rebuild --search`: rebuild the search database and say what went in."""
+    from kbsync.searchindex import rebuild
+
+    got = rebuild(ws)
+    print(f"search index: {got.files} files, {got.records} records ({got.broken} with unreadable frontmatter)")
+    return EXIT_OK

@@ -52,8 +52,8 @@ img { max-width: 100%; }
 """.strip()
 
 
-class ToolMissingError(KbsyncError):
-    """An external program an export needs is not installed (an environment failure)."""
+class ToolError(KbsyncError):
+    """An external program an export needs is missing or failed (an environment failure)."""
 
     exit_code = EXIT_REMOTE
 
@@ -182,7 +182,7 @@ def render_file(source: Path, display: str, mode: ImageMode, *, uri: bool = True
 def require_pandoc() -> None:
     """KbsyncError naming the package to install when pandoc is not on PATH."""
     if shutil.which("pandoc") is None:
-        raise ToolMissingError(
+        raise ToolError(
             f"DOCX export needs pandoc, which is not installed; install the `{PANDOC_PACKAGE}` package "
             "(Debian/Ubuntu: apt-get install pandoc) or export --to html"
         )
@@ -194,7 +194,7 @@ def html_to_docx(page: str, display: str) -> bytes:
     result = proc.run(["pandoc", "-f", "html", "-t", "docx", "-o", "-"], input=page.encode("utf-8"), check=False)
     if result.returncode != 0:
         detail = result.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise KbsyncError(f"pandoc failed: {detail[-1] if detail else result.returncode}", path=display)
+        raise ToolError(f"pandoc failed: {detail[-1] if detail else result.returncode}", path=display)
     return result.stdout
 
 

@@ -151,7 +151,7 @@ def plan_split(text: str, relpath: str, at: list[int] | None = None) -> Plan:
         for k, piece in cut(sec, bounds).items():
             parts[k][sec.title] = piece
     lines = sp.body.split("\n")
-    topics = [part_title(lines[b]) for b in bounds]
+    topics = [part_title(lines[b]) or f"topic {n + 1}" for n, b in enumerate(bounds)]
     return Plan({t: parts[0].get(t, "") for t in titles}, list(zip(topics, parts[1:])))
 
 
@@ -166,7 +166,11 @@ def child_doc(original: SessionDoc, sid: str, topic: str, contents: dict[str, st
 
 
 def links(children: list[Child]) -> str:
-    return "\n".join(f"- [{c.title}](<{c.relpath.rsplit('/', 1)[1]}>) `{c.sid}`" for c in children)
+    """One Markdown list item per child: its topic linked to its file (same folder), and its id."""
+    def text(title: str) -> str:
+        return title.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+
+    return "\n".join(f"- [{text(c.title)}](<{c.relpath.rsplit('/', 1)[1]}>) `{c.sid}`" for c in children)
 
 
 def remainder_text(text: str, plan: Plan, children: list[Child]) -> str:

@@ -108,9 +108,9 @@ def test_split_at_lines(ws: Path) -> None:
 
 
 def test_nothing_to_split_or_bad_line_writes_nothing(ws: Path) -> None:
-    r = kbsync("session", "split", SID, "--at", "3", ws=ws)
     before = snapshot(ws)
-    one_line_error(r, "--at 3")
+    one_line_error(kbsync("session", "split", SID, "--at", "3", ws=ws), "--at 3")  # a frontmatter line
+    assert snapshot(ws) == before
     assert save(ws, {**PAYLOAD, "sections": {"我的判断": "无主题", "结论": "无"}}).returncode == 0
     before = snapshot(ws)
     one_line_error(kbsync("session", "split", SID, ws=ws), "no topic boundaries")

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
-from kbsync import body, frontmatter, protocol
+from kbsync import board, body, frontmatter, protocol
 from kbsync.config import Config, synonyms_table
 from kbsync.findings import Finding, has_errors
 from kbsync.session import field_line
@@ -251,21 +251,13 @@ def repair_text(relpath: str, text: str, cfg: Config) -> RepairResult:
     if kind == "session":
         new, fixes = repair_session(lf, context_for(relpath, cfg))
     elif kind == "board":
-        new, fixes = _repair_board(lf)
+        new, fixes = board.repair_board(lf)
     elif kind == "index":
         new, fixes = _repair_index(lf)
     after = validate_text(relpath, new, cfg)
     if not fixes:
         return RepairResult(text, [], before)
     return RepairResult(new.replace("\n", "\r\n") if crlf else new, fixes, after)
-
-
-def _repair_board(text: str) -> tuple[str, list[str]]:
-    try:
-        from kbsync import board
-    except ImportError:
-        return text, []
-    return board.repair_board(text)
 
 
 def _repair_index(text: str) -> tuple[str, list[str]]:

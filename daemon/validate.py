@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from typing import TYPE_CHECKING, Any, Callable
 
-from kbsync import body, frontmatter, protocol
+from kbsync import board, body, frontmatter, protocol
 from kbsync.config import Config
 from kbsync.findings import Finding
 from kbsync.session import typed_field
@@ -161,11 +160,7 @@ def check_index(relpath: str, text: str, cfg: Config) -> list[Finding]:
 
 
 def check_board(relpath: str, text: str, cfg: Config) -> list[Finding]:
-    try:
-        from kbsync import board
-    except ImportError:
-        return []
-    return [dataclasses.replace(f, path=relpath) for f in board.validate_board(text)]
+    return board.validate_board(text, relpath)
 
 
 def check_log(relpath: str, text: str, cfg: Config) -> list[Finding]:

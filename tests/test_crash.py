@@ -1,0 +1,231 @@
+"""Crash safety for real: a child writing, repairing or saving is killed with SIGKILL at random moments.
+
+After every kill the file is a complete old or new version, never a partial one; a
+leftover temp file is never taken for content, and the next run recovers on its own.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import random
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from helpers_core import kbsync, new_workspace, snapshot
+from kbsync import fsio, indexmd, protocol
+from kbsync.session import parse_session
+from kbsync.validate import validate_paths
+from kbsync.workspace import Workspace
+
+ROUNDS = 12  # kills per scenario
+MAX_DELAY_S = 0.12  # a kill lands this long at most after the child said it was running
+REL = "sessions/2025-06-11/1432-a9993e3-崩溃.md"
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
+
+
+def version(n: int) -> bytes:
+    """Version n of a file: its number first, then ~1 MB that depends on n (a torn write shows)."""
+    line = f"{n:08d} " + "内容" * 60 + "\n"
+    return f"version {n}\n".encode() + line.encode() * 2500 + f"end {n}\n".encode()
+
+
+ATOMIC_CHILD = inspect.getsource(version) + textwrap.dedent("""
+    import sys
+    from pathlib import Path
+    from kbsync import fsio
+    path, n = Path(sys.argv[1]), int(sys.argv[2])
+    print("running", flush=True)
+    while True:
+        n += 1
+        fsio.atomic_write(path, version(n))
+""")
+
+REPAIR_CHILD = textwrap.dedent("""
+    import sys
+    from pathlib import Path
+    from kbsync import fsio
+    from kbsync.repairfile import repair_file
+    from kbsync.workspace import Workspace
+    ws, rel, dirty = Workspace(Path(sys.argv[1])), sys.argv[2], Path(sys.argv[3]).read_bytes()
+    print("running", flush=True)
+    while True:
+        fsio.atomic_write(ws.path(rel), dirty)   # an editor saving a defect
+        repair_file(ws, rel)
+""")
+
+SAVE_CHILD = textwrap.dedent("""
+    import sys
+    from pathlib import Path
+    from kbsync.store import save_session
+    from kbsync.workspace import Workspace
+    ws, n = Workspace(Path(sys.argv[1])), int(sys.argv[2])
+    print("running", flush=True)
+    while True:
+        n += 1
+        save_session(ws, {"session_id": "crash-test", "title": "崩溃", "ts": "2025-06-11T14:32:07+08:00",
+                          "summary": f"round {n}", "sections": {"结论": f"round {n}\\n" * 3000}})
+""")
+
+
+def kill_at_random(argv: list[str], rng: random.Random) -> None:
+    """Start the child, wait until it runs, let it work a random moment, SIGKILL it."""
+    child = subprocess.Popen([sys.executable, "-c", *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert child.stdout is not None
+    ready = child.stdout.readline()
+    assert ready == b"running\n", child.communicate()[1].decode()
+    time.sleep(rng.uniform(0, MAX_DELAY_S))
+    child.send_signal(signal.SIGKILL)
+    child.wait(30)
+    assert child.returncode == -signal.SIGKILL, child.stderr.read().decode() if child.stderr else ""
+    child.stdout.close()
+    if child.stderr:
+        child.stderr.close()
+
+
+def temp_leftovers(root: Path) -> list[Path]:
+    return [p for p in root.rglob(f"*{fsio.TEMP_SUFFIX}") if ".git" not in p.parts]
+
+
+def assert_temps_are_not_content(ws: Workspace) -> None:
+    """Leftover temp files: no walk, validation or git status takes them for workspace files."""
+    leftovers = temp_leftovers(ws.root)
+    assert not [rel for rel in ws.iter_files() if rel.endswith(fsio.TEMP_SUFFIX) or "/." in "/" + rel]
+    for p in leftovers:
+        assert p.name.startswith(".") and not p.name.endswith(".md")
+    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=ws.root,
+                            capture_output=True, text=True, check=True).stdout
+    assert fsio.TEMP_SUFFIX not in status and fsio.LOCK_SUFFIX not in status
+
+
+@pytest.fixture()
+def ws(tmp_path: Path) -> Workspace:
+    return new_workspace(tmp_path / "ws")
+
+
+def test_killed_atomic_writes_leave_a_complete_version(ws: Workspace, tmp_path: Path) -> None:
+    rng = random.Random(20250611)
+    path = ws.path("memory/entities/crash.md")
+    fsio.atomic_write(path, version(0))
+    seen: set[int] = set()
+    n = 0
+    for _ in range(ROUNDS):
+        kill_at_random([ATOMIC_CHILD, str(path), str(n)], rng)
+        data = path.read_bytes()
+        n = int(data.split(b"\n", 1)[0].split()[1])
+        assert data == version(n), f"torn file after a kill (claims version {n}, {len(data)} bytes)"
+        seen.add(n)
+        for tmp in temp_leftovers(ws.root):  # a temp may be partial: it must never become the file
+            assert tmp.parent == path.parent
+        n += 1000  # the next child writes versions that cannot be confused with these
+    assert len(seen) > 1, "the children never got to write; the test proved nothing"
+    assert_temps_are_not_content(ws)
+
+
+DIRTY = """---
+id: 20250611-1432-a9993e3
+ts: 2025-06-11T14:32:07
+role: assistant
+parent: null
+tags: [崩溃]
+status： open
+summary: "kill -9"
+---
+
+## 用户输入
+
+{body}
+
+## 我的判断
+
+## 工具调用
+
+## 结论
+
+## 后续
+
+- 重跑
+"""
+
+
+def test_killed_repairs_leave_old_or_new_and_a_rerun_recovers(ws: Workspace, tmp_path: Path) -> None:
+    rng = random.Random(7)
+    dirty = DIRTY.format(body="正文 " * 40000).encode("utf-8")
+    dirty_file = tmp_path / "dirty.md"
+    dirty_file.write_bytes(dirty)
+    fsio.atomic_write(ws.path(REL), dirty)
+    kbsync("repair", REL, ws=ws.root, cwd=ws.root)
+    repaired = ws.path(REL).read_bytes()
+    assert repaired != dirty and not [f for f in validate_paths(ws, [REL]) if f.level == "error"]
+    states = set()
+    for _ in range(ROUNDS):
+        kill_at_random([REPAIR_CHILD, str(ws.root), REL, str(dirty_file)], rng)
+        data = ws.path(REL).read_bytes()
+        assert data in (dirty, repaired), f"partial file after a kill ({len(data)} bytes)"
+        states.add(data == repaired)
+        for backup in ws.backup_dir.rglob("*"):
+            if backup.is_file():
+                assert backup.read_bytes() == dirty, f"partial backup {backup}"
+    assert_temps_are_not_content(ws)
+    # whatever the kill left (a stale lock of a dead pid, temps), a plain rerun finishes the job
+    proc = kbsync("repair", ws=ws.root)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert ws.path(REL).read_bytes() == repaired
+    assert not fsio.lock_path(ws.path(REL)).exists()
+    before = snapshot(ws.root)
+    assert kbsync("repair", ws=ws.root).returncode == 0
+    assert snapshot(ws.root) == before
+    assert kbsync("validate", ws=ws.root).returncode == 0
+
+
+def test_killed_session_saves_leave_a_whole_session(ws: Workspace) -> None:
+    rng = random.Random(42)
+    rel = ""
+    n = 0
+    for _ in range(ROUNDS):
+        kill_at_random([SAVE_CHILD, str(ws.root), str(n)], rng)
+        files = [p for p in ws.path(protocol.SESSIONS_DIR).rglob("*.md")]
+        if not files:
+            continue  # killed before the first file existed
+        assert len(files) == 1, f"one session, no conflict copies: {files}"
+        rel = files[0].relative_to(ws.root).as_posix()
+        doc = parse_session(files[0].read_text(encoding="utf-8"))
+        n = int(str(doc.fields["summary"]).split()[1])
+        assert doc.section("结论") == (f"round {n}\n" * 3000).strip("\n"), "a torn session"
+        rows = indexmd.parse_rows(ws.path(protocol.INDEX_MD).read_text(encoding="utf-8"))
+        assert all(r.path == rel for r in rows)
+        assert not indexmd.findings(protocol.INDEX_MD, ws.path(protocol.INDEX_MD).read_text(encoding="utf-8"))
+        n += 1000
+    assert rel, "the children never saved; the test proved nothing"
+    assert_temps_are_not_content(ws)
+    # the killed writer's lock is stale (its pid is gone): the next save goes through at once
+    proc = kbsync("session", "save", "--json", ws=ws.root,
+                  stdin=json.dumps({"session_id": "crash-test", "summary": "after the crashes"}))
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["path"] == rel
+    assert not fsio.lock_path(ws.path(rel)).exists()
+    assert kbsync("validate", ws=ws.root).returncode == 0
+    assert kbsync("repair", ws=ws.root).returncode == 0
+
+
+def test_a_half_written_temp_file_is_never_read_as_content(ws: Workspace) -> None:
+    """What a crash between write and rename leaves: the walk, validate and repair ignore it."""
+    ws.path(REL).parent.mkdir(parents=True, exist_ok=True)
+    torn = b"---\nid: 20250611-1432-a9993e3\nts: 2025-06-"
+    temp = fsio.temp_path_for(ws.path(REL))
+    temp.write_bytes(torn)
+    assert list(ws.iter_files()) == sorted(ws.iter_files()) and not any(".tmp" in r for r in ws.iter_files())
+    before = snapshot(ws.root)
+    assert kbsync("validate", ws=ws.root).returncode == 0
+    assert kbsync("repair", ws=ws.root).returncode == 0
+    assert snapshot(ws.root) == before
+    saved = kbsync("session", "save", ws=ws.root, stdin=json.dumps(
+        {"session_id": "other", "ts": "2025-06-11T14:32:07+08:00"}))
+    assert saved.returncode == 0 and temp.read_bytes() == torn

@@ -1,0 +1,39 @@
+"""`kbsync stats`: counts over the sessions' frontmatter, from its one-way copy in SQLite."""
+
+from __future__ import annotations
+
+import argparse
+
+from kbsync.commands.common import print_json, workspace
+from kbsync.errors import EXIT_OK
+
+HELP = "session counts by tag, month, status or model (copied one way from the files; dirty files skipped)"
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = subparsers.add_parser("stats", help=HELP, description=HELP + ". With [stats] dsn set, the same "
+                              "frontmatter is also upserted into PostgreSQL.")
+    p.add_argument("--by", choices=("tag", "month", "status", "model"), default="tag",
+                   help="what to group by (default: tag)")
+    p.add_argument("--json", action="store_true", help="print the figures as JSON")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from kbsync.stats import group, render, session_rows
+
+    ws = workspace(args)
+    rows = session_rows(ws)
+    stats = group(rows, args.by)
+    pushed = None
+    if ws.config.stats.dsn:
+        from kbsync.statspg import push
+
+        pushed = push(ws.config.stats.dsn, rows)
+    if args.json:
+        print_json({**stats.as_dict(), **({"pushed": pushed} if pushed is not None else {})})
+    else:
+        print(render(stats))
+        if pushed is not None:
+            print(f"{pushed} sessions upserted into PostgreSQL (stats.dsn)")
+    return EXIT_OK

@@ -111,12 +111,25 @@ def _target(ws: Workspace, relpath: str) -> Path:
 def save_session(ws: Workspace, payload: dict[str, Any], where: str = "<stdin>") -> SaveResult:
     """Render, write atomically under the file's lock, self-check, append an index row."""
     inp = parse_input(payload, ws.config.protocol.default_offset, where)
+    cfg = ws.config.daemon
+    # One writer per raw id while the path is chosen: two first saves with different titles
+    # (or straddling a minute) would otherwise create two files for one session.
+    with fsio.locked(ws.state_dir / "locks" / protocol.h7(inp.raw_id), ttl_s=cfg.lock_ttl_s, wait_s=cfg.lock_wait_s):
+        relpath, doc, expected = _save_locked(ws, inp)
+    title = inp.title or _title_of(relpath)
+    record = {**doc.fields, "title": title, "path": relpath}
+    append_index_row(ws, indexmd.row_for(record, title))
+    return SaveResult(relpath, record, expected is None)
+
+
+def _save_locked(ws: Workspace, inp: SessionInput) -> tuple[str, SessionDoc, fsio.Fingerprint | None]:
     existing = find_session(ws, protocol.h7(inp.raw_id))
+    fresh: SessionDoc | None = None
     if existing:
         relpath = existing
     else:
-        doc = _new_doc(inp, ws.config.protocol.default_offset)
-        relpath = protocol.session_relpath(doc.fields["id"], inp.title)
+        fresh = _new_doc(inp, ws.config.protocol.default_offset)  # made once: `ts` defaults to now
+        relpath = protocol.session_relpath(fresh.fields["id"], inp.title)
     path = _target(ws, relpath)
     cfg = ws.config.daemon
     with fsio.locked(path, ttl_s=cfg.lock_ttl_s, wait_s=cfg.lock_wait_s):
@@ -128,12 +141,9 @@ def save_session(ws: Workspace, payload: dict[str, Any], where: str = "<stdin>")
                 raise ProtocolError(f"{exc.message}; run `kbsync repair {relpath}` first", path=relpath, line=exc.line) from exc
             expected: fsio.Fingerprint | None = fp
         else:
-            doc, expected = _new_doc(inp, ws.config.protocol.default_offset), None
+            doc, expected = fresh or _new_doc(inp, ws.config.protocol.default_offset), None
         write_session(ws, relpath, render_session(doc), expected)
-    title = inp.title or _title_of(relpath)
-    record = {**doc.fields, "title": title, "path": relpath}
-    append_index_row(ws, indexmd.row_for(record, title))
-    return SaveResult(relpath, record, expected is None)
+    return relpath, doc, expected
 
 
 def append_index_row(ws: Workspace, row: indexmd.Row) -> None:

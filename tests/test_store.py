@@ -130,8 +130,8 @@ def test_payload_that_is_not_json_or_not_an_object(ws: Workspace, tmp_path: Path
 
 # ---- two writers on one file ----------------------------------------------------------
 
-def _saver(ws: Path, n: int) -> subprocess.Popen[bytes]:
-    payload = {"session_id": RAW_ID, "title": "并发", "ts": TS, "summary": f"writer {n}",
+def _saver(ws: Path, n: int, title: str = "并发") -> subprocess.Popen[bytes]:
+    payload = {"session_id": RAW_ID, "title": title, "ts": TS, "summary": f"writer {n}",
                "sections": {"结论": f"from writer {n}\n" * 50}}
     proc = subprocess.Popen([sys.executable, "-m", "kbsync", "-w", str(ws), "session", "save"],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -158,6 +158,17 @@ def test_concurrent_saves_of_one_session_wait_for_the_lock(ws: Workspace) -> Non
     winner = doc.fields["summary"]
     assert doc.section("结论") == (f"from {winner}\n" * 50).strip("\n")  # one writer's whole text
     assert len(_rows(ws)) == len(ok)
+
+
+def test_concurrent_first_saves_with_different_titles_make_one_file(ws: Workspace) -> None:
+    procs = [_saver(ws.root, n, title=f"标题 {n}") for n in range(4)]
+    results = [(p.wait(60), p.stdout.read().decode(), p.stderr.read().decode()) for p in procs]  # type: ignore[union-attr]
+    assert [code for code, _, _ in results] == [0, 0, 0, 0], results
+    paths = {out.strip() for _, out, _ in results}
+    assert len(paths) == 1
+    files = list(ws.path("sessions").rglob("*.md"))
+    assert [f.relative_to(ws.root).as_posix() for f in files] == list(paths)
+    assert save(ws.root, {"session_id": RAW_ID, "summary": "later"}).returncode == 0
 
 
 def test_a_held_lock_gives_a_clear_locked_error_after_a_bounded_wait(ws: Workspace) -> None:

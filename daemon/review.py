@@ -90,6 +90,27 @@ def drift(counter_keys: set[str], board_text: str) -> list[str]:
             for k in sorted(counter_keys - keys)]
 
 
+def search_drift(state_dir: Path, board_text: str) -> list[str]:
+    """Where the derived search index disagrees with the board's entries (when this machine has one)."""
+    from kbsync import searchdb
+
+    path = searchdb.db_path(state_dir)
+    if not path.exists():
+        return []
+    conn = searchdb.connect(path)
+    try:
+        indexed = {r.key.split("#", 1)[-1]: r for r in searchdb.records(conn, "board")}
+    finally:
+        conn.close()
+    entries = {b.entry.key: b.entry for b in parse_board(board_text).entries()}
+    fix = "; run `kbsync index rebuild --search`"
+    out = [f"{k} is not in the search index{fix}" for k in entries if k not in indexed]
+    out += [f"{k} is in the search index but not on the board{fix}" for k in indexed if k not in entries]
+    out += [f"{k}: the search index holds an older version{fix}" for k, e in entries.items()
+            if k in indexed and (indexed[k].summary, indexed[k].status, indexed[k].type) != (e.summary, e.status, e.type)]
+    return out
+
+
 def render_report(report: dict[str, Any]) -> str:
     """The review as Markdown for a person who updates 长期趋势."""
     lines = [f"# 看板周报 (since {report['since']})", ""]

@@ -125,3 +125,22 @@ def test_review_from_git_history(tmp_path: Path) -> None:
     text = kb(root, "board", "review", "--since", "2025-06-10").stdout
     assert "## added (1)" in text
 
+
+
+def test_review_reports_drift_of_counters_and_search_index(tmp_path: Path) -> None:
+    root = git_workspace(tmp_path / "ws")
+    _add(root)
+    _add(root, title="后加")
+    assert kb(root, "index", "rebuild", "--search").returncode == 0
+    kb(root, "board", "feedback", "后加@2025-06-11", "--helpful")
+    _add(root, summary="改过")
+    text = (root / "LEARNING_BOARD.md").read_text(encoding="utf-8")
+    (root / "LEARNING_BOARD.md").write_text(text.replace("### 后加", "### 改名了"), encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "x")
+    rep = json.loads(kb(root, "board", "review", "--json").stdout)
+    drift = "\n".join(rep["drift"])
+    assert f"{KEY}: the search index holds an older version" in drift
+    assert "改名了@2025-06-11 is not in the search index" in drift
+    assert "后加@2025-06-11 is in the search index but not on the board" in drift
+    assert "feedback counters for 后加@2025-06-11, which is not on the board" in drift

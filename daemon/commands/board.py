@@ -297,7 +297,7 @@ def _run_review(args: argparse.Namespace) -> int:
     report = review.review(ws.root, text, since)
     report["decay"] = [{"key": c.key, "reasons": list(c.reasons)} for c in _decay(ws, now, args.days)]
     with feedback.FeedbackStore(ws.state_dir) as store:
-        report["drift"] = review.drift(set(store.all()), text)
+        report["drift"] = review.drift(set(store.all()), text) + review.search_drift(ws.state_dir, text)
     if args.json:
         print_json(report)
     else:

@@ -161,6 +161,19 @@ def test_outside_a_repository_is_an_environment_error(tmp_path: Path) -> None:
     assert out.returncode == 3 and "Traceback" not in out.stderr
 
 
+def test_daemon_commit_path_stays_green_with_the_hook_installed(repo: Path) -> None:
+    write(repo, ".kbsync/config.toml", "[daemon]\nquiet_ms = 0\n")
+    write(repo, ".gitignore", ".kbsync/\n")
+    write(repo, SESSION_PATH, session_text())
+    write(repo, "notes/key.txt", provider_secrets()["github-pat"] + "\n")
+    out = kbsync(repo, "-w", str(repo), "commit")
+    assert out.returncode == 0, out.stderr
+    assert head_files(repo) == [".gitignore", SESSION_PATH]
+    assert "notes/key.txt" in out.stderr and "ghp_********" in out.stderr
+    stage(repo, "memory/facts.md", "- 一条事实\n")
+    assert commit(repo).returncode == 0
+
+
 # ---- install ------------------------------------------------------------------------
 
 def test_install_refuses_a_different_hook_then_chains_or_forces(tmp_path: Path) -> None:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,9 +10,9 @@ import pytest
 from helpers_hook import ALNUM, provider_secrets, rand
 from kbsync import secrets
 from kbsync.secrets import SecretFinding, default_rules, parse_allowlist, scan_bytes, scan_text
+from tests.conftest import gen_workspace
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("KBSYNC_SHARED", ROOT.parent / "shared"))
 
 
 @pytest.mark.parametrize("rule", sorted(provider_secrets()))
@@ -122,12 +120,8 @@ def test_repository_holds_no_secret_shaped_literal() -> None:
 
 
 def test_no_false_positives_on_the_benchmark_corpus(tmp_path: Path) -> None:
-    gen = SHARED / "bench" / "gen_workspace.py"
-    if not gen.is_file():
-        pytest.skip(f"benchmark generator not found at {gen}; set KBSYNC_SHARED")
-    subprocess.run([sys.executable, str(gen), str(tmp_path / "ws"), "--sessions", "3000"], check=True,
-                   capture_output=True)
-    files = [p for p in (tmp_path / "ws").rglob("*") if p.is_file()]
+    ws = gen_workspace(tmp_path / "ws", sessions=3000)
+    files = [p for p in ws.rglob("*") if p.is_file()]
     assert len(files) > 3000
     found = [str(f) for p in files for f in scan_bytes(p.name, p.read_bytes())]
     assert found == []

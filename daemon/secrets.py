@@ -30,7 +30,8 @@ INLINE_MARKER = "kbsync:allow"
 MASK = "********"
 PREVIEW_CHARS = 4
 BINARY_SNIFF = 8000  # bytes git itself looks at to call a file binary
-_WINDOW_AFTER = 256  # characters after a keyword a match may still reach (single-line rules)
+_BEFORE = 256  # characters before a keyword where a match may start (OpenAI keys: ~90)
+_AFTER = 512  # characters after a keyword a single-line match may reach (generic values: ~200)
 _SELF_EXEMPT = ("secret-rules.toml", ALLOW_FILE)  # the rules themselves and the allowlist
 
 
@@ -40,7 +41,7 @@ class SecretFinding:
     line: int
     rule: str
     preview: str  # first characters of the secret, then a mask
-    fingerprint: str  # `<rule>:<16 hex>`, what `.kbsync-allow` lists
+    fingerprint: str  # `<rule>@<16 hex>`, what `.kbsync-allow` lists
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}: secret ({self.rule}) {self.preview} [{self.fingerprint}]"
@@ -50,7 +51,7 @@ class SecretFinding:
 class Rule:
     id: str
     regex: re.Pattern[str]
-    keywords: tuple[str, ...]
+    keywords: frozenset[str]
     secret_group: int | None = None
     entropy: float | None = None
     multiline: bool = False
@@ -66,6 +67,8 @@ class RuleSet:
     allow_secret: tuple[re.Pattern[str], ...]
     stopwords: tuple[str, ...]
     markers: tuple[str, ...]
+    keyword_re: re.Pattern[str]  # any rule's keyword, in lower-cased text
+    by_first: dict[str, tuple[str, ...]]  # first character -> keywords starting with it
 
 
 # ---- rules ---------------------------------------------------------------------
@@ -83,7 +86,7 @@ def _rule(data: dict[str, Any]) -> Rule:
     return Rule(
         id=rid,
         regex=regex,
-        keywords=tuple(k.lower() for k in data.get("keywords", ())),
+        keywords=frozenset(k.lower() for k in data.get("keywords", ())),
         secret_group=data.get("secret_group"),
         entropy=data.get("entropy"),
         multiline=r"[\s\S" in data["regex"],
@@ -98,11 +101,15 @@ def parse_rules(text: str) -> RuleSet:
     """A RuleSet from the rules file's TOML text."""
     data = tomllib.loads(text)
     glob = data.get("global_allowlist", {})
+    rules = tuple(_rule(r) for r in data.get("rules", []))
+    keywords = sorted({k for r in rules for k in r.keywords})
     return RuleSet(
-        rules=tuple(_rule(r) for r in data.get("rules", [])),
+        rules=rules,
         allow_secret=_compile(glob.get("regexes", []), "global_allowlist"),
         stopwords=tuple(w.lower() for w in glob.get("stopwords", ())),
         markers=(INLINE_MARKER, *glob.get("inline_markers", ())),
+        keyword_re=re.compile("|".join(map(re.escape, keywords))),
+        by_first={c: tuple(k for k in keywords if k[0] == c) for c in {k[0] for k in keywords}},
     )
 
 
@@ -141,11 +148,12 @@ def scan_text(
     if relpath.rsplit("/", 1)[-1] in _SELF_EXEMPT:
         return []
     ruleset = rules or default_rules()
-    low = _ascii_lower(text)
+    starts = _keyword_starts(ruleset, _ascii_lower(text))
     claimed: list[tuple[int, int]] = []
     found: list[SecretFinding] = []
-    for rule in ruleset.rules:  # specific rules come first in the file; a span is reported once
-        for span, finding in _scan_rule(rule, ruleset, relpath, text, low):
+    for rule in ruleset.rules if starts else ():  # specific rules come first; a span is reported once
+        hits = [pos for pos, kws in starts.items() if not rule.keywords.isdisjoint(kws)]
+        for span, finding in _scan_rule(rule, ruleset, relpath, text, hits):
             if not any(s < span[1] and span[0] < e for s, e in claimed):
                 claimed.append(span)
                 found.append(finding)
@@ -161,10 +169,22 @@ def _ascii_lower(text: str) -> str:
 _ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
 
 
+def _keyword_starts(rs: RuleSet, low: str) -> dict[int, set[str]]:
+    """Position -> the keywords that start there: one regex pass, then exact checks inside each
+    match (keywords overlap, as `key` inside `secretkey`)."""
+    out: dict[int, set[str]] = {}
+    for m in rs.keyword_re.finditer(low):
+        for pos in range(m.start(), m.end()):
+            kws = {k for k in rs.by_first.get(low[pos], ()) if low.startswith(k, pos)}
+            if kws:
+                out[pos] = kws
+    return out
+
+
 def _scan_rule(
-    rule: Rule, rs: RuleSet, relpath: str, text: str, low: str
+    rule: Rule, rs: RuleSet, relpath: str, text: str, hits: list[int]
 ) -> Iterator[tuple[tuple[int, int], SecretFinding]]:
-    for start, end in _windows(rule, text, low):
+    for start, end in _windows(rule, text, hits):
         for m in rule.regex.finditer(text, start, end):
             group = _secret_group(m, rule.secret_group)
             secret = m.group(group) or ""
@@ -172,27 +192,21 @@ def _scan_rule(
                 yield m.span(group), _finding(relpath, text, m.start(group), rule.id, secret)
 
 
-def _windows(rule: Rule, text: str, low: str) -> list[tuple[int, int]]:
-    """Merged spans of `text` around each keyword occurrence that the rule's regex must search."""
+def _windows(rule: Rule, text: str, hits: list[int]) -> list[tuple[int, int]]:
+    """Merged spans of `text` around each keyword occurrence (in order) that the rule's regex must search.
+
+    A span starts at the keyword's line (with the newline before it, for `\s`- or
+    `^`-led patterns) and ends with the next line; multi-line rules run to the end.
+    """
     spans: list[tuple[int, int]] = []
-    for hit in sorted(_keyword_hits(rule.keywords, low)):
-        if spans and hit < spans[-1][1]:
-            continue
-        start = max(0, text.rfind("\n", 0, hit))  # include the newline before: `\s`/`^`-led patterns
-        end = len(text) if rule.multiline else _line_end(text, hit + _WINDOW_AFTER)
+    for hit in hits:
+        start = max(0, text.rfind("\n", 0, hit), hit - _BEFORE)
+        end = len(text) if rule.multiline else min(_line_end(text, _line_end(text, hit)), hit + _AFTER)
         if spans and start <= spans[-1][1]:
-            spans[-1] = (spans[-1][0], end)
+            spans[-1] = (spans[-1][0], max(end, spans[-1][1]))
         else:
             spans.append((start, end))
     return spans
-
-
-def _keyword_hits(keywords: tuple[str, ...], low: str) -> Iterator[int]:
-    for kw in keywords:
-        pos = low.find(kw)
-        while pos >= 0:
-            yield pos
-            pos = low.find(kw, pos + len(kw))
 
 
 def _line_end(text: str, pos: int) -> int:
@@ -236,7 +250,7 @@ def mask(secret: str) -> str:
 
 def fingerprint(rule_id: str, secret: str) -> str:
     """Stable across moves and edits of the file; the hash does not reveal the secret."""
-    return f"{rule_id}:{hashlib.sha256(f'{rule_id}:{secret}'.encode()).hexdigest()[:16]}"
+    return f"{rule_id}@{hashlib.sha256(f'{rule_id}:{secret}'.encode()).hexdigest()[:16]}"
 
 
 def _finding(relpath: str, text: str, start: int, rule_id: str, secret: str) -> SecretFinding:

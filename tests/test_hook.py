@@ -99,7 +99,7 @@ def test_allowed_line_and_allowlist_file(repo: Path) -> None:
     out = kbsync(repo, "hook", "pre-commit")
     assert out.returncode == 1 and "a.txt" not in out.stdout
     fingerprint = out.stdout.split("`")[-2]
-    assert fingerprint.startswith("stripe-access-token:")
+    assert fingerprint.startswith("stripe-access-token@")
     write(repo, ".kbsync-allow", f"# accepted findings\n{fingerprint}  # test key of the sandbox account\n")
     assert kbsync(repo, "hook", "pre-commit").returncode == 1  # the allowlist counts once it is staged
     git(repo, "add", ".kbsync-allow")

@@ -99,8 +99,8 @@ def test_binary_bytes_are_skipped_and_bad_utf8_still_scanned() -> None:
 
 
 def test_findings_are_values() -> None:
-    f = SecretFinding("a.md", 3, "jwt", "eyJh********", "jwt:0123456789abcdef")
-    assert str(f) == "a.md:3: secret (jwt) eyJh******** [jwt:0123456789abcdef]"
+    f = SecretFinding("a.md", 3, "jwt", "eyJh********", "jwt@0123456789abcdef")
+    assert str(f) == "a.md:3: secret (jwt) eyJh******** [jwt@0123456789abcdef]"
     assert secrets.mask("abc") == secrets.MASK and secrets.shannon_entropy("aabb") == 1.0
 
 
@@ -125,3 +125,11 @@ def test_no_false_positives_on_the_benchmark_corpus(tmp_path: Path) -> None:
     assert len(files) > 3000
     found = [str(f) for p in files for f in scan_bytes(p.name, p.read_bytes())]
     assert found == []
+
+
+def test_reports_quoted_in_a_file_are_not_findings_themselves() -> None:
+    """A session may quote the hook's output: previews and fingerprints must not look like secrets."""
+    report = "\n".join(f"{f}; add `{f.fingerprint}` to .kbsync-allow"
+                       for line in provider_secrets().values() for f in scan_text("a.md", line))
+    assert report.count("\n") == len(provider_secrets()) - 1
+    assert scan_text("sessions/quoted.md", report) == []

@@ -29,6 +29,12 @@ IGNORED_DIRS: Final = frozenset({".git", STATE_DIR})
 TEMP_SUFFIX: Final = ".tmp"
 LOCK_SUFFIX: Final = ".lock"
 MAX_FILE_BYTES: Final = 4 * 1024 * 1024
+MAX_APPEND_ONLY_BYTES: Final = 256 * 1024 * 1024  # index.md and the logs grow with the workspace
+
+
+def max_bytes(relpath: str) -> int:
+    """The size over which a file is refused as input: larger for the append-only files."""
+    return MAX_APPEND_ONLY_BYTES if relpath in APPEND_ONLY else MAX_FILE_BYTES
 
 INDEX_HEADER: Final = "| 日期 | 标题 | 标签 | 摘要 | 路径 |\n| --- | --- | --- | --- | --- |\n"
 

@@ -75,8 +75,8 @@ class Workspace:
             st = p.stat()
         if not stat.S_ISREG(st.st_mode):
             raise InputError("not a regular file", path=relpath)
-        if st.st_size > protocol.MAX_FILE_BYTES:
-            limit = protocol.MAX_FILE_BYTES // (1024 * 1024)
+        if st.st_size > protocol.max_bytes(relpath):
+            limit = protocol.max_bytes(relpath) // (1024 * 1024)
             raise InputError(f"file is {st.st_size // 1024} KB, over the {limit} MB limit; split it", path=relpath)
         return p
 

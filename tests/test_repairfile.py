@@ -96,3 +96,10 @@ def test_index_cells_escape_pipes() -> None:
     row = indexmd.Row("2025-06-11", "a|b", "x", "line\nbreak | pipe", "sessions/p.md")
     assert indexmd.parse_rows(indexmd.render_index([row])) == [
         indexmd.Row("2025-06-11", "a|b", "x", "line break | pipe", "sessions/p.md")]
+
+
+def test_a_large_index_md_is_still_read(ws_root: Path) -> None:
+    row = "| 2025-06-11 | t | a | s | sessions/2025-06-11/1432-a1b2c3d.md |\n"
+    with open(ws_root / "index.md", "a", encoding="utf-8") as fh:
+        fh.write(row * (5 * 1024 * 1024 // len(row) + 1))
+    assert kbsync("-w", str(ws_root), "validate", "index.md").returncode == 0

@@ -1,0 +1,39 @@
+"""`kbsync context`: the prompt pack for a task, within a token budget."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from kbsync.commands.common import print_json, workspace
+from kbsync.errors import EXIT_OK, UsageError
+
+HELP = "build the prompt pack (facts, recent sessions, full texts, references, board entries) within a token budget"
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = subparsers.add_parser("context", help=HELP, description=HELP + "; see docs/retrieval.md for the token estimate.")
+    p.add_argument("--query", "-q", default="", metavar="Q", help="what the task is about (search words and filters)")
+    p.add_argument("--tags", default="", metavar="A,B", help="comma-separated tags of the task")
+    p.add_argument("--budget", type=int, metavar="TOKENS", help="token budget (default: [context] budget)")
+    p.add_argument("--json", action="store_true", help="print the pack and its parts as JSON")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from kbsync.context import assemble
+    from kbsync.contextfiles import gather
+
+    ws = workspace(args)
+    budget = args.budget if args.budget is not None else ws.config.context.budget
+    if budget <= 0:
+        raise UsageError(f"--budget {budget}: give a positive number of tokens")
+    tags = [t.strip() for t in args.tags.replace("，", ",").split(",") if t.strip()]
+    pack = assemble(gather(ws, args.query, tags), ws.config.context, budget)
+    if args.json:
+        print_json(pack.as_dict())
+        return EXIT_OK
+    sys.stdout.write(pack.text())
+    for note in pack.notes:
+        sys.stderr.write(f"kbsync: {note}\n")
+    return EXIT_OK

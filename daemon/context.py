@@ -1,0 +1,138 @@
+"""Context assembly, pure: the prompt pack built from gathered material within a token budget.
+
+Order of the pack: long-term facts; recent session summaries; the full text of
+at most 3 sessions; references (path and title) to older sessions; at most 5
+board entries. Budget: the pack never exceeds budget x (1 - share_input), the
+rest is kept for the current input. Facts take at most share_facts of the
+budget; summaries, board entries and full texts together at most
+share_summaries (in that order of priority); references (names only) take
+what the pack has left, at least share_references when the shares add up to 1. Each piece is costed with `estimate_tokens`
+and a piece that does not fit is left out whole, never cut.
+
+Token estimate: 1.5 per CJK character (Han, kana, hangul, full-width
+punctuation), 1 per 3 other characters, rounded up per piece. Real
+tokenizers give about 0.7 to 1.4 tokens per Chinese character and about 4
+characters per token for English, so the estimate errs on the side of fewer
+words, not of an overrun. Since each piece is rounded up, the pack's estimate
+is at most the sum of its pieces'.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+from kbsync.config import ContextConfig
+
+_WIDE = re.compile("[\u1100-\u11ff\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]")
+MAX_EXPANDED = 3
+MAX_BOARD = 5
+MAX_SUMMARIES = 12
+MAX_REFERENCES = 10
+
+
+def estimate_tokens(text: str) -> int:
+    """The documented token estimate of `text` (see the module's docstring)."""
+    wide = len(_WIDE.findall(text))
+    return math.ceil(wide * 1.5 + (len(text) - wide) / 3)
+
+
+@dataclass(frozen=True)
+class SessionItem:
+    relpath: str
+    title: str
+    date: str
+    tags: tuple[str, ...]
+    summary: str
+    full_text: str = ""  # gathered only for the first few candidates
+
+
+@dataclass(frozen=True)
+class BoardItem:
+    title: str
+    type: str
+    confidence: str
+    summary: str
+
+
+@dataclass(frozen=True)
+class Materials:
+    facts: tuple[str, ...] = ()  # fact lines, then entity files, most relevant first
+    sessions: tuple[SessionItem, ...] = ()  # ranked
+    board: tuple[BoardItem, ...] = ()  # ranked
+    notes: tuple[str, ...] = ()
+
+
+@dataclass
+class Pack:
+    budget: int
+    limit: int  # what the pack may use: budget x (1 - share_input)
+    sections: dict[str, list[str]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    used: int = 0
+
+    def text(self) -> str:
+        return "".join("".join(lines) for lines in self.sections.values())
+
+    def as_dict(self) -> dict[str, object]:
+        return {"budget": self.budget, "limit": self.limit, "tokens": estimate_tokens(self.text()),
+                "sections": {k: "".join(v) for k, v in self.sections.items()}, "notes": self.notes,
+                "text": self.text()}
+
+
+class _Section:
+    """Lines added to one section while they fit under `cap` (the section's heading costs too)."""
+
+    def __init__(self, pack: Pack, name: str, heading: str, cap: int) -> None:
+        self.pack, self.name, self.heading, self.cap, self.used = pack, name, heading, cap, 0
+
+    def add(self, line: str) -> bool:
+        pieces = [line] if self.pack.sections.get(self.name) else [self.heading, line]
+        cost = sum(estimate_tokens(p) for p in pieces)
+        if self.used + cost > self.cap or self.pack.used + cost > self.pack.limit:
+            return False
+        self.pack.sections.setdefault(self.name, []).extend(pieces)
+        self.used += cost
+        self.pack.used += cost
+        return True
+
+
+def assemble(m: Materials, cfg: ContextConfig, budget: int) -> Pack:
+    """The prompt pack for `m` within `budget` tokens."""
+    pack = Pack(budget, math.floor(budget * (1 - cfg.share_input)), notes=list(m.notes))
+    order = ("facts", "summaries", "sessions", "references", "board")
+    pack.sections = {name: [] for name in order}
+    facts = _Section(pack, "facts", "## Long-term facts\n", math.floor(budget * cfg.share_facts))
+    for line in m.facts:
+        facts.add(line.rstrip("\n") + "\n")
+    memory = _Section(pack, "summaries", "## Recent sessions\n", math.floor(budget * cfg.share_summaries))
+    summarized = [s for s in m.sessions[:MAX_SUMMARIES] if memory.add(_summary_line(s))]
+    _board(pack, m.board, memory)
+    _expand(pack, summarized, memory)
+    refs = _Section(pack, "references", "## Older sessions (ask for them by path)\n", pack.limit)
+    for s in [s for s in m.sessions if s not in summarized][:MAX_REFERENCES]:
+        refs.add(f"- {s.relpath} — {s.title}\n")
+    pack.sections = {k: v for k, v in pack.sections.items() if v}
+    return pack
+
+
+def _summary_line(s: SessionItem) -> str:
+    tags = f" [{', '.join(s.tags)}]" if s.tags else ""
+    return f"- {s.date[:10]} {s.title}{tags}: {s.summary} ({s.relpath})\n"
+
+
+def _board(pack: Pack, items: tuple[BoardItem, ...], memory: _Section) -> None:
+    board = _Section(pack, "board", "## Board entries\n", 0)
+    board.cap = memory.cap - memory.used
+    for b in items[:MAX_BOARD]:
+        board.add(f"- {b.title} ({b.type}, {b.confidence}): {b.summary}\n")
+    memory.used += board.used
+
+
+def _expand(pack: Pack, summarized: list[SessionItem], memory: _Section) -> None:
+    full = _Section(pack, "sessions", "## Sessions in full\n", memory.cap - memory.used)
+    for s in [s for s in summarized if s.full_text][:MAX_EXPANDED]:
+        if not full.add(f"### {s.title} ({s.relpath})\n{s.full_text.strip()}\n"):
+            pack.notes.append(f"{s.relpath}: full text left out, it does not fit the budget")
+    memory.used += full.used

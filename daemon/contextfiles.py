@@ -1,0 +1,103 @@
+"""Gathering the material of a prompt pack from the workspace and its search database.
+
+Sessions are ranked by relevance (tag overlap, plus one when the query finds
+the session), then by recency. Board entries likewise, retired ones left out.
+A session whose frontmatter cannot be read is never used: when the query finds
+one, a note names it; the others are counted in one note.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from kbsync import protocol, searchdb, searchindex
+from kbsync.context import MAX_EXPANDED, BoardItem, Materials, SessionItem
+from kbsync.errors import KbsyncError
+from kbsync.searchdb import Row
+from kbsync.searchtext import parse_query
+from kbsync.workspace import Workspace
+
+MAX_HITS = 50
+
+
+def gather(ws: Workspace, query: str, tags: list[str]) -> Materials:
+    searchindex.refresh(ws)
+    conn = searchindex.open_index(ws)
+    try:
+        return _gather(ws, conn, query, [t.casefold() for t in tags if t])
+    finally:
+        conn.close()
+
+
+def _gather(ws: Workspace, conn: sqlite3.Connection, query: str, tags: list[str]) -> Materials:
+    q = parse_query(query)
+    if q.errors:
+        raise KbsyncError("; ".join(q.errors))
+    hits = {r.key for r in searchdb.search(conn, q, "session", MAX_HITS)} if query.strip() else set()
+    rows = list(searchdb.records(conn, "session"))
+    notes = [f"{r.relpath}: skipped, its frontmatter cannot be read ({r.broken})"
+             for r in rows if r.broken and r.key in hits]
+    unseen = sum(1 for r in rows if r.broken and r.key not in hits)
+    if unseen:
+        notes.append(f"{unseen} other session(s) with unreadable frontmatter were not considered")
+    ranked = _rank([r for r in rows if not r.broken], hits, tags, focused=bool(query.strip() or tags))
+    sessions = [_session_item(ws, r, full=i < MAX_EXPANDED) for i, r in enumerate(ranked)]
+    board_hits = {r.key for r in searchdb.search(conn, q, "board", MAX_HITS)} if query.strip() else set()
+    board = [r for r in searchdb.records(conn, "board") if r.status != "retired"]
+    board_ranked = _rank(board, board_hits, tags, focused=bool(query.strip() or tags))
+    items = tuple(BoardItem(r.title, r.type, str(r.fields.get("confidence", "")), r.summary) for r in board_ranked)
+    return Materials(tuple(_facts(ws, q.terms, tags)), tuple(sessions), items, tuple(notes))
+
+
+def _rank(rows: list[Row], hits: set[str], tags: list[str], *, focused: bool) -> list[Row]:
+    """Relevant rows (all rows when nothing narrows the choice), most relevant then newest first."""
+    def score(r: Row) -> int:
+        return len(set(tags) & {t.casefold() for t in r.tags}) + (1 if r.key in hits else 0)
+
+    chosen = [r for r in rows if score(r) > 0] if focused else rows
+    chosen.sort(key=lambda r: r.key)
+    chosen.sort(key=lambda r: r.date, reverse=True)
+    chosen.sort(key=score, reverse=True)
+    return chosen
+
+
+def _session_item(ws: Workspace, r: Row, *, full: bool) -> SessionItem:
+    tags = tuple(str(t) for t in r.fields.get("tags") or ())
+    return SessionItem(r.relpath, r.title, r.date, tags, r.summary, _body(ws, r.relpath) if full else "")
+
+
+def _body(ws: Workspace, relpath: str) -> str:
+    """The session's sections as Markdown (the frontmatter is summed up in the pack's own lines)."""
+    from kbsync.session import parse_session
+
+    try:
+        doc = parse_session(ws.read_text(relpath))
+    except (KbsyncError, ValueError):
+        return ""
+    return "\n".join(f"## {h}\n{c.strip()}\n" for h, c in doc.sections if c.strip())
+
+
+def _facts(ws: Workspace, terms: tuple[str, ...], tags: list[str]) -> list[str]:
+    """Fact lines of memory/facts.md, then the entity files that a tag or query word names."""
+    lines = [ln for ln in _read(ws, protocol.FACTS_MD).splitlines() if ln.strip() and not ln.startswith("# ")]
+    words = [w.casefold() for w in [*terms, *tags] if w]
+    folder = ws.path(protocol.ENTITIES_DIR)
+    for path in sorted(folder.glob("*.md")) if folder.is_dir() else []:
+        text = _read(ws, f"{protocol.ENTITIES_DIR}/{path.name}")
+        if words and any(w in path.stem.casefold() or w in text.casefold() for w in words):
+            lines.append(f"- {path.stem}: " + "; ".join(_entity_lines(text)))
+    return lines
+
+
+def _entity_lines(text: str) -> list[str]:
+    return [ln.strip().lstrip("-* ").strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
+
+
+def _read(ws: Workspace, relpath: str) -> str:
+    if not Path(ws.path(relpath)).is_file():
+        return ""
+    try:
+        return ws.read_text(relpath)
+    except KbsyncError as exc:
+        raise KbsyncError(f"cannot read it for the context ({exc.message})", path=relpath) from exc

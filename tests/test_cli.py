@@ -116,6 +116,16 @@ def test_init_on_an_existing_repository_keeps_what_is_there(tmp_path: Path) -> N
     assert (root / protocol.BOARD_MD).is_file()
 
 
+@pytest.mark.parametrize("args", [["validate"], ["repair"], ["index", "rebuild"], ["log", "error", "x"],
+                                  ["session", "save"]], ids=" ".join)
+def test_a_missing_workspace_is_a_usage_error_not_a_silent_success(tmp_path: Path, args: list[str]) -> None:
+    missing = tmp_path / "typo"
+    proc = kbsync(*args, ws=missing, stdin='{"session_id": "a"}')
+    one_line_error(proc, str(missing))
+    assert proc.returncode == 2 and "init" in proc.stderr
+    assert not missing.exists()
+
+
 # ---- validate --------------------------------------------------------------------------------
 
 @pytest.fixture()

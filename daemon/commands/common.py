@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from kbsync.config import Config, resolve
-from kbsync.errors import InputError
+from kbsync.errors import InputError, UsageError
 from kbsync.workspace import Workspace
 
 
@@ -19,8 +19,11 @@ def context(args: argparse.Namespace) -> tuple[Path, Config]:
 
 
 def workspace(args: argparse.Namespace) -> Workspace:
-    """The Workspace named by the global options."""
-    return Workspace(*context(args))
+    """The Workspace named by the global options; UsageError if that folder does not exist."""
+    root, cfg = context(args)
+    if not root.is_dir():
+        raise UsageError(f"no workspace folder here; create one with `kbsync -w {root} init`", path=str(root))
+    return Workspace(root, cfg)
 
 
 def read_json_input(path: str | None) -> dict[str, Any]:

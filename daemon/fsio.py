@@ -20,6 +20,7 @@ from kbsync.errors import ConflictError, LockedError
 
 LOCK_SUFFIX = ".lock"
 TEMP_SUFFIX = ".tmp"
+EMPTY_LOCK_GRACE_S = 2.0
 
 
 # ---- fingerprints ---------------------------------------------------------
@@ -75,11 +76,13 @@ def lock_is_stale(lock: Path, now: float | None = None) -> bool:
     except FileNotFoundError:
         return False
     except (OSError, ValueError, KeyError, TypeError):
-        # Half-written or foreign content: stale only once it is older than a minute.
+        # Empty: its taker died between creating and writing it (a live one writes at once).
+        # Foreign content: stale only once it is older than a minute.
         try:
-            return (now or time.time()) - lock.stat().st_mtime > 60
+            st = lock.stat()
         except FileNotFoundError:
             return False
+        return (now or time.time()) - st.st_mtime > (EMPTY_LOCK_GRACE_S if st.st_size == 0 else 60)
     if (now or time.time()) > expire:
         return True
     return host == socket.gethostname() and not _pid_alive(pid)

@@ -169,6 +169,18 @@ def test_unreadable_lock_is_stale_only_when_old(tmp_path: Path) -> None:
     assert fsio.try_lock(f, 30)
 
 
+def test_an_empty_lock_left_by_a_crash_is_stale_after_a_short_grace(tmp_path: Path) -> None:
+    """A taker killed between creating the lock and writing it leaves it empty."""
+    f = tmp_path / "s.md"
+    lock = fsio.lock_path(f)
+    lock.touch()
+    assert fsio.lock_held(f), "a lock being written right now is respected"
+    start = time.monotonic()
+    with fsio.locked(f, wait_s=30):
+        assert json.loads(lock.read_text())["pid"] == os.getpid()
+    assert time.monotonic() - start < 25, "taken over after the grace, not after a minute"
+
+
 # ---- guarded_replace --------------------------------------------------------------
 
 def _backup_into(root: Path, rel: str) -> tuple[list[bytes], Callable[[bytes], Path]]:

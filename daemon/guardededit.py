@@ -9,13 +9,14 @@ from kbsync.workspace import Workspace, decode
 
 
 def edit_file(ws: Workspace, relpath: str, edit: Callable[[str], str],
-              check: Callable[[str], bool] = lambda _text: True) -> tuple[str, str]:
+              check: Callable[[str], bool] = lambda _text: True, *, keep_backup: bool = True) -> tuple[str, str]:
     """Apply `edit` to the file's text ("" when absent) and write the result; (old text, new text).
 
     Holds the file's lock from the read to the write, re-checks the fingerprint just
-    before writing, keeps the previous bytes under .kbsync/backup/, writes atomically,
-    and restores the old bytes if `check` rejects what was written. Nothing is written
-    when `edit` returns the text unchanged.
+    before writing, keeps the previous bytes under .kbsync/backup/ (unless `keep_backup`
+    is False, for an edit that only appends), writes atomically, and restores the old
+    bytes if `check` rejects what was written. Nothing is written when `edit` returns
+    the text unchanged.
     """
     path = ws.path(relpath)
     daemon = ws.config.daemon
@@ -31,7 +32,7 @@ def edit_file(ws: Workspace, relpath: str, edit: Callable[[str], str],
         if new != old:
             fsio.guarded_replace(
                 path, new.encode("utf-8"), fp,
-                backup_to=lambda b: fsio.backup(ws.backup_dir, relpath, b),
+                backup_to=lambda b: fsio.backup(ws.backup_dir, relpath, b) if keep_backup else None,
                 check=lambda b: check(b.decode("utf-8", "replace")),
                 hold_lock=False,
             )

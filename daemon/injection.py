@@ -14,7 +14,8 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-_I = re.IGNORECASE
+_I = re.IGNORECASE | re.MULTILINE
+_M = re.MULTILINE
 
 # Invisible characters: zero-width spaces and joiners, word joiner and invisible
 # operators, bidirectional controls, BOM inside text, Unicode tag characters.
@@ -42,9 +43,6 @@ class Rule:
         if isinstance(self.keywords, re.Pattern):
             return self.keywords.search(plain) is not None
         return any(k in low for k in self.keywords)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "pattern", re.compile(self.pattern.pattern, self.pattern.flags | re.MULTILINE))
 
 
 RULES: Final[tuple[Rule, ...]] = (
@@ -94,7 +92,7 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("answer", (*_ANSWER_WORDS_ZH,), re.compile(rf"(?:在|向)?(?:你的)?{_ANSWER_ZH}(?:中|里|末尾|结尾)[^。\n]{{0,8}}(?:附上|加上|添加|插入|署名|签名)")),
     Rule("conceal", ("告诉用户", "告知用户", "透露给用户", "让用户", "瞒着用户"), re.compile(r"(?:不要|别|切勿|不得)(?:告诉|告知|透露给|让)用户|瞒着用户|不让用户知道")),
     Rule("address", (*_AI_WORDS_ZH,), re.compile(rf"(?:致|给|写给)(?:所有|任何)?(?:的)?{_AI_ZH}+(?:的)?(?:指令|说明|消息)|"
-                           rf"(?:如果|当)你是(?:一个)?{_AI_ZH}|(?:如果|当|若)(?:一个)?{_AI_ZH}+(?:在)?(?:读到|看到|阅读|处理|总结)|^[^\w\n]*{_AI_ZH}[，,:：]\s*(?:你|请)(?:必须|应该|需要|务必|要)")),
+                           rf"(?:如果|当)你是(?:一个)?{_AI_ZH}|(?:如果|当|若)(?:一个)?{_AI_ZH}+(?:在)?(?:读到|看到|阅读|处理|总结)|^[^\w\n]*{_AI_ZH}[，,:：]\s*(?:你|请)(?:必须|应该|需要|务必|要)", _M)),
 )
 # An HTML comment is hidden from a person who reads the rendered page; it is flagged when it
 # addresses an assistant or gives an instruction, not when it is an ordinary editor's note.

@@ -125,9 +125,9 @@ def _folder_files(ws: Workspace, spec: str) -> tuple[Path, list[str]]:
 
 
 def _walk(base: Path, ws: Workspace) -> Iterator[str]:
-    skip = {(ws.root / protocol.CANDIDATES_DIR).resolve(), ws.state_dir.resolve()}
-    for dirpath, dirnames, filenames in os.walk(base):
-        dirnames[:] = [d for d in dirnames if not d.startswith(".") and Path(dirpath, d).resolve() not in skip]
+    skip = {str((ws.root / protocol.CANDIDATES_DIR).resolve()), str(ws.state_dir.resolve())}
+    for dirpath, dirnames, filenames in os.walk(base.resolve()):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".") and os.path.join(dirpath, d) not in skip]
         rel = os.path.relpath(dirpath, base).replace(os.sep, "/")
         for name in filenames:
             if name.endswith(TEXT_SUFFIXES) and not name.startswith("."):
@@ -137,16 +137,16 @@ def _walk(base: Path, ws: Workspace) -> Iterator[str]:
 def folder_changes(base: Path, files: list[str], mark: dict[str, list[Any]],
                    tz: dt.tzinfo) -> tuple[list[Found], dict[str, list[Any]], Counts]:
     """Files new or changed since `mark` ({path: [mtime_ns, size, sha256]}), and the next mark."""
-    counts = Counts()
     present = set(files)
-    gone = {p: m for p, m in mark.items() if p not in present}
+    counts = Counts(deleted=sum(1 for p in mark if p not in present))
     known = {m[2] for m in mark.values()}
-    counts.deleted = len(gone)
     found: list[Found] = []
     new_mark: dict[str, list[Any]] = {}
+    root = str(base)
     for rel in files:
+        full = os.path.join(root, rel)
         try:
-            st = os.stat(base / rel)
+            st = os.stat(full)
         except FileNotFoundError:
             continue
         old = mark.get(rel)
@@ -154,7 +154,8 @@ def folder_changes(base: Path, files: list[str], mark: dict[str, list[Any]],
             new_mark[rel] = old
             counts.unchanged += 1
             continue
-        data = (base / rel).read_bytes()
+        with open(full, "rb") as fh:
+            data = fh.read()
         digest = hashlib.sha256(data).hexdigest()
         new_mark[rel] = [st.st_mtime_ns, st.st_size, digest]
         if (old and old[2] == digest) or (not old and digest in known):
@@ -367,7 +368,7 @@ def scan_source(ws: Workspace, src: Source, now: dt.datetime) -> SourceResult:
         day = rel.rsplit("/", 1)[1][:10]
         items = "".join(candidates.render_item(c) for c in result.candidates)
         try:
-            edit_file(ws, rel, lambda old: (old or candidates.header(src.name, day)) + items)
+            edit_file(ws, rel, lambda old: (old or candidates.header(src.name, day)) + items, keep_backup=False)
         except OSError as exc:
             raise ScanWriteError(f"cannot write the candidate list ({exc.strerror or exc}); the watermark of "
                                  f"{src.name!r} was not advanced, so the next scan proposes the same files",

@@ -75,6 +75,26 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("conceal", ("the user",), re.compile(r"\b(?:do not|don't|never)\s+(?:tell|inform|mention (?:this )?to|reveal (?:this )?to|"
                            r"let)\s+the user\b|\bwithout (?:telling|informing|alerting) the user\b", _I)),
     Rule("address", ("note ", "attention ", "message ", "instruction"), re.compile(rf"\b(?:note|attention|message|instructions?) (?:to|for) (?:any |the )?{_AI_EN}s?\b", _I)),
+    Rule("address", _AI_GATE, re.compile(rf"\b(?:the |this |an? )?{_AI_EN}s? (?:must|should|shall|needs? to|has to|"
+                                         r"is required to|will now)\b", _I)),
+    Rule("address", ("hey", "dear", "hi "), re.compile(rf"^[^\w\n]*(?:dear|hey|hi) {_AI_EN}s?\s*[,:：]", _I)),
+    Rule("override", ("follow",), re.compile(r"\b(?:stop|no longer|do not|don't|never) follow(?:ing)? (?:your|the|any|those|"
+                                            r"these|all) (?:previous |prior |original )?(?:guidelines|instructions|rules|"
+                                            r"directions|policies)\b", _I)),
+    Rule("conceal", ("the user",), re.compile(r"\b(?:whatever|no matter what|regardless of what|whenever) the user "
+                                             r"(?:asks|says|wants|types|requests|writes)\b|\bkeep (?:it|this|that) "
+                                             r"(?:hidden |secret )?from the user\b|\bwithout the user (?:knowing|noticing)\b",
+                                             _I)),
+    Rule("conceal", ("secretly", "quietly", "silently", "covertly"), re.compile(
+        r"\b(?:secretly|quietly|silently|covertly)\s+(?:add|insert|include|send|append|change|remove|delete|"
+        r"recommend|replace|mention)\b", _I)),
+    Rule("role", ("pretend",), re.compile(r"\b(?:you must|you should|you will|please|always)\s+pretend\b|"
+                                         r"^[^\w\n]*pretend (?:that|to be|you)\b", _I)),
+    Rule("conceal", ("用户",), re.compile(r"(?:无论|不管|不论)用户(?:问|说|要求|输入|提出)(?:什么|了什么|任何)")),
+    Rule("override", ("优先级", "最高级"), re.compile(r"(?:最高|最优先)(?:优先级|级别)的?(?:指令|命令|要求)|优先级(?:最)?高于")),
+    Rule("override", ("你的",), re.compile(r"你的(?:真实|真正|新|实际)的?(?:任务|目标|角色|身份|指令)(?:是|为)")),
+    Rule("answer", ("回答时", "回复时", "回答的时候", "回复的时候"), re.compile(
+        r"(?:回答|回复)(?:时|的时候)[^。\n]{0,20}?(?:不要提及|不要提到|加上|附上|推荐|插入|署名)")),
     Rule("address", _AI_GATE, re.compile(rf"^[^\w\n]*(?:to|for) (?:the|any|all|every) {_AI_EN}s?\b", _I)),
     Rule("address", _AI_GATE, re.compile(rf"\b(?:if|when) (?:you are |you're )?(?:an? |the )?{_AI_EN}\b[^.\n]{{0,30}}?"
                            r"\b(?:reads?|reading|process(?:es|ing)?|summari[sz](?:es|ing|e)|sees?)\b", _I)),
@@ -96,7 +116,7 @@ RULES: Final[tuple[Rule, ...]] = (
 )
 # An HTML comment is hidden from a person who reads the rendered page; it is flagged when it
 # addresses an assistant or gives an instruction, not when it is an ordinary editor's note.
-_COMMENT_ADDRESS: Final = re.compile(rf"\b{_AI_EN}s?\b|{_AI_ZH}|\byou\b|你", _I)
+_COMMENT_ADDRESS: Final = re.compile(rf"\b{_AI_EN}s?\b|\bmodels?\b|{_AI_ZH}|\byou\b|你", _I)
 
 
 @dataclass(frozen=True)

@@ -72,6 +72,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.verbose:
             logging.getLogger(__name__).debug("details", exc_info=True)
         return exc.exit_code
+    except BrokenPipeError:
+        return 0
     except OSError as exc:
         where = f"{exc.filename}: " if exc.filename else ""
         sys.stderr.write(f"kbsync: {where}{exc.strerror or exc}; check the path and permissions\n")
@@ -79,8 +81,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("kbsync: interrupted\n")
         return EXIT_INTERRUPTED
-    except BrokenPipeError:
-        return 0
 
 
 def entry() -> None:

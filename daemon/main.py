@@ -19,7 +19,6 @@ from kbsync import __version__
 from kbsync.errors import EXIT_INTERRUPTED, EXIT_REMOTE, EXIT_USAGE, KbsyncError
 
 
-
 def command_modules() -> list[str]:
     """Every subcommand module (files in kbsync/commands that define `register`)."""
     import kbsync.commands as pkg

@@ -104,9 +104,14 @@ def indexed_files(conn: sqlite3.Connection, prefix: str = "") -> dict[str, FileS
     return {r[0]: FileState(r[1], r[2]) for r in rows}
 
 
-def put_file(conn: sqlite3.Connection, relpath: str, state: FileState, records: Iterable[Record]) -> None:
-    """Replace everything indexed for `relpath` with `records` (call inside `transaction`)."""
-    drop_file(conn, relpath)
+def put_file(conn: sqlite3.Connection, relpath: str, state: FileState, records: Iterable[Record],
+             *, fresh: bool = False) -> None:
+    """Replace everything indexed for `relpath` with `records` (call inside `transaction`).
+
+    `fresh`: the database is being built and holds nothing for `relpath` yet.
+    """
+    if not fresh:
+        drop_file(conn, relpath)
     conn.execute("INSERT INTO files VALUES (?, ?, ?)", (relpath, state.mtime_ns, state.size))
     for r in records:
         cur = conn.execute(
@@ -151,17 +156,26 @@ _COLUMNS = "d.key, d.relpath, d.kind, d.title, d.summary, d.tags, d.status, d.ty
 
 
 def search(conn: sqlite3.Connection, query: Query, kind: str, limit: int) -> list[Row]:
-    """The best `limit` records of `kind` for `query`: by bm25 when it has terms, else newest first."""
+    """The best `limit` records of `kind` for `query`; newest first when it has no words.
+
+    Ranking is tiered: records whose head (title, summary, tags) holds every word
+    come first, then those that hold them only in the body; within a tier by
+    bm25 (head weighted 8, body 1), then by key. The tiers keep a common word
+    cheap: bm25 is computed over the head matches, not over every body.
+    """
     where, params = _filters(query)
     match = fts_expression(query.terms)
-    if match:
-        sql = (f"SELECT {_COLUMNS} FROM fts JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ?{where}"
-               f" ORDER BY {_RANK}, d.key LIMIT ?")
-        params = [f'kind : "{kind}" AND ({match})', *params]
-    else:
+    if not match:
         sql = f"SELECT {_COLUMNS} FROM docs d WHERE d.kind = ?{where} ORDER BY d.date DESC, d.key LIMIT ?"
-        params = [kind, *params]
-    return [_row(r) for r in conn.execute(sql, [*params, limit])]
+        return [_row(r) for r in conn.execute(sql, [kind, *params, limit])]
+    sql = (f"SELECT {_COLUMNS} FROM fts JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ?{where}"
+           f" ORDER BY {_RANK}, d.key LIMIT ?")
+    scope = f'kind : "{kind}"'
+    rows = [_row(r) for r in conn.execute(sql, [f"{scope} AND head : ({match})", *params, limit])]
+    if len(rows) < limit:
+        body_only = f"{scope} AND ({match}) NOT head : ({match})"
+        rows += [_row(r) for r in conn.execute(sql, [body_only, *params, limit - len(rows)])]
+    return rows
 
 
 def _filters(q: Query) -> tuple[str, list[object]]:

@@ -53,7 +53,7 @@ def rebuild(ws: Workspace) -> BuildResult:
     try:
         with searchdb.transaction(conn):
             for relpath in ws.iter_files():
-                got = _index_one(conn, ws, relpath)
+                got = _index_one(conn, ws, relpath, fresh=True)
                 if got is not None:
                     files += 1
                     records += len(got)
@@ -94,7 +94,7 @@ def refresh(ws: Workspace) -> int:
         conn.close()
 
 
-def _index_one(conn: sqlite3.Connection, ws: Workspace, relpath: str) -> list[Record] | None:
+def _index_one(conn: sqlite3.Connection, ws: Workspace, relpath: str, *, fresh: bool = False) -> list[Record] | None:
     """Index one file (or drop it when it is gone or not indexable); its records, None when dropped."""
     path = ws.path(relpath)
     if not indexable(relpath) or not path.is_file():
@@ -108,7 +108,7 @@ def _index_one(conn: sqlite3.Connection, ws: Workspace, relpath: str) -> list[Re
         searchdb.drop_file(conn, relpath)
         return None
     got = records_for(relpath, text, ws.config.protocol.default_offset)
-    searchdb.put_file(conn, relpath, state, got)
+    searchdb.put_file(conn, relpath, state, got, fresh=fresh)
     return got
 
 

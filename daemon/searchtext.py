@@ -32,7 +32,14 @@ def bigrams(run: str) -> list[str]:
 
 def index_text(text: str) -> str:
     """`text` with every CJK run replaced by its bigram tokens, for the FTS5 index."""
-    return CJK_RUN.sub(lambda m: " " + " ".join(bigrams(m.group(0))) + " ", text)
+    return CJK_RUN.sub(_run_tokens, text)
+
+
+def _run_tokens(m: re.Match[str]) -> str:
+    run = m.group()
+    if len(run) == 2:  # the commonest case, kept cheap
+        return f" {run} {run[1]} "
+    return " " + " ".join(bigrams(run)) + " "
 
 
 @dataclass(frozen=True)

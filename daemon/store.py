@@ -83,18 +83,25 @@ def write_session(ws: Workspace, relpath: str, text: str, expected: fsio.Fingerp
                          path=relpath)
     if has_errors(validate_text(relpath, text, ws.config)):
         raise ProtocolError("the rendered session does not validate; nothing written", path=relpath)
-    current = fsio.fingerprint(path)
-    if current != expected:
-        copy = save_conflict_copy(ws, relpath, data, other_desc="this write; the file changed after it was read")
-        raise ConflictError(f"changed since it was read; your version is saved as {copy}", path=relpath, copy=copy)
+    if fsio.fingerprint(path) != expected:
+        raise _conflict(ws, relpath, data)
     if expected is None:
         fsio.atomic_write(path, data)
         return
-    fsio.guarded_replace(
-        path, data, expected, hold_lock=False,
-        backup_to=lambda old: fsio.backup(ws.backup_dir, relpath, old),
-        check=lambda b: not has_errors(validate_text(relpath, b.decode("utf-8"), ws.config)),
-    )
+    try:
+        fsio.guarded_replace(
+            path, data, expected, hold_lock=False,
+            backup_to=lambda old: fsio.backup(ws.backup_dir, relpath, old),
+            check=lambda b: not has_errors(validate_text(relpath, b.decode("utf-8"), ws.config)),
+        )
+    except ConflictError as exc:  # changed at the last instant, or did not read back: this version is kept too
+        raise _conflict(ws, relpath, data) from exc
+
+
+def _conflict(ws: Workspace, relpath: str, data: bytes) -> ConflictError:
+    """Save `data` as a conflict copy beside `relpath`; the error to raise says where."""
+    copy = save_conflict_copy(ws, relpath, data, other_desc="this write; the file changed after it was read")
+    return ConflictError(f"changed since it was read; your version is saved as {copy}", path=relpath, copy=copy)
 
 
 def _title_of(relpath: str) -> str:

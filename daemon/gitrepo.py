@@ -197,3 +197,188 @@ def _sync_index(repo: git.Repo, info: str, attempts: int = 20) -> None:
             time.sleep(0.1)
     log.warning("%s: committed, but git's index stayed locked; `git status` may show the committed files as staged",
                 repo.working_tree_dir)
+
+
+# ---- sync: remotes, trees and merges (used by kbsync.syncer and kbsync.remotes) ---------------
+
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
+
+@dataclass(frozen=True)
+class TreeChange:
+    """One path that differs between two trees: its (mode, sha) on each side, None where absent."""
+
+    relpath: str
+    old: tuple[str, str] | None
+    new: tuple[str, str] | None
+
+
+def _bytes(repo: git.Repo, *args: str, stdin: bytes | None = None, env: dict[str, str] | None = None) -> bytes:
+    return proc.run(["git", *args], cwd=str(repo.working_tree_dir), input=stdin, env=env).stdout
+
+
+def fetch(root: Path, remote: str, branch: str) -> str | None:
+    """Fetch `branch` from `remote` into its remote-tracking ref; its commit, or None if the remote has no such branch."""
+    tracking = f"refs/remotes/{remote}/{branch}"
+    with _open(root) as repo:
+        done = proc.run(["git", "fetch", "--quiet", "--no-tags", remote, f"+refs/heads/{branch}:{tracking}"],
+                        cwd=str(repo.working_tree_dir), check=False)
+        if done.returncode != 0:
+            err = done.stderr.decode("utf-8", "replace")
+            if "couldn't find remote ref" in err:
+                return None
+            raise GitError(f"git fetch {remote} failed: {err.strip().splitlines()[-1] if err.strip() else done.returncode}; "
+                           "check the remote and the network, then sync again")
+        return _run(repo, "rev-parse", "--verify", f"{tracking}^{{commit}}").strip()
+
+
+def push(root: Path, remote: str, branch: str, sha: str) -> bool:
+    """Push commit `sha` to `branch` without force; False when the remote refused it as not a fast forward."""
+    with _open(root) as repo:
+        done = proc.run(["git", "push", "--porcelain", remote, f"{sha}:refs/heads/{branch}"],
+                        cwd=str(repo.working_tree_dir), check=False)
+    if done.returncode == 0:
+        return True
+    out = (done.stdout + done.stderr).decode("utf-8", "replace")
+    if "[rejected]" in out or "[remote rejected]" in out and "cannot lock ref" in out:
+        return False
+    last = out.strip().splitlines()[-1] if out.strip() else f"exit {done.returncode}"
+    raise GitError(f"git push {remote} failed: {last}; check the remote and its credentials, then sync again")
+
+
+def is_ancestor(root: Path, old: str, new: str) -> bool:
+    with _open(root) as repo:
+        return proc.run(["git", "merge-base", "--is-ancestor", old, new], cwd=str(repo.working_tree_dir),
+                        check=False).returncode == 0
+
+
+def merge_base(root: Path, a: str, b: str) -> str | None:
+    with _open(root) as repo:
+        done = proc.run(["git", "merge-base", a, b], cwd=str(repo.working_tree_dir), check=False)
+    return done.stdout.decode().strip() or None
+
+
+def tree_of(root: Path, commit: str | None) -> str:
+    """The tree of `commit`; the empty tree for None."""
+    if commit is None:
+        return EMPTY_TREE
+    with _open(root) as repo:
+        return _run(repo, "rev-parse", f"{commit}^{{tree}}").strip()
+
+
+def has_object(root: Path, sha: str) -> bool:
+    with _open(root) as repo:
+        return proc.run(["git", "cat-file", "-e", sha], cwd=str(repo.working_tree_dir), check=False).returncode == 0
+
+
+def missing_objects(root: Path, shas: Sequence[str]) -> set[str]:
+    """Which of `shas` the repository does not hold."""
+    if not shas:
+        return set()
+    with _open(root) as repo:
+        out = _bytes(repo, "cat-file", "--batch-check", stdin="".join(f"{s}\n" for s in shas).encode())
+    return {line.split()[0] for line in out.decode().splitlines() if line.endswith(" missing")}
+
+
+def diff_trees(root: Path, old: str, new: str) -> list[TreeChange]:
+    """Every file path whose blob or mode differs between trees `old` and `new` (no rename detection)."""
+    with _open(root) as repo:
+        out = _bytes(repo, "diff-tree", "-r", "-z", "--no-renames", old, new).decode("utf-8", "surrogateescape")
+    fields = out.split("\0")
+    changes = []
+    for meta, relpath in zip(fields[0::2], fields[1::2]):
+        omode, nmode, osha, nsha, _status = meta.lstrip(":").split()
+        changes.append(TreeChange(relpath, None if omode == "000000" else (omode, osha),
+                                  None if nmode == "000000" else (nmode, nsha)))
+    return changes
+
+
+def read_blobs(root: Path, specs: Sequence[str]) -> list[bytes | None]:
+    """The bytes of each object named in `specs` (`<sha>` or `<tree>:<path>`), None where it does not exist."""
+    if not specs:
+        return []
+    with _open(root) as repo:
+        out = _bytes(repo, "cat-file", "--batch", stdin="".join(f"{s}\n" for s in specs).encode())
+    result: list[bytes | None] = []
+    pos = 0
+    for _ in specs:
+        end = out.index(b"\n", pos)
+        header = out[pos:end].split()
+        if header[-1] == b"missing" or header[1] != b"blob":
+            result.append(None)
+            pos = end + 1
+            if header[-1] != b"missing":
+                pos += int(header[2]) + 1
+            continue
+        size = int(header[2])
+        result.append(out[end + 1:end + 1 + size])
+        pos = end + 1 + size + 1
+    return result
+
+
+def write_blob(root: Path, data: bytes) -> str:
+    with _open(root) as repo:
+        return str(repo.odb.store(IStream("blob", len(data), BytesIO(data))).hexsha.decode())
+
+
+def list_tree(root: Path, tree: str) -> dict[str, tuple[str, str]]:
+    """Every file of `tree`: relpath -> (mode, blob sha)."""
+    with _open(root) as repo:
+        out = _bytes(repo, "ls-tree", "-r", "-z", tree).decode("utf-8", "surrogateescape")
+    files = {}
+    for item in filter(None, out.split("\0")):
+        meta, relpath = item.split("\t", 1)
+        mode, _kind, sha = meta.split()
+        files[relpath] = (mode, sha)
+    return files
+
+
+def build_tree(root: Path, base: str | None, entries: Sequence[tuple[str, str, str | None]]) -> str:
+    """A tree: `base` (or empty) with each (relpath, mode, sha) set, or removed where sha is None."""
+    info = "".join(f"{mode} {sha}\t{p}\n" if sha else f"0 {ZERO_SHA}\t{p}\n" for p, mode, sha in entries)
+    with _open(root) as repo:
+        tmp_index = Path(repo.git_dir) / f"kbsync-sync-index-{os.getpid()}"
+        env = dict(os.environ, GIT_INDEX_FILE=str(tmp_index))
+        try:
+            _run(repo, "read-tree", *([base] if base else ["--empty"]), env=env)
+            _run(repo, "update-index", "--add", "--remove", "--index-info", env=env, stdin=info.encode())
+            return _run(repo, "write-tree", env=env).strip()
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                tmp_index.unlink()
+
+
+def commit_tree(root: Path, tree: str, parents: Sequence[str], message: str, author: tuple[str, str]) -> str:
+    args = [x for p in parents for x in ("-p", p)]
+    with _open(root) as repo:
+        return _run(repo, "commit-tree", tree, *args, env=_author_env(*author), stdin=message.encode()).strip()
+
+
+def move_head(root: Path, new: str, old: str | None, changed: Sequence[TreeChange], reason: str) -> None:
+    """Move HEAD from `old` to `new` (compare-and-swap) and stage `changed` (old -> new tree) in git's index."""
+    with _open(root) as repo:
+        try:
+            _run(repo, "update-ref", "-m", f"kbsync: {reason}", "HEAD", new, old or ZERO_SHA)
+        except GitError as exc:
+            raise HeadMovedError("HEAD moved while syncing; nothing was lost, sync again", path=str(root)) from exc
+        info = "".join(f"{c.new[0]} {c.new[1]}\t{c.relpath}\n" if c.new else f"0 {ZERO_SHA}\t{c.relpath}\n"
+                       for c in changed)
+        if info:
+            _sync_index(repo, info)
+
+
+def commit_subject(root: Path, commit: str) -> str:
+    with _open(root) as repo:
+        return _run(repo, "log", "-1", "--format=%s", commit).strip()
+
+
+def outgoing_blobs(root: Path, head: str, remote_head: str | None) -> list[tuple[str, str]]:
+    """(relpath, sha) of every blob reachable from `head` but not from `remote_head`: what a push would send."""
+    with _open(root) as repo:
+        args = ["rev-list", "--objects", head] + (["--not", remote_head] if remote_head else [])
+        listed = [ln.split(" ", 1) for ln in _run(repo, *args).splitlines()]
+        named = {parts[0]: parts[1] for parts in listed if len(parts) == 2}
+        if not named:
+            return []
+        kinds = _bytes(repo, "cat-file", "--batch-check", stdin="".join(f"{s}\n" for s in named).encode())
+    return [(named[sha], sha) for sha, kind, *_ in (ln.split() for ln in kinds.decode().splitlines()) if kind == "blob"]

@@ -71,13 +71,17 @@ def plan(changes: Mapping[str, Versions], skeleton: Mapping[str, bytes] | None =
 
 
 def integrate_path(relpath: str, v: Versions, skeleton: bytes | None = None) -> tuple[bytes | None, list[Conflict]]:
-    """One path's content after the sync, and the conflict copies it needs."""
+    """One path's content after the sync, and the conflict copies it needs.
+
+    A path new on both sides is compared with what `init` writes there (`skeleton`),
+    so an untouched skeleton file yields to the other side's version.
+    """
+    if v.base is None and skeleton is not None:
+        v = Versions(skeleton, v.local, v.remote)
     if v.local == v.remote or v.local == v.base:
         return v.remote, []
     if v.remote == v.base:
         return v.local, []
-    if v.base is None and skeleton is not None and v.local == skeleton:
-        return v.remote, []
     if is_append_only(relpath):
         return union(v.base, v.local, v.remote), []
     if relpath == protocol.BOARD_MD and v.local is not None and v.remote is not None:

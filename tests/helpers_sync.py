@@ -110,3 +110,61 @@ def seed_bare(bare: Path, files: dict[str, str], tmp: Path, branch: str = "main"
     git(work, "-c", "user.name=seed", "-c", "user.email=seed@localhost", "commit", "-q", "-m", "seed")
     git(work, "push", "-q", str(bare), f"HEAD:refs/heads/{branch}")
     return git(work, "rev-parse", "HEAD")
+
+
+# ---- workspaces syncing with one remote --------------------------------------------------
+
+SYNC_CONFIG = "[daemon]\nquiet_ms = 0\n"
+
+
+def workspace(tmp: Path, name: str, bare: Path, extra_config: str = "") -> Path:
+    """A fresh `kbsync init` workspace whose git remote `origin` is `bare`, committing without a quiet delay."""
+    from kbsync.initws import init_workspace
+
+    root = tmp / name
+    init_workspace(root)
+    git(root, "remote", "add", "origin", str(bare))
+    (root / ".kbsync" / "config.toml").write_text(SYNC_CONFIG + extra_config, encoding="utf-8")
+    return root
+
+
+def open_ws(root: Path) -> "Any":
+    from kbsync.config import resolve
+    from kbsync.workspace import Workspace
+
+    _root, cfg = resolve(str(root), None)
+    return Workspace(root, cfg)
+
+
+def tree_files(repo: Path, rev: str) -> dict[str, bytes]:
+    """Every file of `rev` in `repo` with its bytes."""
+    names = git(repo, "ls-tree", "-r", "-z", "--name-only", rev).split("\0")
+    return {n: subprocess.run(["git", "-C", str(repo), "show", f"{rev}:{n}"], capture_output=True, check=True).stdout
+            for n in names if n}
+
+
+def all_text(files: dict[str, bytes]) -> str:
+    return "\n".join(data.decode("utf-8", "replace") for data in files.values())
+
+
+def board_entry(title: str, summary: str) -> "Any":
+    from kbsync import board
+
+    return board.Entry(title=title, type="方法", topic="sync", summary=summary, core_content=f"{title}: {summary}\n",
+                       source="test", source_date="2025-06-11", scenarios=("sync",), confidence="high")
+
+
+def upsert_board(root: Path, title: str, summary: str) -> None:
+    from kbsync import board
+
+    p = root / "LEARNING_BOARD.md"
+    p.write_text(board.upsert(p.read_text(encoding="utf-8"), board_entry(title, summary))[0], encoding="utf-8")
+
+
+def append(root: Path, relpath: str, line: str) -> None:
+    with open(root / relpath, "a", encoding="utf-8") as fh:
+        fh.write(line + "\n")
+
+
+def is_ancestor(repo: Path, old: str, new: str) -> bool:
+    return subprocess.run(["git", "-C", str(repo), "merge-base", "--is-ancestor", old, new]).returncode == 0

@@ -43,6 +43,7 @@ def test_both_sides_changed_keeps_remote_and_copies_local() -> None:
 def test_skeleton_yields_to_the_remote() -> None:
     skeleton = initws.FILES["memory/facts.md"].encode()
     assert integrate_path("memory/facts.md", Versions(None, skeleton, b"# facts\n- x\n"), skeleton) == (b"# facts\n- x\n", [])
+    assert integrate_path("memory/facts.md", Versions(None, b"mine\n", skeleton), skeleton) == (b"mine\n", [])
     _, conflicts = integrate_path("memory/facts.md", Versions(None, b"edited\n", b"# facts\n- x\n"), skeleton)
     assert conflicts
 

@@ -1,0 +1,34 @@
+"""The git transport: fetch the branch from the workspace's git remote, push without force."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kbsync import gitrepo
+from kbsync.remotes.base import RemoteHead
+
+
+class GitTransport:
+    mode = "git"
+
+    def __init__(self, root: Path, remote: str, branch: str) -> None:
+        self.root, self.remote, self.branch = root, remote, branch
+        self.where = f"{remote}/{branch}"
+
+    def pull(self) -> RemoteHead | None:
+        sha = gitrepo.fetch(self.root, self.remote, self.branch)
+        return None if sha is None else RemoteHead(sha, gitrepo.tree_of(self.root, sha), sha)
+
+    def base_tree(self, local_head: str | None, remote: RemoteHead, synced_tree: str | None) -> str | None:
+        base = gitrepo.merge_base(self.root, local_head, remote.commit) if local_head else None
+        return None if base is None else gitrepo.tree_of(self.root, base)
+
+    def outgoing(self, local_head: str, remote: RemoteHead | None) -> list[tuple[str, str]]:
+        return gitrepo.outgoing_blobs(self.root, local_head, remote.commit if remote else None)
+
+    def push(self, local_head: str, remote: RemoteHead | None) -> RemoteHead | None:
+        if remote is not None and remote.commit == local_head:
+            return remote
+        if not gitrepo.push(self.root, self.remote, self.branch, local_head):
+            return None
+        return RemoteHead(local_head, gitrepo.tree_of(self.root, local_head), local_head)

@@ -1,0 +1,159 @@
+"""`kbsync sync`: commit what is committable, pull, integrate, scan, push; never blind, never forced.
+
+One round: read the remote head (transport.pull), integrate it locally
+(kbsync.merging, the same rules for git and the GitHub API), scan what would
+be sent for secrets, push without force. A push refused because the remote
+moved meanwhile starts another round after a jittered backoff, a bounded
+number of times. The last remote commit integrated or pushed is kept in
+`.kbsync/sync.json`; in API mode its tree is the base of the next integration.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable
+
+from kbsync import fsio, gitrepo, merging
+from kbsync.committer import CommitResult, commit_pending, secret_scanner
+from kbsync.errors import EXIT_OK, EXIT_PROBLEMS, RemoteError, SecretFoundError
+from kbsync.remotes.base import RemoteHead, Transport
+from kbsync.workspace import Workspace
+
+log = logging.getLogger(__name__)
+
+STATE_FILE = "sync.json"
+LOCK_NAME = "sync"
+
+
+@dataclass
+class SyncResult:
+    mode: str
+    remote_head: str | None = None
+    pushed: bool = False
+    pulled: list[str] = field(default_factory=list)
+    conflicts: list[str] = field(default_factory=list)
+    rounds: int = 0
+    committed: str | None = None  # the sha `sync` committed first, if any
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_PROBLEMS if self.conflicts else EXIT_OK
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def __str__(self) -> str:
+        head = self.remote_head[:7] if self.remote_head else "none"
+        parts = [f"synced with the remote at {head}", f"{len(self.pulled)} file(s) from the remote",
+                 "pushed" if self.pushed else "nothing to push"]
+        if self.conflicts:
+            parts.append(f"{len(self.conflicts)} conflict cop{'y' if len(self.conflicts) == 1 else 'ies'} "
+                         f"for a person: {', '.join(self.conflicts)}")
+        return "; ".join(parts)
+
+
+def make_transport(ws: Workspace) -> Transport:
+    """The transport `[sync] mode` names."""
+    if ws.config.sync.mode == "github-api":
+        from kbsync.remotes.github_sync import from_config
+
+        state = load_state(ws)
+        known = {state["remote"]: state["tree"]} if isinstance(state.get("remote"), str) and isinstance(state.get("tree"), str) else {}
+        return from_config(ws, known)
+    from kbsync.remotes.gitremote import GitTransport
+
+    return GitTransport(ws.root, ws.config.sync.remote, ws.config.sync.branch)
+
+
+def sync(ws: Workspace, transport: Transport | None = None, *, sleep: Callable[[float], None] = time.sleep,
+         jitter: Callable[[], float] = random.random) -> SyncResult:
+    """Sync the workspace with its remote; see the module docstring."""
+    chosen = transport or make_transport(ws)
+    ws.state_dir.mkdir(parents=True, exist_ok=True)
+    cfg = ws.config.daemon
+    with fsio.locked(ws.state_dir / LOCK_NAME, ttl_s=max(cfg.lock_ttl_s, 600), wait_s=cfg.lock_wait_s):
+        first: CommitResult = commit_pending(ws, reason="sync")
+        result = SyncResult(chosen.mode, committed=first.sha)
+        return _rounds(ws, chosen, result, sleep, jitter)
+
+
+def _rounds(ws: Workspace, transport: Transport, result: SyncResult, sleep: Callable[[float], None],
+            jitter: Callable[[], float]) -> SyncResult:
+    retries = ws.config.sync.max_retries
+    for attempt in range(retries + 1):
+        result.rounds = attempt + 1
+        remote = transport.pull()
+        head = gitrepo.head_sha(ws.root)
+        if remote is not None:
+            merged = merging.integrate_remote(ws, head, remote, transport.base_tree(head, remote, synced_tree(ws, transport)))
+            head = merged.head
+            result.pulled += [p for p in merged.pulled if p not in result.pulled]
+            result.conflicts += merged.copies
+            save_state(ws, transport, remote)
+        if head is None:
+            return result
+        check_outgoing(ws, transport.outgoing(head, remote))
+        pushed = transport.push(head, remote)
+        if pushed is not None:
+            save_state(ws, transport, pushed)
+            result.remote_head, result.pushed = pushed.commit, remote is None or pushed.commit != remote.commit
+            return result
+        wait = min(30.0, 0.5 * 2 ** attempt) * (0.5 + jitter() / 2)
+        log.info("the remote moved while pushing; integrating again in %.1fs", wait)
+        sleep(wait)
+    raise RemoteError(f"the remote kept moving during {retries + 1} rounds; nothing was lost, sync again")
+
+
+# ---- what leaves the machine ---------------------------------------------------------
+
+def check_outgoing(ws: Workspace, outgoing: list[tuple[str, str]]) -> None:
+    """Refuse to send runtime state or anything the secret scan flags; names file and line."""
+    for relpath, _sha in outgoing:
+        if relpath.split("/", 1)[0] == ".kbsync":
+            raise SecretFoundError(f"runtime state is committed and would be sent; remove it from git ({relpath})",
+                                   path=relpath)
+    scan = secret_scanner()
+    if scan is None or not outgoing:
+        return
+    for (relpath, _sha), data in zip(outgoing, gitrepo.read_blobs(ws.root, [sha for _p, sha in outgoing])):
+        findings = scan(relpath, (data or b"").decode("utf-8", "replace"))
+        if findings:
+            raise SecretFoundError(f"{findings[0]}; nothing was sent: remove the secret, commit, and sync again",
+                                   path=relpath, line=getattr(findings[0], "line", None))
+
+
+# ---- state -------------------------------------------------------------------------------
+
+def state_path(ws: Workspace) -> Any:
+    return ws.state_dir / STATE_FILE
+
+
+def load_state(ws: Workspace) -> dict[str, Any]:
+    try:
+        data = json.loads(state_path(ws).read_text(encoding="utf-8"))
+    except (FileNotFoundError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def synced_tree(ws: Workspace, transport: Transport) -> str | None:
+    """The tree of the last remote commit integrated from this transport's remote, if still held locally."""
+    state = load_state(ws)
+    tree = state.get("tree")
+    if state.get("where") != where(transport) or not isinstance(tree, str):
+        return None
+    return tree if gitrepo.has_object(ws.root, tree) else None
+
+
+def where(transport: Transport) -> str:
+    return f"{transport.mode}:{transport.where}"
+
+
+def save_state(ws: Workspace, transport: Transport, remote: RemoteHead) -> None:
+    state = {"where": where(transport), "remote": remote.commit, "tree": remote.tree,
+             "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    fsio.atomic_write(state_path(ws), (json.dumps(state, indent=2) + "\n").encode("utf-8"))

@@ -100,6 +100,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="kbsync-bench-hook-") as tmp:
         work = Path(tmp)
         ws = corpus(work, args.sessions)
+        start_up = median([timed([*KBSYNC, "--version"])[0] for _ in range(args.runs)])
+        print(f"start-up of `kbsync --version` (reference): {start_up:.3f} s")
         for files in (1, 100):
             plain, _ = commit_times(ws, work, files, args.runs, hook=False)
             hooked, alone = commit_times(ws, work, files, args.runs, hook=True)

@@ -50,12 +50,17 @@ class HookContext:
         return path[len(self.prefix):] if path.startswith(self.prefix) else None
 
 
+def _read_with_allowlist(top: Path, entries: list[StagedFile], allow_name: str) -> tuple[
+        dict[str, bytes | None], frozenset[str]]:
+    """The entries' blobs and the fingerprints of the `.kbsync-allow` named (`:path` or `rev:path`)."""
+    blobs = staged.read_objects(top, [e.blob for e in entries] + [allow_name])
+    return blobs, parse_allowlist((blobs.get(allow_name) or b"").decode("utf-8", "replace"))
+
+
 def check_staged(ctx: HookContext) -> HookReport:
     """Every finding for the staged files; `report.blocked` says whether the commit must stop."""
     entries = [e for e in staged.staged_files(ctx.top) if e.mode != staged.GITLINK]
-    allow_name = f":{ctx.prefix}{ALLOW_FILE}"
-    blobs = staged.read_objects(ctx.top, [e.blob for e in entries] + [allow_name])
-    allowed = parse_allowlist((blobs.get(allow_name) or b"").decode("utf-8", "replace"))
+    blobs, allowed = _read_with_allowlist(ctx.top, entries, f":{ctx.prefix}{ALLOW_FILE}")
     report = HookReport(checked=len(entries))
     for entry in entries:
         data = blobs[entry.blob] or b""
@@ -122,3 +127,32 @@ def _fix(ctx: HookContext, entry: StagedFile, rel: str, data: bytes, found: list
     staged.stage_bytes(ctx.top, entry, new)
     report.fixed[entry.path] = result.fixes
     return result.findings
+
+
+# ---- pushes -----------------------------------------------------------------------
+
+def pushed_ranges(updates: str) -> list[tuple[str, list[str]]]:
+    """(head, exclude) for each ref update that git's pre-push hook reads on stdin.
+
+    A line is `<local ref> <local sha> <remote ref> <remote sha>`; a deleted ref
+    publishes nothing, and what the remote already has (its old sha, or any
+    remote-tracking branch) is excluded.
+    """
+    out: list[tuple[str, list[str]]] = []
+    for line in updates.splitlines():
+        parts = line.split()
+        if len(parts) == 4 and parts[1].strip("0"):
+            out.append((parts[1], ["--remotes", *([parts[3]] if parts[3].strip("0") else [])]))
+    return out
+
+
+def scan_outgoing(top: Path, head: str, exclude: list[str], prefix: str = "") -> list[SecretFinding]:
+    """Secrets in every file version that the commits `head --not exclude` would publish.
+
+    Intermediate versions count (a secret added then removed is still in the
+    history); the allowlist is `.kbsync-allow` as of `head`. One finding per path and secret.
+    """
+    entries = [e for e in staged.outgoing_files(top, head, exclude) if e.mode != staged.GITLINK]
+    blobs, allowed = _read_with_allowlist(top, entries, f"{head}:{prefix}{ALLOW_FILE}")
+    found = (f for e in entries for f in scan_bytes(e.path, blobs[e.blob] or b"", allowed))
+    return list({(f.path, f.fingerprint): f for f in found}.values())

@@ -1,8 +1,8 @@
-"""Installing the git pre-commit trampoline into a repository's hooks folder.
+"""Installing the git hook trampolines (pre-commit, pre-push) into a repository's hooks folder.
 
 A different hook already there is never lost: without `force` or `chain` the
-install is refused; `chain` moves it aside and runs it before kbsync's checks;
-`force` replaces it and keeps a copy beside it.
+install is refused before anything is written; `chain` moves it aside and runs it
+before kbsync's check; `force` replaces it and keeps a copy beside it.
 """
 
 from __future__ import annotations
@@ -15,27 +15,45 @@ from kbsync.errors import UsageError
 from kbsync.fsio import atomic_write
 from kbsync.proc import git
 
-MARKER = "# kbsync-hook: pre-commit trampoline"
-CHAINED = "pre-commit.chained"
-BACKUP = "pre-commit.kbsync-backup"
+HOOKS = ("pre-commit", "pre-push")
+MARKER = "# kbsync-hook:"
+CHAINED = ".chained"  # suffix of a previous hook that runs first
+BACKUP = ".kbsync-backup"  # suffix of a previous hook replaced with --force
 
 TRAMPOLINE = """#!/bin/sh
-{marker}
-# Checks the staged files (protocol validation and the secret scan) with `kbsync hook pre-commit`.
+{marker} {hook} trampoline
+# {purpose}
 # Install it with `kbsync hook install`; KBSYNC_PYTHON picks the interpreter that has kbsync.
-chained="$(dirname "$0")/{chained}"
-if [ -x "$chained" ]; then "$chained" "$@" || exit $?; fi
-{python_line}if [ -n "$KBSYNC_PYTHON" ]; then exec "$KBSYNC_PYTHON" -m kbsync hook pre-commit; fi
-if command -v kbsync >/dev/null 2>&1; then exec kbsync hook pre-commit; fi
-echo "kbsync pre-commit hook: kbsync is not installed; pip install it or set KBSYNC_PYTHON" >&2
-exit 1
-"""
+{python_line}if [ -n "$KBSYNC_PYTHON" ]; then
+  kbsync() {{ "$KBSYNC_PYTHON" -m kbsync "$@"; }}
+elif ! command -v kbsync >/dev/null 2>&1; then
+  echo "kbsync {hook} hook: kbsync is not installed; pip install it or set KBSYNC_PYTHON" >&2
+  exit 1
+fi
+chained="$(dirname "$0")/{hook}{chained}"
+{body}"""
+
+BODIES = {
+    "pre-commit": (
+        "Checks the staged files (protocol validation and the secret scan) with `kbsync hook pre-commit`.",
+        'if [ -x "$chained" ]; then "$chained" "$@" || exit $?; fi\n'
+        "kbsync hook pre-commit\n",
+    ),
+    "pre-push": (
+        "Scans every file version a push would publish for secrets with `kbsync hook pre-push`.",
+        "updates=$(cat)\n"
+        "if [ -x \"$chained\" ]; then printf '%s\\n' \"$updates\" | \"$chained\" \"$@\" || exit $?; fi\n"
+        "printf '%s\\n' \"$updates\" | kbsync hook pre-push \"$@\"\n",
+    ),
+}
 
 
-def trampoline(python: str | None) -> str:
+def trampoline(hook: str, python: str | None) -> str:
     """The hook script; with `python`, it runs that interpreter unless KBSYNC_PYTHON says otherwise."""
+    purpose, body = BODIES[hook]
     line = f'KBSYNC_PYTHON="${{KBSYNC_PYTHON:-{shlex.quote(python)}}}"\n' if python else ""
-    return TRAMPOLINE.format(marker=MARKER, chained=CHAINED, python_line=line)
+    return TRAMPOLINE.format(marker=MARKER, hook=hook, purpose=purpose, python_line=line, chained=CHAINED,
+                             body=body)
 
 
 def hooks_dir(top: Path) -> Path:
@@ -43,30 +61,34 @@ def hooks_dir(top: Path) -> Path:
     return top / git(["rev-parse", "--git-path", "hooks"], cwd=top).strip()
 
 
-def install(top: Path, python: str, *, force: bool = False, chain: bool = False) -> str:
-    """Write the pre-commit hook; a sentence saying what was done."""
+def install(top: Path, python: str, *, force: bool = False, chain: bool = False) -> list[str]:
+    """Write both hooks; one sentence per hook saying what was done."""
     folder = hooks_dir(top)
-    hook = folder / "pre-commit"
-    existing = hook.read_bytes() if hook.exists() else None
-    note = ""
-    if existing is not None and MARKER.encode() not in existing:
-        note = _set_aside(folder, existing, force=force, chain=chain)
-    atomic_write(hook, trampoline(python).encode())
-    os.chmod(hook, 0o755)
-    verb = "updated" if existing is not None and not note else "installed"
-    return f"{verb} {hook}{note}"
+    existing = {name: (folder / name).read_bytes() if (folder / name).exists() else None for name in HOOKS}
+    foreign = [name for name, data in existing.items() if data is not None and MARKER.encode() not in data]
+    _check(folder, foreign, force=force, chain=chain)
+    done = []
+    for name in HOOKS:
+        note = _set_aside(folder, name, existing[name], chain=chain) if name in foreign else ""
+        atomic_write(folder / name, trampoline(name, python).encode())
+        os.chmod(folder / name, 0o755)
+        done.append(f"{'updated' if existing[name] is not None and not note else 'installed'} {folder / name}{note}")
+    return done
 
 
-def _set_aside(folder: Path, existing: bytes, *, force: bool, chain: bool) -> str:
+def _check(folder: Path, foreign: list[str], *, force: bool, chain: bool) -> None:
+    if foreign and not (force or chain):
+        raise UsageError(f"a different {' and '.join(foreign)} hook is installed; use --chain to run it before "
+                         "kbsync's check, or --force to replace it (a copy is kept)", path=str(folder))
+    taken = [folder / f"{name}{CHAINED}" for name in foreign if (folder / f"{name}{CHAINED}").exists()]
+    if chain and taken:
+        raise UsageError(f"{taken[0]} already exists; merge the hooks by hand", path=str(folder))
+
+
+def _set_aside(folder: Path, name: str, existing: bytes | None, *, chain: bool) -> str:
     if chain:
-        target = folder / CHAINED
-        if target.exists():
-            raise UsageError(f"{target} already exists; merge the two hooks by hand", path=str(folder / "pre-commit"))
-        os.replace(folder / "pre-commit", target)
-        return f"; the previous hook runs first, from {target}"
-    if force:
-        atomic_write(folder / BACKUP, existing)
-        os.chmod(folder / BACKUP, 0o755)
-        return f"; the previous hook was kept as {folder / BACKUP}"
-    raise UsageError("a different pre-commit hook is installed; use --chain to run it before kbsync's "
-                     "checks, or --force to replace it (a copy is kept)", path=str(folder / "pre-commit"))
+        os.replace(folder / name, folder / f"{name}{CHAINED}")
+        return f"; the previous hook runs first, from {folder / (name + CHAINED)}"
+    atomic_write(folder / f"{name}{BACKUP}", existing or b"")
+    os.chmod(folder / f"{name}{BACKUP}", 0o755)
+    return f"; the previous hook was kept as {folder / (name + BACKUP)}"

@@ -1,4 +1,4 @@
-"""What a commit would record: the staged entries and their blobs, read from git's index.
+"""What a commit would record (the staged entries) or a push would publish, and their blobs.
 
 Two git processes whatever the number of files: `git diff --cached --raw` lists
 the staged additions and modifications (a rename shows as its new path; deletions
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Sequence
 
 from kbsync.errors import GitError
 from kbsync.proc import git, run
@@ -32,15 +33,30 @@ def top_level(folder: Path) -> tuple[Path, str]:
     return Path(out[0]), out[1]
 
 
+_RAW = ["--raw", "-z", "--no-renames", "--diff-filter=d", "--no-abbrev"]
+
+
+def _parse_raw(raw: str) -> list[StagedFile]:
+    """Entries of git's `--raw -z` output (`:<modes> <ids> <status>` NUL `<path>` NUL, repeated)."""
+    fields = iter(f for f in raw.split("\0") if f)
+    out: list[StagedFile] = []
+    for meta in fields:
+        _old_mode, mode, _old_blob, blob, _status = meta.lstrip(":").split(" ")
+        out.append(StagedFile(next(fields), mode, blob))
+    return out
+
+
 def staged_files(top: Path) -> list[StagedFile]:
     """Staged additions and modifications (renames appear under their new path)."""
-    raw = git(["diff", "--cached", "--raw", "-z", "--no-renames", "--diff-filter=d", "--no-abbrev"], cwd=top)
-    fields = raw.split("\0")
-    out: list[StagedFile] = []
-    for meta, path in zip(fields[0::2], fields[1::2]):
-        _old_mode, mode, _old_blob, blob, _status = meta.lstrip(":").split(" ")
-        out.append(StagedFile(path, mode, blob))
-    return out
+    return _parse_raw(git(["diff", "--cached", *_RAW], cwd=top))
+
+
+def outgoing_files(top: Path, head: str, exclude: Sequence[str]) -> list[StagedFile]:
+    """Every file version that the commits reachable from `head` but not from `exclude` (revisions,
+    or options such as `--remotes`; unknown ones ignored) add or change: each version once,
+    intermediate ones included, since a push publishes them all."""
+    raw = git(["log", *_RAW, "--format=", "--ignore-missing", head, "--not", *exclude, "--"], cwd=top)
+    return list(dict.fromkeys(_parse_raw(raw)))
 
 
 def read_objects(top: Path, names: list[str]) -> dict[str, bytes | None]:

@@ -204,10 +204,11 @@ def test_chained_hook_failure_blocks(tmp_path: Path) -> None:
     assert commit(repo).returncode != 0
 
 
-def test_committed_trampoline_is_the_install_template() -> None:
+@pytest.mark.parametrize("name", ["pre-commit", "pre-push"])
+def test_committed_trampolines_are_the_install_templates(name: str) -> None:
     from kbsync.hookinstall import trampoline
 
-    assert (ROOT / "hooks" / "pre-commit").read_text() == trampoline(None)
+    assert (ROOT / "hooks" / name).read_text() == trampoline(name, None)
 
 
 def test_committed_trampoline_runs_kbsync_from_path(tmp_path: Path) -> None:
@@ -227,3 +228,44 @@ def test_hook_path_imports_no_heavy_modules(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-c", code], cwd=repo, capture_output=True, text=True)
     assert "secret: jwt" in out.stdout
     assert "HEAVY []" in out.stdout
+
+
+# ---- pushes -------------------------------------------------------------------------
+
+def with_remote(repo: Path) -> Path:
+    remote = repo.parent / "remote.git"
+    git(repo.parent, "init", "-q", "--bare", str(remote))
+    git(repo, "remote", "add", "origin", str(remote))
+    return remote
+
+
+def test_push_publishing_a_secret_is_blocked_even_when_a_later_commit_removed_it(repo: Path) -> None:
+    remote = with_remote(repo)
+    stage(repo, SESSION_PATH, session_text())
+    assert commit(repo).returncode == 0
+    assert git(repo, "push", "-q", "origin", "main", check=False).returncode == 0
+    stage(repo, "notes.txt", provider_secrets()["gitlab-pat"] + "\n")
+    git(repo, "commit", "-q", "--no-verify", "-m", "bypassing the commit hook")
+    git(repo, "rm", "-q", "notes.txt")
+    assert commit(repo).returncode == 0
+    out = git(repo, "push", "origin", "main", check=False)
+    assert out.returncode != 0
+    assert "notes.txt:1: secret: gitlab-pat glpa********" in out.stdout + out.stderr
+    assert git(remote, "rev-parse", "main").stdout != git(repo, "rev-parse", "main").stdout
+
+
+def test_clean_push_and_ref_deletion_pass(repo: Path) -> None:
+    with_remote(repo)
+    stage(repo, SESSION_PATH, session_text())
+    assert commit(repo).returncode == 0
+    assert git(repo, "push", "-q", "origin", "main", "main:other", check=False).returncode == 0
+    assert git(repo, "push", "-q", "origin", ":other", check=False).returncode == 0
+
+
+def test_pushed_ranges_parse_git_stdin() -> None:
+    from kbsync.hook import pushed_ranges
+
+    a, b, zero = "a" * 40, "b" * 40, "0" * 40
+    text = f"refs/heads/main {a} refs/heads/main {b}\nrefs/heads/new {a} refs/heads/new {zero}\n" \
+           f"(delete) {zero} refs/heads/old {b}\n"
+    assert pushed_ranges(text) == [(a, ["--remotes", b]), (a, ["--remotes"])]

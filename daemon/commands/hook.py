@@ -1,4 +1,5 @@
-"""`kbsync hook pre-commit` (check what is staged) and `kbsync hook install` (write the git hook)."""
+"""`kbsync hook pre-commit` (check what is staged), `kbsync hook pre-push` (scan what a push
+publishes) and `kbsync hook install` (write both git hooks)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ if TYPE_CHECKING:
 
 
 def register(subparsers: Any) -> None:
-    p = subparsers.add_parser("hook", help="git pre-commit hook: validate and secret-scan staged files")
+    p = subparsers.add_parser("hook", help="git hooks: validate and secret-scan staged files; scan pushes")
     sub = p.add_subparsers(dest="hook_command", metavar="ACTION", required=True)
     pc = sub.add_parser("pre-commit", help="check the staged files; exit 1 blocks the commit")
     pc.add_argument("--fix", action=argparse.BooleanOptionalAction, default=None,
@@ -23,7 +24,12 @@ def register(subparsers: Any) -> None:
     pc.add_argument("--only", choices=("validate", "secrets"), help="run one of the two checks")
     pc.add_argument("--json", action="store_true", help="print the findings as JSON")
     pc.set_defaults(func=run_pre_commit)
-    ins = sub.add_parser("install", help="write .git/hooks/pre-commit (a trampoline into this kbsync)")
+    pp = sub.add_parser("pre-push", help="scan what a push would publish (ref updates on stdin, as git "
+                                         "gives them); exit 1 blocks the push")
+    pp.add_argument("remote", nargs="?", help="remote name (given by git; unused)")
+    pp.add_argument("url", nargs="?", help="remote URL (given by git; unused)")
+    pp.set_defaults(func=run_pre_push)
+    ins = sub.add_parser("install", help="write .git/hooks/pre-commit and pre-push (trampolines into this kbsync)")
     how = ins.add_mutually_exclusive_group()
     how.add_argument("--force", action="store_true", help="replace a different existing hook (a copy is kept)")
     how.add_argument("--chain", action="store_true", help="keep a different existing hook and run it first")
@@ -54,6 +60,19 @@ def run_pre_commit(args: argparse.Namespace) -> int:
     return EXIT_PROBLEMS if report.blocked else EXIT_OK
 
 
+def run_pre_push(args: argparse.Namespace) -> int:
+    from kbsync.hook import pushed_ranges, scan_outgoing
+
+    top, prefix = _top(args)
+    found = [f for head, exclude in pushed_ranges(sys.stdin.read()) for f in scan_outgoing(top, head, exclude, prefix)]
+    for s in found:
+        print(f"{s.path}:{s.line}: secret: {s.rule} {s.preview}; the push would publish it: remove it from the "
+              f"commits (amend or rebase), or if it is not a secret add `{s.fingerprint}` to .kbsync-allow")
+    if found:
+        print(f"kbsync: push blocked: {len(found)} secret(s) in the commits to push", file=sys.stderr)
+    return EXIT_PROBLEMS if found else EXIT_OK
+
+
 def _print(report: HookReport) -> None:
     for path, fixes in report.fixed.items():
         print(f"{path}: repaired and staged ({'; '.join(fixes)})")
@@ -82,5 +101,6 @@ def run_install(args: argparse.Namespace) -> int:
     from kbsync.hookinstall import install
 
     top, _prefix = _top(args)
-    print(install(top, sys.executable, force=args.force, chain=args.chain))
+    for line in install(top, sys.executable, force=args.force, chain=args.chain):
+        print(line)
     return EXIT_OK

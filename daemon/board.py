@@ -59,6 +59,7 @@ _SUB_ITEM = re.compile(r"^[ \t]+[-*+][ \t]+(?P<value>.*?)[ \t]*$")
 _CORE_LINE = re.compile(r"^[ \t]*(?:#{4,6}[ \t]+)?(?:\*\*)?(?P<name>[^:：*]+?)(?:\*\*)?[ \t]*[:：]?[ \t]*$")
 _DATE = re.compile(r"^(\d{4})[-/.年](\d{1,2})[-/.月](\d{1,2})日?$")
 _LIST_SPLIT = re.compile(r"[;；、,，]")
+_REPAIR = f"`kbsync repair {BOARD_MD}`"
 
 
 @dataclass(frozen=True)
@@ -170,7 +171,7 @@ def _value_note(name: str, value: str, index: int, line: str, m: re.Match[str]) 
     """The value as the entry holds it, and a note if the written value is not canonical."""
     def fixed(canon: str, what: str) -> tuple[str, Note]:
         repl = line[: m.start("value")] + canon + line[m.end("value"):]
-        return canon, Note(index, "warning", f"{LABELS[name]} {value!r} {what}; repair writes {canon!r}", repl)
+        return canon, Note(index, "error", f"{LABELS[name]} {value!r} {what}; {_REPAIR} writes {canon!r}", repl)
 
     if name in _ENUMS and value not in _ENUMS[name]:
         canon = canonical_enum(name, value)
@@ -389,7 +390,7 @@ def _section(lines: list[str], start: int, end: int, heads: list[tuple[int, int,
     canon = f"## {name}"
     if named and _strip_eol(heading) != canon:
         repl = canon + (_eol(heading) or "\n") + named[1] if named[1] else canon
-        note = Note(start, "warning", f"heading {_strip_eol(heading)!r} should be {canon!r}", repl)
+        note = Note(start, "error", f"heading {_strip_eol(heading)!r} should be {canon!r}; {_REPAIR} fixes it", repl)
     cuts = [i for i, lv, t in heads if start < i < end and lv == 3 and _section_name(t) is None] if name == RECORDS else []
     bounds = cuts + [end]
     intro = "".join(lines[start + 1:bounds[0]])
@@ -435,7 +436,7 @@ def _board_notes(board: Board) -> list[Note]:
     names = [s.name for s in board.sections if s.name]
     for name in BOARD_SECTIONS:
         if name not in names:
-            notes.append(Note(0, "error", f"section '## {name}' is missing; run `kbsync repair {BOARD_MD}`"))
+            notes.append(Note(0, "error", f"section '## {name}' is missing; {_REPAIR} adds it"))
     for s in board.sections:
         notes += [s.note] if s.note else []
         if s.name and names.count(s.name) > 1 and s is not next(x for x in board.sections if x.name == s.name):

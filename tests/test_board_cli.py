@@ -144,3 +144,25 @@ def test_review_reports_drift_of_counters_and_search_index(tmp_path: Path) -> No
     assert "改名了@2025-06-11 is not in the search index" in drift
     assert "后加@2025-06-11 is in the search index but not on the board" in drift
     assert "feedback counters for 后加@2025-06-11, which is not on the board" in drift
+
+
+def test_validate_repair_and_hook_treat_the_board_like_a_session(tmp_path: Path) -> None:
+    root = git_workspace(tmp_path / "ws")
+    drifted = HAND_EDITED.replace("## 长期趋势\n", "### 长期趋势：本周\n").replace("置信度：medium", "置信度：中")
+    (root / "LEARNING_BOARD.md").write_text(drifted, encoding="utf-8")
+    git(root, "add", "LEARNING_BOARD.md")
+    r = kb(root, "hook", "pre-commit")
+    assert r.returncode == 1 and "LEARNING_BOARD.md:7" in r.stdout + r.stderr
+    assert kb(root, "repair", "LEARNING_BOARD.md").returncode == 0
+    repaired = (root / "LEARNING_BOARD.md").read_text(encoding="utf-8")
+    assert "## 长期趋势\n本周\n" in repaired and "置信度：medium" in repaired
+    assert B.render_board(B.parse_board(repaired)) == repaired
+    mtime = (root / "LEARNING_BOARD.md").stat().st_mtime_ns
+    assert kb(root, "repair", "LEARNING_BOARD.md").returncode == 0
+    assert (root / "LEARNING_BOARD.md").stat().st_mtime_ns == mtime
+    assert kb(root, "validate", "LEARNING_BOARD.md", "--json").returncode == 0
+    git(root, "add", "LEARNING_BOARD.md")
+    assert kb(root, "hook", "pre-commit").returncode == 0
+    (root / "LEARNING_BOARD.md").write_text(repaired.replace("类型: 方法", "类型: 理论"), encoding="utf-8")
+    assert kb(root, "repair", "LEARNING_BOARD.md").returncode == 1
+    assert "类型: 理论" in (root / "LEARNING_BOARD.md").read_text(encoding="utf-8")

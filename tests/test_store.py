@@ -264,6 +264,21 @@ def test_a_session_folder_that_is_a_symlink_out_of_the_workspace_is_refused(ws: 
     assert list(outside.iterdir()) == []
 
 
+@pytest.mark.parametrize("data, words", [
+    (b"---\nid: x\n\xff\xfe\n---\n", "UTF-8"),
+    (b"---\nid: x\x00\n---\n", "binary"),
+    (b"---\n" + b"a" * (5 * 1024 * 1024) + b"\n---\n", "limit"),
+], ids=["not-utf8", "binary", "5MB"])
+def test_an_existing_session_file_that_is_not_text_is_left_alone(ws: Workspace, data: bytes, words: str) -> None:
+    rel = save(ws.root, {"session_id": RAW_ID, "ts": TS}).stdout.strip()
+    ws.path(rel).write_bytes(data)
+    before = snapshot(ws.root)
+    proc = save(ws.root, {"session_id": RAW_ID, "summary": "x"})
+    one_line_error(proc, rel)
+    assert proc.returncode == 2 and words in proc.stderr
+    assert snapshot(ws.root) == before
+
+
 @pytest.mark.parametrize("text", ["a\u0000b", "x" * (5 * 1024 * 1024)], ids=["nul", "5MB"])
 def test_a_payload_that_would_write_a_bad_file_is_refused(ws: Workspace, tmp_path: Path, text: str) -> None:
     payload = tmp_path / "in.json"

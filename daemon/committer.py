@@ -28,6 +28,7 @@ log = logging.getLogger(__name__)
 
 CAS_ATTEMPTS = 3
 MAX_LISTED = 30
+MAX_IDS = 3
 
 
 @dataclass(frozen=True)
@@ -137,12 +138,15 @@ def session_status(text: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def newly_closed(ws: Workspace, relpath: str, data: bytes) -> bool:
-    """True if this session file is closed in `data` but was not closed at HEAD."""
-    if protocol.classify(relpath) != "session" or session_status(data.decode("utf-8", "replace")) != "closed":
-        return False
-    before = gitrepo.head_blob(ws.root, relpath)
-    return before is None or session_status(before.decode("utf-8", "replace")) != "closed"
+def is_closed_session(relpath: str, data: bytes) -> bool:
+    return protocol.classify(relpath) == "session" and session_status(data.decode("utf-8", "replace")) == "closed"
+
+
+def newly_closed(ws: Workspace, files: Sequence[gitrepo.Staged]) -> list[str]:
+    """The session files that are closed in these bytes but were not closed at HEAD."""
+    closed = [f.relpath for f in files if f.data is not None and is_closed_session(f.relpath, f.data)]
+    before = gitrepo.head_blobs(ws.root, closed)
+    return [rel for rel in closed if (old := before[rel]) is None or not is_closed_session(rel, old)]
 
 
 # ---- the message (pure) ------------------------------------------------------------
@@ -182,7 +186,9 @@ def subject_for(reason: str, files: Sequence[gitrepo.Staged], closed: Sequence[s
         sid = protocol.id_from_relpath(closed[0])
         return f"session {sid} closed: {title}" if title else f"session {sid} closed"
     if closed:
-        return f"{len(closed)} sessions closed: " + ", ".join(str(protocol.id_from_relpath(c)) for c in closed)
+        ids = [str(protocol.id_from_relpath(c)) for c in closed[:MAX_IDS]]
+        more = ", …" if len(closed) > MAX_IDS else ""
+        return f"{len(closed)} sessions closed: {', '.join(ids)}{more}"
     return f"{reason}: {breakdown(files)}"
 
 
@@ -219,7 +225,7 @@ def commit_pending(ws: Workspace, *, reason: str, message: str | None = None,
             log.info("left out of the commit: %s (%s)", rel, why)
         if not staged:
             return CommitResult(None, "", skipped=skipped)
-        closed = [f.relpath for f in staged if f.data is not None and newly_closed(ws, f.relpath, f.data)]
+        closed = newly_closed(ws, staged)
         text = compose(reason, message, staged, closed, skipped)
         try:
             sha = gitrepo.commit_files(ws.root, staged, text, expected_head=head,

@@ -94,15 +94,20 @@ def changed_paths(root: Path) -> list[str]:
     return sorted({entry[3:] for entry in out.split("\0") if len(entry) > 3})
 
 
-def head_blob(root: Path, relpath: str) -> bytes | None:
-    """A file's bytes as committed at HEAD, or None if HEAD has no such file."""
+def head_blobs(root: Path, relpaths: Sequence[str]) -> dict[str, bytes | None]:
+    """Each file's bytes as committed at HEAD (None where HEAD has no such file), from one repository open."""
+    out: dict[str, bytes | None] = dict.fromkeys(relpaths)
     with _open(root) as repo:
         try:
-            blob = repo.head.commit.tree / relpath
-        except (ValueError, KeyError):
-            return None
-        data: bytes = blob.data_stream.read()
-        return data
+            tree = repo.head.commit.tree
+        except ValueError:
+            return out
+        for rel in relpaths:
+            try:
+                out[rel] = tree[rel].data_stream.read()
+            except KeyError:
+                continue
+    return out
 
 
 def index_lock(root: Path) -> Path:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -34,7 +35,7 @@ summary: "梳理"
 
 
 def session_relpath(n: int, title: str = "合同风险梳理") -> str:
-    return f"sessions/2025-06-11/{1000 + n % 1400:04d}-{n:07x}-{title}.md"
+    return f"sessions/2025-06-11/{n // 60 % 24:02d}{n % 60:02d}-{n:07x}-{title}.md"
 
 
 def session_text(relpath: str, *, status: str = "open", body: str = "x") -> str:
@@ -61,7 +62,7 @@ def write(root: Path, relpath: str, text: str, *, age_s: float = 0.0) -> Path:
 
 
 def git(root: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True,
+    return subprocess.run(["git", "-C", str(root), "-c", "core.quotePath=false", *args], check=True, capture_output=True,
                           text=True).stdout
 
 
@@ -84,3 +85,50 @@ def wait_for(cond: Callable[[], object], timeout: float = 20.0, step: float = 0.
         if time.monotonic() > deadline:
             raise AssertionError(f"condition not met within {timeout} s")
         time.sleep(step)
+
+
+class DaemonProcess:
+    """A real `kbsync run` subprocess on a workspace, its stderr kept in a file."""
+
+    def __init__(self, root: Path, *args: str, env: dict[str, str] | None = None) -> None:
+        self.root = root
+        self.log = root.parent / f"daemon-{time.monotonic_ns()}.log"
+        self._err = open(self.log, "w")
+        cmd = [sys.executable, "-m", "kbsync", "-v", "-w", str(root), *args, "run"]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=self._err, env=env)
+        wait_for(self._ready, timeout=30)
+
+    def _ready(self) -> bool:
+        if self.proc.poll() is not None:
+            raise AssertionError(f"kbsync run exited {self.proc.returncode}:\n{self.stderr()}")
+        status = self.root / ".kbsync" / "status.json"
+        return status.exists() and f'"pid": {self.proc.pid}' in status.read_text(encoding="utf-8")
+
+    def stderr(self) -> str:
+        return self.log.read_text(encoding="utf-8")
+
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 10.0) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        try:
+            return self.proc.wait(timeout)
+        finally:
+            self._err.close()
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+        self._err.close()
+
+
+def head_files(root: Path) -> set[str]:
+    """Paths committed at HEAD; empty before the first commit."""
+    proc = subprocess.run(["git", "-C", str(root), "-c", "core.quotePath=false", "ls-tree", "-r", "--name-only", "HEAD"], capture_output=True,
+                          text=True)
+    return set(proc.stdout.splitlines()) if proc.returncode == 0 else set()
+
+
+def subjects(root: Path) -> list[str]:
+    proc = subprocess.run(["git", "-C", str(root), "log", "--format=%s"], capture_output=True, text=True)
+    return proc.stdout.splitlines() if proc.returncode == 0 else []

@@ -73,12 +73,12 @@ def test_compare_and_swap_refuses_when_head_moved(repo: Path) -> None:
     assert gitrepo.head_sha(repo) == moved
 
 
-def test_head_blob(repo: Path) -> None:
-    assert gitrepo.head_blob(repo, "a.md") is None
+def test_head_blobs(repo: Path) -> None:
+    assert gitrepo.head_blobs(repo, ["a.md"]) == {"a.md": None}
     (repo / "a.md").write_text("x")
-    gitrepo.commit_files(repo, [gitrepo.Staged("a.md", "状态".encode())], "m", expected_head=None, author=("k", "k@x"))
-    assert gitrepo.head_blob(repo, "a.md") == "状态".encode()
-    assert gitrepo.head_blob(repo, "missing.md") is None
+    gitrepo.commit_files(repo, [gitrepo.Staged("d/a.md", "状态".encode())], "m", expected_head=None,
+                         author=("k", "k@x"))
+    assert gitrepo.head_blobs(repo, ["d/a.md", "missing.md"]) == {"d/a.md": "状态".encode(), "missing.md": None}
 
 
 def test_unicode_paths_round_trip(repo: Path) -> None:

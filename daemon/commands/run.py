@@ -1,0 +1,36 @@
+"""`kbsync run`: the always-on service (watch, repair, commit, timed jobs) for one workspace."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from typing import Any
+
+from kbsync.commands.common import context
+
+log = logging.getLogger(__name__)
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("run", help="watch the workspace: repair after each write, commit hourly and per session",
+                       description="Run the daemon in the foreground (systemd starts it as a service). "
+                                   "A folder that is not yet a workspace is initialised first; with no "
+                                   "workspace named anywhere, ~/kb is used. SIGTERM/SIGINT stop it after "
+                                   "a final commit; SIGHUP reloads the configuration.")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from kbsync.initws import init_workspace
+    from kbsync.service import Daemon
+    from kbsync.workspace import Workspace
+
+    root, _ = context(args)
+    created = init_workspace(root)
+    if created:
+        log.info("initialised the workspace %s: %s", root, ", ".join(created))
+
+    def load() -> Workspace:
+        return Workspace(root, context(args)[1])
+
+    return Daemon(load).run()

@@ -1,0 +1,31 @@
+"""`kbsync status [--json]`: the daemon's state, read from .kbsync/ so any process can ask."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from kbsync.commands.common import context, print_json
+from kbsync.errors import EXIT_OK
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("status", help="is the daemon running; last event, repair, commit, sync; what waits",
+                       description="Show whether `kbsync run` is running on this workspace (pid), its last "
+                                   "event, repair and commit, pending and skipped files with why, conflict "
+                                   "copies waiting for a person and the last sync result.")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from kbsync.status import render, report
+    from kbsync.workspace import Workspace
+
+    root, cfg = context(args)
+    rep = report(Workspace(root, cfg))
+    if args.json:
+        print_json(rep)
+    else:
+        print(render(rep))
+    return EXIT_OK

@@ -1,0 +1,342 @@
+"""The always-on service behind `kbsync run`: observer, debounce, one worker thread, timed jobs, signals.
+
+Threads: the main thread holds the workspace lock, handles signals and waits;
+watchdog's thread only enqueues (kbsync.watch); the one worker thread does every
+write: it validates and repairs files once they are quiet, runs the catch-up
+scan, the registered jobs (kbsync.jobs) and the commits, and keeps the status
+file. SIGTERM/SIGINT: finish the file in hand, commit what is committable,
+exit 0. SIGHUP: reload the configuration.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import socket
+import threading
+import time
+from typing import Any, Callable
+
+import schedule
+
+from kbsync import committer, fsio, gitrepo, jobs, status, watch
+from kbsync.errors import KbsyncError, LockedError
+from kbsync.repairfile import RepairOutcome, repair_file
+from kbsync.workspace import Workspace
+
+log = logging.getLogger(__name__)
+
+LOCK_TTL_S = 10 * 365 * 86400  # the daemon's lock lives as long as its pid
+STOP_GRACE_S = 9.0
+LOCK_RECHECK_S = 0.5
+STATUS_EVERY_S = 0.5
+MTIME_SLACK_NS = 2_000_000_000
+
+
+def sd_notify(state: str) -> None:
+    """Tell systemd (Type=notify) about readiness, reloads and stopping; a no-op outside systemd."""
+    addr = os.environ.get("NOTIFY_SOCKET")
+    if not addr:
+        return
+    target = "\0" + addr[1:] if addr.startswith("@") else addr
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+        sock.connect(target)
+        sock.sendall(state.encode())
+
+
+class Daemon:
+    def __init__(self, load: Callable[[], Workspace]) -> None:
+        self._load = load
+        self.ws = load()
+        self.queue = watch.Debouncer(self.ws.config.daemon.quiet_ms / 1000)
+        self.stopping = threading.Event()
+        self._reload = threading.Event()
+        self._scheduler = schedule.Scheduler()
+        self._seen: dict[str, fsio.Fingerprint] = {}
+        self._locked: set[str] = set()
+        self._skipped: dict[str, str] = {}
+        self._commit_wanted: str | None = None
+        self._scan_mark: int | None = None
+        self._state: dict[str, Any] = {}
+        self._dirty = True
+        self._saved_at = 0.0
+        self._locks_checked = 0.0
+        self._last_event: dict[str, str] | None = None
+        self.failed = False
+
+    # ---- main thread ---------------------------------------------------------------
+
+    def run(self) -> int:
+        """Serve until SIGTERM/SIGINT; 0 after a clean stop, 1 if the worker failed."""
+        self._take_workspace_lock()
+        logging.getLogger("git").setLevel(logging.INFO)  # GitPython logs every command at debug level
+        try:
+            self._state = {k: v for k, v in status.read_status(self.ws).items()
+                           if k in ("last_scan_ns", "last_commit", "last_repair", "jobs")}
+            self._install_signals()
+            handler = watch.Handler(self.ws.root, self.queue, self._note_event)
+            observer, alarm = watch.start_observer(self.ws.root, handler, self.queue)
+            self.queue.request_rescan()
+            worker = threading.Thread(target=self._work, name="kbsync-worker")
+            worker.start()
+            log.info("watching %s (pid %d)", self.ws.root, os.getpid())
+            sd_notify("READY=1")
+            while not self.stopping.wait(0.5) and worker.is_alive():
+                pass
+            sd_notify("STOPPING=1")
+            watch.stop_observer(observer, alarm)
+            self.stopping.set()
+            self.queue.wake()
+            worker.join(STOP_GRACE_S)
+            if worker.is_alive():
+                log.error("the worker did not finish within %.0f s; exiting anyway", STOP_GRACE_S)
+                return 1
+        finally:
+            fsio.unlock(status.lock_target(self.ws))
+        log.info("stopped")
+        return 1 if self.failed else 0
+
+    def _take_workspace_lock(self) -> None:
+        target = status.lock_target(self.ws)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if not fsio.try_lock(target, LOCK_TTL_S):
+            pid = status.daemon_pid(self.ws)
+            raise LockedError(f"another `kbsync run` (pid {pid}) is already watching this workspace; "
+                              "stop it first (or use that one)", path=str(self.ws.root))
+
+    def _install_signals(self) -> None:
+        def stop(signum: int, _frame: object) -> None:
+            log.info("%s: finishing the work in hand, then a final commit", signal.Signals(signum).name)
+            self.stopping.set()
+            self.queue.wake()
+
+        def reload(_signum: int, _frame: object) -> None:
+            self._reload.set()
+            self.queue.wake()
+
+        signal.signal(signal.SIGTERM, stop)
+        signal.signal(signal.SIGINT, stop)
+        signal.signal(signal.SIGHUP, reload)
+
+    def _note_event(self, relpath: str) -> None:
+        """Called on watchdog's thread: one attribute assignment, read by the worker."""
+        self._last_event = {"path": relpath, "time": status.stamp()}
+        self._dirty = True
+
+    # ---- worker thread ---------------------------------------------------------------
+
+    def _work(self) -> None:
+        try:
+            self._schedule()
+            while not self.stopping.is_set():
+                self._tick()
+            self._commit("shutdown")
+        except Exception:
+            log.exception("the worker stopped on an unexpected error")
+            self.failed = True
+            self.stopping.set()
+        finally:
+            self._save_status(force=True)
+
+    def _tick(self) -> None:
+        if self._reload.is_set():
+            self._reload_config()
+        if self.queue.take_rescan():
+            self._catch_up()
+        batch = self.queue.take_due()
+        if batch:
+            self._process_batch(batch)
+        self._recheck_locked()
+        if not len(self.queue) and self._scan_mark is not None:
+            self._state["last_scan_ns"], self._scan_mark = self._scan_mark, None
+        if self._commit_wanted and not len(self.queue):
+            self._commit(self._commit_wanted)
+            self._commit_wanted = None
+        self._scheduler.run_pending()
+        self._save_status()
+        idle = self._scheduler.idle_seconds
+        nap = LOCK_RECHECK_S if self._locked else STATUS_EVERY_S if self._dirty else 5.0
+        self.queue.wait(min(nap, max(idle if idle is not None else nap, 0.0)))
+
+    def _reload_config(self) -> None:
+        self._reload.clear()
+        sd_notify("RELOADING=1")
+        try:
+            ws = self._load()
+        except KbsyncError as exc:
+            log.error("configuration not reloaded: %s", exc)
+        else:
+            self.ws = Workspace(self.ws.root, ws.config)
+            self.queue.quiet_s = ws.config.daemon.quiet_ms / 1000
+            self._schedule()
+            log.info("configuration reloaded")
+        sd_notify("READY=1")
+
+    def _schedule(self) -> None:
+        self._scheduler.clear()
+        for job in jobs.TIMED:
+            seconds = max(1, round(job.interval(self.ws.config)))
+            self._scheduler.every(seconds).seconds.do(self._run_timed, job)
+
+    def _catch_up(self) -> None:
+        """Queue what changed while nobody watched: uncommitted files and files newer than the last scan."""
+        started = time.time_ns()
+        since = int(self._state.get("last_scan_ns", 0)) - MTIME_SLACK_NS
+        try:
+            found = {p for p in gitrepo.changed_paths(self.ws.root) if not committer.is_runtime_path(p)}
+        except KbsyncError as exc:
+            log.warning("catch-up scan without git: %s", exc)
+            found = set()
+        for rel in self.ws.iter_files():
+            try:
+                if self.ws.path(rel).stat().st_mtime_ns >= since:
+                    found.add(rel)
+            except FileNotFoundError:
+                continue
+        for rel in found:
+            self.queue.touch(rel, now=True)
+        self._scan_mark = started
+        log.info("catch-up scan: %d file(s) to check", len(found))
+
+    def _process_batch(self, batch: list[str]) -> None:
+        changed: list[str] = []
+        for i, rel in enumerate(batch):
+            if self.stopping.is_set():
+                for rest in batch[i:]:
+                    self.queue.touch(rest, now=True)
+                break
+            try:
+                if self._process(rel):
+                    changed.append(rel)
+            except Exception as exc:  # one bad file must not stop the daemon
+                log.exception("%s: not processed", rel)
+                self._skipped[rel] = f"error: {exc}"
+        if changed:
+            self._run_post_write(changed)
+        self._dirty = True
+
+    def _process(self, rel: str) -> bool:
+        """Validate and repair one quiet file; True if it changed since last seen."""
+        path = self.ws.path(rel)
+        fp = fsio.fingerprint(path) if path.is_file() else None
+        if fp is None:
+            self._forget(rel)
+            return True
+        if self._seen.get(rel) == fp:
+            return False
+        if time.time() - fp.mtime_ns / 1e9 < self.queue.quiet_s:
+            self.queue.touch(rel)
+            return False
+        if rel.endswith(".md") and not self._secret_free(rel, path.read_bytes()):
+            self._seen[rel] = fp
+            return False
+        outcome = repair_file(self.ws, rel) if rel.endswith(".md") else RepairOutcome(rel, "valid")
+        if outcome.status in ("locked", "changed"):
+            self._wait_for(rel, outcome)
+            return False
+        self._record(rel, outcome)
+        new_fp = fsio.fingerprint(path)
+        if new_fp is not None:
+            self._seen[rel] = new_fp
+        log.debug("%s: checked (%s)", rel, outcome.status)
+        if outcome.ok and committer.is_closed_session(rel, path.read_bytes()):
+            log.info("%s: closed session written; committing once the queue is empty", rel)
+            self._commit_wanted = "session"
+        return True
+
+    def _secret_free(self, rel: str, data: bytes) -> bool:
+        problem = committer.content_problem(self.ws, rel, data, committer.secret_scanner())
+        if problem and problem.startswith("secret"):
+            log.warning("%s: skipped, %s", rel, problem)
+            self._skipped[rel] = problem
+            return False
+        return True
+
+    def _wait_for(self, rel: str, outcome: RepairOutcome) -> None:
+        if outcome.status == "locked":
+            if rel not in self._locked:
+                log.info("%s: locked by a writer; will process it once the lock goes", rel)
+            self._locked.add(rel)
+            self._skipped[rel] = "locked"
+        else:
+            self.queue.touch(rel)
+
+    def _record(self, rel: str, outcome: RepairOutcome) -> None:
+        self._locked.discard(rel)
+        if outcome.status == "repaired":
+            self._state["last_repair"] = {"path": rel, "time": status.stamp(), "fixes": outcome.fixes}
+        if outcome.status == "invalid":
+            first = next((f for f in outcome.findings if f.level == "error"), None)
+            log.warning("%s: invalid, left as it is: %s", rel, first)
+            self._skipped[rel] = f"invalid: {first}"
+        else:
+            self._skipped.pop(rel, None)
+
+    def _forget(self, rel: str) -> None:
+        self._seen.pop(rel, None)
+        self._locked.discard(rel)
+        self._skipped.pop(rel, None)
+
+    def _recheck_locked(self) -> None:
+        if not self._locked or time.monotonic() - self._locks_checked < LOCK_RECHECK_S:
+            return
+        self._locks_checked = time.monotonic()
+        for rel in list(self._locked):
+            if not fsio.lock_held(self.ws.path(rel)):
+                self._locked.discard(rel)
+                self.queue.touch(rel, now=True)
+
+    # ---- jobs and commits ---------------------------------------------------------------
+
+    def _run_post_write(self, changed: list[str]) -> None:
+        for job in jobs.POST_WRITE:
+            try:
+                jobs.resolve(job.target)(self.ws, changed)
+            except Exception:
+                log.exception("post-write job %s failed", job.name)
+
+    def _run_timed(self, job: jobs.TimedJob) -> None:
+        try:
+            if job.when and not jobs.resolve(job.when)(self.ws):
+                return
+            result = jobs.resolve(job.target)(self.ws)
+        except Exception as exc:
+            log.exception("job %s failed", job.name)
+            self._state.setdefault("jobs", {})[job.name] = {"time": status.stamp(), "ok": False,
+                                                             "result": str(exc)}
+            return
+        self._state.setdefault("jobs", {})[job.name] = {"time": status.stamp(), "ok": True,
+                                                         "result": str(result)}
+        if isinstance(result, committer.CommitResult):
+            self._note_commit(result)
+
+    def _commit(self, reason: str) -> None:
+        try:
+            self._note_commit(committer.commit_pending(self.ws, reason=reason))
+        except KbsyncError as exc:
+            log.error("%s commit failed: %s", reason, exc)
+
+    def _note_commit(self, result: committer.CommitResult) -> None:
+        if result.sha:
+            self._state["last_commit"] = {"sha": result.sha, "time": status.stamp(),
+                                          "message": result.message.splitlines()[0]}
+        self._state["left_out"] = result.skipped
+        self._dirty = True
+
+    # ---- status file ---------------------------------------------------------------------
+
+    def _save_status(self, *, force: bool = False) -> None:
+        if not force and (not self._dirty or time.monotonic() - self._saved_at < STATUS_EVERY_S):
+            return
+        skipped = {**self._state.get("left_out", {}), **self._skipped}
+        data = {**self._state, "pid": os.getpid(), "updated": status.stamp(), "skipped": skipped,
+                "last_event": self._last_event or self._state.get("last_event"),
+                "pending": sorted(set(self.queue.pending()) | self._locked)[:200],
+                "pending_count": len(self.queue) + len(self._locked)}
+        data.pop("left_out", None)
+        try:
+            status.write_status(self.ws, data)
+        except OSError as exc:
+            log.warning("%s: not written (%s)", status.STATUS_FILE, exc)
+        self._saved_at, self._dirty = time.monotonic(), False

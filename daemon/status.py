@@ -1,0 +1,112 @@
+"""The daemon's status file (.kbsync/status.json) and the report `kbsync status` prints.
+
+The daemon rewrites the file atomically as it works; any other process reads
+it. Whether the daemon still runs is decided from the workspace lock (its pid
+alive on this host), never from the file alone.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from pathlib import Path
+from typing import Any
+
+from kbsync import fsio, protocol
+from kbsync.workspace import Workspace
+
+log = logging.getLogger(__name__)
+
+STATUS_FILE = ".kbsync/status.json"
+
+
+def status_path(ws: Workspace) -> Path:
+    return ws.root / STATUS_FILE
+
+
+def lock_target(ws: Workspace) -> Path:
+    """The path whose `.lock` is the workspace lock (`.kbsync/workspace.lock`)."""
+    return ws.root / protocol.WORKSPACE_LOCK.removesuffix(protocol.LOCK_SUFFIX)
+
+
+def read_status(ws: Workspace) -> dict[str, Any]:
+    """The last status the daemon wrote, or {} if there is none (or it cannot be read)."""
+    try:
+        data = json.loads(status_path(ws).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as exc:
+        log.warning("%s: unreadable (%s); ignoring it", STATUS_FILE, exc)
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def write_status(ws: Workspace, data: dict[str, Any]) -> None:
+    fsio.atomic_write(status_path(ws), json.dumps(data, ensure_ascii=False, indent=1).encode("utf-8"))
+
+
+def daemon_pid(ws: Workspace) -> int | None:
+    """The pid of the daemon holding the workspace lock, if one is running."""
+    target = lock_target(ws)
+    if not fsio.lock_held(target):
+        return None
+    try:
+        return int(json.loads(fsio.lock_path(target).read_text(encoding="utf-8"))["pid"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def conflicts(ws: Workspace) -> list[str]:
+    """Conflict copies waiting for a person."""
+    return [rel for rel in ws.iter_files() if protocol.is_conflict_copy(rel)]
+
+
+def report(ws: Workspace) -> dict[str, Any]:
+    """Everything `kbsync status` shows, from the status file, the lock and the workspace."""
+    saved = read_status(ws)
+    pid = daemon_pid(ws)
+    return {
+        "workspace": str(ws.root),
+        "running": pid is not None,
+        "pid": pid,
+        "updated": saved.get("updated"),
+        "last_event": saved.get("last_event"),
+        "last_repair": saved.get("last_repair"),
+        "last_commit": saved.get("last_commit"),
+        "pending": saved.get("pending", []) if pid else [],
+        "skipped": saved.get("skipped", {}),
+        "conflicts": conflicts(ws),
+        "last_sync": saved.get("jobs", {}).get("sync"),
+        "jobs": saved.get("jobs", {}),
+    }
+
+
+def _when(item: dict[str, Any] | None, key: str) -> str:
+    if not item:
+        return "none"
+    return f"{item.get(key, '')} at {item.get('time', '?')}"
+
+
+def render(rep: dict[str, Any]) -> str:
+    """The human-readable form of a report."""
+    lines = [
+        f"workspace:   {rep['workspace']}",
+        f"daemon:      running (pid {rep['pid']})" if rep["running"] else "daemon:      not running",
+        f"last event:  {_when(rep['last_event'], 'path')}",
+        f"last repair: {_when(rep['last_repair'], 'path')}",
+        f"last commit: {_when(rep['last_commit'], 'sha')}",
+        f"last sync:   {_when(rep['last_sync'], 'result')}",
+        f"pending:     {len(rep['pending'])} file(s)",
+    ]
+    lines += [f"  {p}" for p in rep["pending"][:20]]
+    lines.append(f"skipped:     {len(rep['skipped'])} file(s)")
+    lines += [f"  {p}: {why}" for p, why in sorted(rep["skipped"].items())]
+    lines.append(f"conflicts:   {len(rep['conflicts'])} waiting for a person")
+    lines += [f"  {p}" for p in rep["conflicts"]]
+    return "\n".join(lines)
+
+
+def stamp(now: float | None = None) -> str:
+    """An ISO 8601 UTC time for the status file."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now if now is not None else time.time()))

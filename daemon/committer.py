@@ -9,7 +9,6 @@ the work tree for a later commit, and the commit message lists it with why.
 
 from __future__ import annotations
 
-import importlib
 import logging
 import os
 import stat
@@ -21,6 +20,7 @@ from kbsync import fsio, gitrepo, protocol
 from kbsync.config import parse_duration
 from kbsync.errors import InputError
 from kbsync.frontmatter import parse, split
+from kbsync.secrets import ALLOW_FILE, SecretFinding, parse_allowlist, scan_bytes
 from kbsync.validate import validate_text
 from kbsync.workspace import Workspace, decode
 
@@ -59,20 +59,19 @@ def is_runtime_path(relpath: str) -> bool:
     return top in protocol.IGNORED_DIRS or relpath.endswith("/") or fsio.is_temp_or_lock(relpath)
 
 
-SecretScan = Callable[[str, str], Sequence[Any]]
+SecretScan = Callable[[str, bytes], list[SecretFinding]]
 
 
-def secret_scanner() -> SecretScan | None:
-    """kbsync.secrets.scan_text when that module is installed, else None."""
+def secret_scanner(ws: Workspace) -> SecretScan:
+    """kbsync.secrets over a file's bytes, minus the fingerprints a person accepted in .kbsync-allow."""
     try:
-        module = importlib.import_module("kbsync.secrets")
-    except ImportError:
-        return None
-    scan: SecretScan = module.scan_text
-    return scan
+        allowed = parse_allowlist((ws.root / ALLOW_FILE).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        allowed = frozenset()
+    return lambda relpath, data: scan_bytes(relpath, data, allowed)
 
 
-def content_problem(ws: Workspace, relpath: str, data: bytes, scan: SecretScan | None) -> str | None:
+def content_problem(ws: Workspace, relpath: str, data: bytes, scan: SecretScan) -> str | None:
     """Why these bytes of a file must not be committed (invalid, secret), or None."""
     if relpath.endswith(".md"):
         try:
@@ -82,13 +81,11 @@ def content_problem(ws: Workspace, relpath: str, data: bytes, scan: SecretScan |
         errors = [f for f in validate_text(relpath, text, ws.config) if f.level == "error"]
         if errors:
             return f"invalid: {errors[0]}"
-    else:
-        text = data.decode("utf-8", "replace")
-    found = scan(relpath, text) if scan else []
+    found = scan(relpath, data)
     return f"secret: {found[0]}" if found else None
 
 
-def _stage_one(ws: Workspace, relpath: str, now: float, scan: SecretScan | None) -> gitrepo.Staged | str:
+def _stage_one(ws: Workspace, relpath: str, now: float, scan: SecretScan) -> gitrepo.Staged | str:
     """The file as a Staged entry, or the reason it stays out."""
     path = ws.path(relpath)
     if not os.path.lexists(path):
@@ -114,7 +111,7 @@ def _stage_one(ws: Workspace, relpath: str, now: float, scan: SecretScan | None)
 
 def select(ws: Workspace, relpaths: Sequence[str], now: float) -> tuple[list[gitrepo.Staged], dict[str, str]]:
     """Split changed paths into what is staged and what is left out (with why)."""
-    scan = secret_scanner()
+    scan = secret_scanner(ws)
     staged: list[gitrepo.Staged] = []
     skipped: dict[str, str] = {}
     for rel in relpaths:

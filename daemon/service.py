@@ -63,6 +63,7 @@ class Daemon:
         self._saved_at = 0.0
         self._locks_checked = 0.0
         self._last_event: dict[str, str] | None = None
+        self._scan = committer.secret_scanner(self.ws)
         self.failed = False
 
     # ---- main thread ---------------------------------------------------------------
@@ -201,6 +202,7 @@ class Daemon:
 
     def _process_batch(self, batch: list[str]) -> None:
         changed: list[str] = []
+        self._scan = committer.secret_scanner(self.ws)
         for i, rel in enumerate(batch):
             if self.stopping.is_set():
                 for rest in batch[i:]:
@@ -246,10 +248,10 @@ class Daemon:
         return True
 
     def _secret_free(self, rel: str, data: bytes) -> bool:
-        problem = committer.content_problem(self.ws, rel, data, committer.secret_scanner())
-        if problem and problem.startswith("secret"):
-            log.warning("%s: skipped, %s", rel, problem)
-            self._skipped[rel] = problem
+        found = self._scan(rel, data)
+        if found:
+            log.warning("%s: skipped, a secret was found: %s", rel, found[0])
+            self._skipped[rel] = f"secret: {found[0]}"
             return False
         return True
 

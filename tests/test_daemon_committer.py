@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from helpers_daemon import dirty, git, kbsync, new_repo, session_relpath, session_text, write
+from helpers_hook import provider_secrets
 from kbsync import committer, fsio, gitrepo
 from kbsync.config import Config
 from kbsync.workspace import Workspace
@@ -109,3 +110,12 @@ def test_commit_command(ws: Workspace) -> None:
     assert git(ws.root, "log", "-1", "--format=%s") == "by hand\n"
     again = kbsync(ws.root, "commit", "--json")
     assert again.returncode == 0 and json.loads(again.stdout)["sha"] is None
+
+
+def test_a_file_holding_a_secret_stays_out(ws: Workspace) -> None:
+    rel, ok = session_relpath(1), session_relpath(2)
+    write(ws.root, rel, session_text(rel, body=provider_secrets()["github-pat"]), age_s=OLD)
+    write(ws.root, ok, session_text(ok), age_s=OLD)
+    result = committer.commit_pending(ws, reason="hourly")
+    assert ok in result.committed and rel not in result.committed
+    assert result.skipped[rel].startswith("secret: ") and "github-pat" in result.skipped[rel]

@@ -13,6 +13,7 @@ import pytest
 
 from helpers_daemon import (DaemonProcess, dirty, git, head_files, kbsync, session_relpath, session_text,
                             subjects, wait_for, write)
+from helpers_hook import provider_secrets
 from kbsync import fsio
 from kbsync.config import Config
 from kbsync.repair import repair_text
@@ -163,6 +164,16 @@ def test_sigkill_mid_repair_leaves_old_or_new_version(root: Path, start: Start) 
         assert (root / rel).read_text(encoding="utf-8") in (text, repair_text(rel, text, Config()).text)
     start()
     wait_for(lambda: all(repaired(root, rel) for rel in rels), timeout=60)
+
+
+def test_a_file_holding_a_secret_is_skipped_and_reported(root: Path, start: Start) -> None:
+    d = start()
+    rel = session_relpath(11)
+    write(root, rel, dirty(session_text(rel, body=provider_secrets()["github-pat"])))
+    wait_for(lambda: status(root)["skipped"].get(rel, "").startswith("secret: "))
+    assert not repaired(root, rel), "a file holding a secret is left alone"
+    assert d.stop() == 0
+    assert rel not in head_files(root)
 
 
 def test_second_instance_refuses(root: Path, start: Start) -> None:

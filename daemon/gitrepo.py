@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Iterator, Sequence
 
 import git
-from gitdb import IStream
+from gitdb import IStream, LooseObjectDB
 
 from kbsync import proc
 from kbsync.errors import GitError
@@ -95,18 +95,22 @@ def changed_paths(root: Path) -> list[str]:
 
 
 def head_blobs(root: Path, relpaths: Sequence[str]) -> dict[str, bytes | None]:
-    """Each file's bytes as committed at HEAD (None where HEAD has no such file), from one repository open."""
+    """Each file's bytes as committed at HEAD (None where HEAD has no such file), from one `git cat-file`."""
     out: dict[str, bytes | None] = dict.fromkeys(relpaths)
-    with _open(root) as repo:
-        try:
-            tree = repo.head.commit.tree
-        except ValueError:
-            return out
-        for rel in relpaths:
-            try:
-                out[rel] = tree[rel].data_stream.read()
-            except KeyError:
-                continue
+    if not relpaths or head_sha(root) is None:
+        return out
+    query = "".join(f"HEAD:{rel}\n" for rel in relpaths).encode("utf-8")
+    data = proc.run(["git", "cat-file", "--batch"], cwd=root, input=query).stdout
+    pos = 0
+    for rel in relpaths:
+        end = data.index(b"\n", pos)
+        header = data[pos:end].split()
+        pos = end + 1
+        if header[-1] == b"missing" or header[1] != b"blob":
+            continue
+        size = int(header[2])
+        out[rel] = data[pos:pos + size]
+        pos += size + 1
     return out
 
 
@@ -138,12 +142,13 @@ def wait_index_unlocked(root: Path, wait_s: float, *, now: float | None = None) 
 
 def _store_blobs(repo: git.Repo, files: Sequence[Staged]) -> str:
     """Write each file's bytes as a blob; the `--index-info` lines that stage them."""
+    loose = LooseObjectDB(os.path.join(repo.git_dir, "objects"))
     lines = []
     for f in files:
         if f.data is None:
             lines.append(f"0 {ZERO_SHA}\t{f.relpath}\n")
             continue
-        stored = repo.odb.store(IStream("blob", len(f.data), BytesIO(f.data)))
+        stored = loose.store(IStream("blob", len(f.data), BytesIO(f.data)))
         mode = "100755" if f.executable else "100644"
         lines.append(f"{mode} {stored.hexsha.decode()}\t{f.relpath}\n")
     return "".join(lines)

@@ -20,6 +20,7 @@ def try_repo(repo: Path, home: Path) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=600)
 
 
+@pytest.mark.slow  # builds the framework's environment for kbsync (pip install from the package index)
 def test_try_repo_runs_both_hooks_from_this_repository(tmp_path: Path) -> None:
     if subprocess.run(["git", "rev-parse"], cwd=ROOT, capture_output=True).returncode != 0:
         pytest.skip("this checkout is not a git repository; try-repo needs one")

@@ -116,11 +116,11 @@ def check_outgoing(ws: Workspace, outgoing: list[tuple[str, str]]) -> None:
         if relpath.split("/", 1)[0] == ".kbsync":
             raise SecretFoundError(f"runtime state is committed and would be sent; remove it from git ({relpath})",
                                    path=relpath)
-    scan = secret_scanner()
-    if scan is None or not outgoing:
+    scan = secret_scanner(ws)
+    if not outgoing:
         return
     for (relpath, _sha), data in zip(outgoing, gitrepo.read_blobs(ws.root, [sha for _p, sha in outgoing])):
-        findings = scan(relpath, (data or b"").decode("utf-8", "replace"))
+        findings = scan(relpath, data or b"")
         if findings:
             raise SecretFoundError(f"{findings[0]}; nothing was sent: remove the secret, commit, and sync again",
                                    path=relpath, line=getattr(findings[0], "line", None))

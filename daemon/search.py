@@ -95,6 +95,8 @@ def federated(ws: Workspace, text: str, *, names: Sequence[str] | None = None, t
     query = parse_query(text)
     if query.errors:
         raise UsageError("; ".join(query.errors))
+    if not query.terms and not query.has_filters:
+        raise UsageError("nothing to search for; give words or a filter such as tag:合同")
     specs = select(configured_sources(ws), names)
     if any(s.kind != "command" for s in specs):
         searchindex.open_index(ws).close()  # build it once, before the threads read it

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
+from kbsync.errors import KbsyncError
 from kbsync.searchdoc import Record
 from kbsync.searchtext import Query, fts_expression, index_text
 
@@ -61,6 +62,14 @@ def db_path(state_dir: Path) -> Path:
 def connect(path: Path) -> sqlite3.Connection:
     """A connection to the database at `path`; created, or recreated when its schema is outdated."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        return _connect(path)
+    except sqlite3.DatabaseError as exc:
+        raise KbsyncError(f"the search database cannot be read ({exc}); run `kbsync index rebuild --search`",
+                          path=str(path)) from exc
+
+
+def _connect(path: Path) -> sqlite3.Connection:
     conn = _open(path)
     if conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION:
         return conn

@@ -268,3 +268,19 @@ def test_a_hanging_wrapper_with_a_child_is_stopped_whole(tmp_path: Path) -> None
     with pytest.raises(KbsyncError, match="timed out"):
         run_bounded(["sh", "-c", "sleep 30; echo late"], 0.5, cwd=tmp_path)
     assert time.monotonic() - start < 10
+
+
+def test_an_unreadable_search_database_says_how_to_rebuild(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    names = make_workspace(root, noise=2)
+    (root / ".kbsync").mkdir(exist_ok=True)
+    (root / ".kbsync" / "search.sqlite").write_bytes(b"not a database" * 100)
+    out = kbsync(root, "search", "发票")
+    assert out.returncode == 1 and "index rebuild --search" in out.stderr and "Traceback" not in out.stderr
+    assert kbsync(root, "index", "rebuild", "--search").returncode == 0
+    assert keys(Workspace(root), "发票") == [names["P7"]]
+
+
+def test_an_empty_query_is_a_usage_error(planted: tuple[Path, dict[str, str]]) -> None:
+    out = kbsync(planted[0], "search", " ")
+    assert out.returncode == 2 and "nothing to search for" in out.stderr

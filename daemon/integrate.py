@@ -76,7 +76,7 @@ def integrate_path(relpath: str, v: Versions, skeleton: bytes | None = None) -> 
     A path new on both sides is compared with what `init` writes there (`skeleton`),
     so an untouched skeleton file yields to the other side's version.
     """
-    if v.base is None and skeleton is not None:
+    if v.base is None and skeleton is not None and v.local is not None and v.remote is not None:
         v = Versions(skeleton, v.local, v.remote)
     if v.local == v.remote or v.local == v.base:
         return v.remote, []

@@ -61,9 +61,7 @@ def make_transport(ws: Workspace) -> Transport:
     if ws.config.sync.mode == "github-api":
         from kbsync.remotes.github_sync import from_config
 
-        state = load_state(ws)
-        known = {state["remote"]: state["tree"]} if isinstance(state.get("remote"), str) and isinstance(state.get("tree"), str) else {}
-        return from_config(ws, known)
+        return from_config(ws, known_remote(ws))
     from kbsync.remotes.gitremote import GitTransport
 
     return GitTransport(ws.root, ws.config.sync.remote, ws.config.sync.branch)
@@ -138,6 +136,13 @@ def load_state(ws: Workspace) -> dict[str, Any]:
     except (FileNotFoundError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
+
+
+def known_remote(ws: Workspace) -> dict[str, str]:
+    """{last remote commit: its tree} from the sync state, so an unmoved remote costs one request."""
+    state = load_state(ws)
+    remote, tree = state.get("remote"), state.get("tree")
+    return {remote: tree} if isinstance(remote, str) and isinstance(tree, str) else {}
 
 
 def synced_tree(ws: Workspace, transport: Transport) -> str | None:

@@ -44,6 +44,7 @@ def test_skeleton_yields_to_the_remote() -> None:
     skeleton = initws.FILES["memory/facts.md"].encode()
     assert integrate_path("memory/facts.md", Versions(None, skeleton, b"# facts\n- x\n"), skeleton) == (b"# facts\n- x\n", [])
     assert integrate_path("memory/facts.md", Versions(None, b"mine\n", skeleton), skeleton) == (b"mine\n", [])
+    assert integrate_path("memory/facts.md", Versions(None, skeleton, None), skeleton) == (skeleton, [])
     _, conflicts = integrate_path("memory/facts.md", Versions(None, b"edited\n", b"# facts\n- x\n"), skeleton)
     assert conflicts
 

@@ -392,3 +392,9 @@ def outgoing_blobs(root: Path, head: str, remote_head: str | None) -> list[tuple
             return []
         kinds = _bytes(repo, "cat-file", "--batch-check", stdin="".join(f"{s}\n" for s in named).encode())
     return [(named[sha], sha) for sha, kind, *_ in (ln.split() for ln in kinds.decode().splitlines()) if kind == "blob"]
+
+
+def has_remote(root: Path, name: str) -> bool:
+    """True if the repository has a remote called `name`."""
+    with _open(root) as repo:
+        return name in [r.name for r in repo.remotes]

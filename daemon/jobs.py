@@ -48,6 +48,7 @@ POST_WRITE: tuple[PostWriteJob, ...] = (
 
 TIMED: tuple[TimedJob, ...] = (
     TimedJob("commit", "daemon.commit_every", "kbsync.committer:scheduled_commit"),
+    TimedJob("sync", "sync.every", "kbsync.syncer:sync", when="kbsync.syncer:remote_configured"),
 )
 
 

@@ -67,6 +67,13 @@ def make_transport(ws: Workspace) -> Transport:
     return GitTransport(ws.root, ws.config.sync.remote, ws.config.sync.branch)
 
 
+def remote_configured(ws: Workspace) -> bool:
+    """Whether this workspace has a remote to sync with (the daemon's timed sync runs only then)."""
+    if ws.config.sync.mode == "github-api":
+        return bool(ws.config.github.repository)
+    return gitrepo.is_repo(ws.root) and gitrepo.has_remote(ws.root, ws.config.sync.remote)
+
+
 def sync(ws: Workspace, transport: Transport | None = None, *, sleep: Callable[[float], None] = time.sleep,
          jitter: Callable[[], float] = random.random) -> SyncResult:
     """Sync the workspace with its remote; see the module docstring."""
@@ -114,9 +121,9 @@ def check_outgoing(ws: Workspace, outgoing: list[tuple[str, str]]) -> None:
         if relpath.split("/", 1)[0] == ".kbsync":
             raise SecretFoundError(f"runtime state is committed and would be sent; remove it from git ({relpath})",
                                    path=relpath)
-    scan = secret_scanner(ws)
     if not outgoing:
         return
+    scan = secret_scanner(ws)
     for (relpath, _sha), data in zip(outgoing, gitrepo.read_blobs(ws.root, [sha for _p, sha in outgoing])):
         findings = scan(relpath, data or b"")
         if findings:

@@ -136,3 +136,26 @@ def test_three_workspaces_editing_concurrently_converge_losslessly(tmp_path: Pat
     assert [line for line in written if line not in text] == []
     history = git(bare, "log", "-p", "main")
     assert [line for line in overwritten if line not in history] == []
+
+
+def test_secret_in_what_would_be_sent_blocks_the_push(tmp_path: Path) -> None:
+    bare = make_bare(tmp_path / "remote.git")
+    a = workspace(tmp_path, "a", bare)
+    assert sync(open_ws(a)).exit_code == 0
+    before = git(bare, "rev-parse", "main")
+    append(a, "memory/facts.md", "- token ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8")
+    git(a, "commit", "-q", "--no-verify", "-am", "a person commits a token by hand")
+    done = kbsync("-w", str(a), "sync")
+    assert done.returncode == 1
+    assert "memory/facts.md:2" in done.stderr and "nothing was sent" in done.stderr
+    assert git(bare, "rev-parse", "main") == before
+
+
+def test_daemon_syncs_only_where_a_remote_is_configured(tmp_path: Path) -> None:
+    from kbsync.syncer import remote_configured
+
+    bare = make_bare(tmp_path / "remote.git")
+    assert remote_configured(open_ws(workspace(tmp_path, "a", bare)))
+    lonely = workspace(tmp_path, "b", bare)
+    git(lonely, "remote", "remove", "origin")
+    assert not remote_configured(open_ws(lonely))

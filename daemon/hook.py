@@ -81,9 +81,14 @@ def _validate_entry(ctx: HookContext, entry: StagedFile, data: bytes, report: Ho
         return
     if protocol.classify(rel) == "other":
         return
-    findings = _findings(ctx, rel, data)
+    try:
+        text = decode(data, rel)
+    except InputError as exc:
+        report.findings.append(Finding(entry.path, exc.line or 1, "error", exc.message))
+        return
+    findings = validate_text(rel, text, ctx.cfg)
     if has_errors(findings) and ctx.fix:
-        findings = _fix(ctx, entry, rel, data, findings, report)
+        findings = _fix(ctx, entry, rel, (text, data), findings, report)
     report.findings += [_at(f, entry.path) for f in findings]
 
 
@@ -101,11 +106,12 @@ def _at(f: Finding, path: str) -> Finding:
     return dataclasses.replace(f, path=path, message=f.message.replace(f" {f.path}`", f" {path}`"))
 
 
-def _fix(ctx: HookContext, entry: StagedFile, rel: str, data: bytes, found: list[Finding],
+def _fix(ctx: HookContext, entry: StagedFile, rel: str, staged_content: tuple[str, bytes], found: list[Finding],
          report: HookReport) -> list[Finding]:
     """Repair on disk and stage the result, or explain why not; the findings that remain."""
     from kbsync.repair import repair_text
 
+    text, data = staged_content
     path = ctx.top / entry.path
     try:
         disk, fp = read_with_fingerprint(path)
@@ -114,7 +120,7 @@ def _fix(ctx: HookContext, entry: StagedFile, rel: str, data: bytes, found: list
     if disk != data:
         return found + [Finding(rel, 1, "error", "not repaired: the working tree differs from what is staged; "
                                                  f"fix the file, then `git add {entry.path}`")]
-    result = repair_text(rel, decode(data, rel), ctx.cfg)
+    result = repair_text(rel, text, ctx.cfg)
     if not result.fixes or has_errors(result.findings):
         return result.findings or found
     new = result.text.encode("utf-8")

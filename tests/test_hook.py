@@ -269,3 +269,29 @@ def test_pushed_ranges_parse_git_stdin() -> None:
     text = f"refs/heads/main {a} refs/heads/main {b}\nrefs/heads/new {a} refs/heads/new {zero}\n" \
            f"(delete) {zero} refs/heads/old {b}\n"
     assert pushed_ranges(text) == [(a, ["--remotes", b]), (a, ["--remotes"])]
+
+
+def test_fix_leaves_an_unreadable_protocol_file_to_a_person(repo: Path) -> None:
+    stage(repo, "sessions/2025-06-11/0000-aaaaaaa-bad.md", b"\xff\xfe not utf-8\n")
+    out = kbsync(repo, "hook", "pre-commit", "--fix")
+    assert out.returncode == 1 and "0000-aaaaaaa-bad.md:1: error: not UTF-8" in out.stdout
+    assert "Traceback" not in out.stderr
+
+
+def test_install_honours_core_hooks_path(tmp_path: Path) -> None:
+    repo = new_repo(tmp_path / "ws")
+    git(repo, "config", "core.hooksPath", ".githooks")
+    out = kbsync(repo, "hook", "install")
+    assert out.returncode == 0
+    assert sorted(p.name for p in (repo / ".githooks").iterdir()) == ["pre-commit", "pre-push"]
+    stage(repo, SESSION_PATH, BROKEN)
+    assert commit(repo).returncode == 1
+
+
+def test_push_honours_the_allowlist_of_the_pushed_commit(repo: Path) -> None:
+    with_remote(repo)
+    stage(repo, "notes.txt", provider_secrets()["slack-bot-token"] + "\n")
+    fingerprint = kbsync(repo, "hook", "pre-commit").stdout.split("`")[-2]
+    stage(repo, ".kbsync-allow", fingerprint + "\n")
+    assert commit(repo).returncode == 0
+    assert git(repo, "push", "-q", "origin", "main", check=False).returncode == 0

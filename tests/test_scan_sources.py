@@ -79,13 +79,15 @@ def test_git_source_reports_new_and_changed_only(tmp_path: Path) -> None:
     _config(ws, repo=str(repo), branch="main")
     assert sorted(c["path"] for c in _scan(ws)) == ["edit.md", "gone.md", "keep.md", "move.md"]
     git(repo, "mv", "move.md", "moved.md")
+    git(repo, "mv", "keep.md", "kept.md")
+    _write(repo, "kept.md", (repo / "kept.md").read_text(encoding="utf-8") + "one more line\n")
     _write(repo, "edit.md", "# edit\n\nchanged\n")
     git(repo, "rm", "-q", "gone.md")
     _write(repo, "new.md", "# new\n\nnew\n")
-    os.utime(repo / "keep.md", ns=(1, 10**18))
+    os.utime(repo / "kept.md", ns=(1, 10**18))
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "two")
-    assert sorted(c["path"] for c in _scan(ws)) == ["edit.md", "new.md"]
+    assert sorted(c["path"] for c in _scan(ws)) == ["edit.md", "kept.md", "new.md"]
     assert _scan(ws) == []
 
 
@@ -162,3 +164,13 @@ def test_bad_source_config_is_a_usage_error(tmp_path: Path) -> None:
     _config(tmp_path, path="x", repo="y")
     r = kb(tmp_path, "scan")
     assert r.returncode == 2 and "either path" in r.stderr
+
+
+def test_glob_source_matches_only_its_pattern(tmp_path: Path) -> None:
+    ws, notes = tmp_path / "ws", tmp_path / "notes"
+    ws.mkdir()
+    _write(notes, "a/x.md", "# x\n")
+    _write(notes, "b/y.txt", "y\n")
+    _write(notes, "c/z.md", "# z\n")
+    _config(ws, path=str(notes / "*" / "*.md"))
+    assert sorted(c["path"] for c in _scan(ws)) == ["a/x.md", "c/z.md"]

@@ -229,3 +229,36 @@ def test_a_half_written_temp_file_is_never_read_as_content(ws: Workspace) -> Non
     saved = kbsync("session", "save", ws=ws.root, stdin=json.dumps(
         {"session_id": "other", "ts": "2025-06-11T14:32:07+08:00"}))
     assert saved.returncode == 0 and temp.read_bytes() == torn
+
+
+def test_killed_repair_commands_over_a_workspace_leave_whole_files(ws: Workspace) -> None:
+    """`kbsync repair` itself, killed at random moments while it walks many dirty files."""
+    rng = random.Random(3)
+    dirty: dict[str, bytes] = {}
+    for n in range(40):
+        hhmm = f"10{n:02d}"
+        rel = f"sessions/2025-06-11/{hhmm}-a9993e3-崩溃.md"
+        text = DIRTY.format(body=f"正文 {n} " * 3000).replace("-1432-", f"-{hhmm}-").replace("T14:32", f"T10:{n:02d}")
+        dirty[rel] = text.encode("utf-8")
+        fsio.atomic_write(ws.path(rel), dirty[rel])
+    assert len([f for f in validate_paths(ws, None) if f.level == "error"]) >= 40
+    killed_after = 0
+    for _ in range(6):
+        child = subprocess.Popen([sys.executable, "-u", "-m", "kbsync", "-w", str(ws.root), "repair"],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        assert child.stderr is not None
+        for _ in range(rng.randrange(1, 5)):  # let it repair a few files (logged one by one), then kill it
+            killed_after += child.stderr.readline().startswith(b"kbsync: sessions/")
+        time.sleep(rng.uniform(0, 0.02))
+        child.kill()
+        child.wait(30)
+        child.stderr.close()
+        for rel, before in dirty.items():
+            data = ws.path(rel).read_bytes()
+            if data != before:  # repaired: then it is whole and valid
+                assert not [f for f in validate_paths(ws, [rel]) if f.level == "error"], rel
+    assert killed_after >= 6, "the children were killed before repairing anything; the test proved nothing"
+    assert_temps_are_not_content(ws)
+    proc = kbsync("repair", ws=ws.root)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert kbsync("validate", ws=ws.root).returncode == 0

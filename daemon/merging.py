@@ -100,14 +100,12 @@ def with_missing_ok(ws: Workspace, relpath: str) -> None:
 def _merged_tree(ws: Workspace, local_tree: str, remote: RemoteHead, writes: Mapping[str, bytes | None],
                  copies: list[str]) -> str:
     """The local tree with the integrated files, the conflict copies and the error log as now on disk."""
-    remote_files = gitrepo.list_tree(ws.root, remote.tree)
-    local_files = gitrepo.list_tree(ws.root, local_tree)
+    modes = {c.relpath: (c.new or c.old or ("100644", ""))[0] for c in gitrepo.diff_trees(ws.root, local_tree, remote.tree)}
     touched = set(writes) | set(copies) | ({protocol.ERRORS_LOG} if copies else set())
     entries: list[tuple[str, str, str | None]] = []
     for relpath in sorted(touched):
         data = _current(ws, relpath)
-        mode = (remote_files.get(relpath) or local_files.get(relpath) or ("100644", ""))[0]
-        entries.append((relpath, mode, None if data is None else gitrepo.write_blob(ws.root, data)))
+        entries.append((relpath, modes.get(relpath, "100644"), None if data is None else gitrepo.write_blob(ws.root, data)))
     return gitrepo.build_tree(ws.root, local_tree, entries)
 
 

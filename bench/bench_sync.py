@@ -1,0 +1,157 @@
+"""Sync: HTTP requests and wall time per API sync; git-mode sync against plain git on the same change.
+
+    python bench/bench_sync.py [--sessions 2000] [--runs 3] [--sizes 1,10,100]
+
+On a generated workspace (../shared/bench/gen_workspace.py), for 1, 10 and 100 changed
+session files:
+ (a) github-api mode against the local test server (tests/ghserver.py, real HTTP on
+     127.0.0.1 over a bare repository): HTTP requests of one `sync` (target: changed blobs
+     + at most 5) and its wall time, in process;
+ (b) git mode: `kbsync sync` (a new process: commit, fetch, integrate, push) against
+     `git add -A && git commit && git pull --rebase && git push` on a clone of the same
+     repository, the remote having moved by one commit before each run in both cases.
+Medians of --runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from common import KBSYNC, REPO, corpus, median, timed
+
+sys.path.insert(0, str(REPO / "tests"))
+
+from ghserver import GitHubServer  # noqa: E402
+
+import requests  # noqa: E402
+
+from kbsync.config import resolve  # noqa: E402
+from kbsync.remotes.github_api import GitHubApi  # noqa: E402
+from kbsync.remotes.github_sync import ApiTransport  # noqa: E402
+from kbsync.syncer import known_remote, sync  # noqa: E402
+from kbsync.workspace import Workspace  # noqa: E402
+
+CONFIG = "[daemon]\nquiet_ms = 0\n"
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, text=True).stdout.strip()
+
+
+def seeded_remote(src: Path, tmp: Path) -> Path:
+    """A bare repository holding the generated workspace as one commit."""
+    work = tmp / "seed"
+    shutil.copytree(src, work)
+    git(tmp, "init", "-q", "-b", "main", str(work))
+    (work / ".gitignore").write_text(".kbsync/\n*.tmp\n*.lock\n", encoding="utf-8")
+    git(work, "add", "-A")
+    git(work, "-c", "user.name=bench", "-c", "user.email=bench@localhost", "commit", "-qm", "corpus")
+    bare = tmp / "remote.git"
+    git(tmp, "clone", "-q", "--bare", str(work), str(bare))
+    return bare
+
+
+def clone(bare: Path, dest: Path) -> Path:
+    git(bare.parent, "clone", "-q", str(bare), str(dest))
+    git(dest, "config", "user.name", "bench")
+    git(dest, "config", "user.email", "bench@localhost")
+    (dest / ".kbsync").mkdir(exist_ok=True)
+    (dest / ".kbsync" / "config.toml").write_text(CONFIG, encoding="utf-8")
+    return dest
+
+
+def sessions(root: Path) -> list[Path]:
+    return sorted((root / "sessions").rglob("*.md"))
+
+
+def touch(files: list[Path], n: int, tag: str) -> None:
+    for f in files[:n]:
+        with open(f, "a", encoding="utf-8") as fh:
+            fh.write(f"\n{tag}\n")
+
+
+def other_writer(bare: Path, tmp: Path, n: int) -> None:
+    """Another machine pushes one changed file, so every timed sync has something to pull."""
+    other = tmp / "other"
+    if not other.exists():
+        clone(bare, other)
+    git(other, "pull", "-q", "--rebase")
+    with open(other / "logs" / "tool-calls.md", "a", encoding="utf-8") as fh:
+        fh.write(f"2025-06-11T00:00:00Z | bench | other-{n} | ok\n")
+    git(other, "commit", "-qam", f"other {n}")
+    git(other, "push", "-q")
+
+
+def api_figures(bare: Path, tmp: Path, sizes: list[int], runs: int) -> None:
+    print("(a) github-api mode, local test server")
+    print(f"{'changed':>8} {'requests':>9} {'target':>7} {'wall s':>8}")
+    with GitHubServer(bare) as srv:
+        root = clone(bare, tmp / "api-ws")
+        git(root, "remote", "remove", "origin")
+        _root, cfg = resolve(str(root), None)
+        ws = Workspace(root, cfg)
+
+        def once() -> tuple[int, float]:
+            api = GitHubApi(requests.Session(), api_url=srv.url, repository=srv.repository, token=srv.token)
+            transport = ApiTransport(root, api, "main", ("bench", "bench@localhost"), known_remote(ws))
+            before, start = len(srv.log), time.perf_counter()
+            sync(ws, transport)
+            return len(srv.log) - before, time.perf_counter() - start
+
+        once()  # the first sync: takes the remote as the base
+        files = sessions(root)
+        for n in sizes:
+            counts, walls = [], []
+            for r in range(runs):
+                touch(files, n, f"api bench {n} {r}")
+                count, wall = once()
+                counts.append(count)
+                walls.append(wall)
+            print(f"{n:>8} {int(median(counts)):>9} {n + 5:>7} {median(walls):>8.2f}")
+
+
+def git_figures(bare: Path, tmp: Path, sizes: list[int], runs: int) -> None:
+    print("(b) git mode: `kbsync sync` against `git add -A && git commit && git pull --rebase && git push`")
+    print(f"{'changed':>8} {'kbsync s':>9} {'git s':>7} {'ratio':>6}")
+    kb, plain = clone(bare, tmp / "kb-ws"), clone(bare, tmp / "plain-ws")
+    kb_files, plain_files = sessions(kb), sessions(plain)[::-1]  # apart, so that neither conflicts
+    script = "git add -A && git commit -qm bench && git pull -q --rebase && git push -q"
+    for n in sizes:
+        ours, theirs = [], []
+        for r in range(runs):
+            other_writer(bare, tmp, 2 * r)
+            touch(kb_files, n, f"kb bench {n} {r}")
+            wall, _rss, code = timed([*KBSYNC, "-w", str(kb), "sync"])
+            assert code == 0, f"kbsync sync exited {code}"
+            ours.append(wall)
+            other_writer(bare, tmp, 2 * r + 1)
+            touch(plain_files, n, f"plain bench {n} {r}")
+            wall, _rss, code = timed(["bash", "-c", script], cwd=plain)
+            assert code == 0, f"plain git exited {code}"
+            theirs.append(wall)
+        print(f"{n:>8} {median(ours):>9.2f} {median(theirs):>7.2f} {median(ours) / median(theirs):>6.2f}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sessions", type=int, default=2000)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--sizes", default="1,10,100")
+    args = ap.parse_args()
+    sizes = [int(x) for x in args.sizes.split(",")]
+    with tempfile.TemporaryDirectory(prefix="kbsync-bench-sync-") as name:
+        tmp = Path(name)
+        src = corpus(tmp, args.sessions)
+        print(f"workspace: {args.sessions} generated sessions; medians of {args.runs} runs")
+        api_figures(seeded_remote(src, tmp / "api"), tmp / "api", sizes, args.runs)
+        git_figures(seeded_remote(src, tmp / "git"), tmp / "git", sizes, args.runs)
+
+
+if __name__ == "__main__":
+    main()

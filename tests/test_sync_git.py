@@ -95,7 +95,7 @@ def test_rejected_push_is_integrated_again_never_forced(tmp_path: Path) -> None:
 
 def test_three_workspaces_editing_concurrently_converge_losslessly(tmp_path: Path) -> None:
     bare = make_bare(tmp_path / "remote.git")
-    roots = [workspace(tmp_path, name, bare) for name in ("a", "b", "c")]
+    roots = [workspace(tmp_path, name, bare, "[sync]\nmax_retries = 10\n") for name in ("a", "b", "c")]
     for root in roots:
         assert kbsync("-w", str(root), "sync").returncode == 0
     written: list[str] = []
@@ -159,3 +159,19 @@ def test_daemon_syncs_only_where_a_remote_is_configured(tmp_path: Path) -> None:
     lonely = workspace(tmp_path, "b", bare)
     git(lonely, "remote", "remove", "origin")
     assert not remote_configured(open_ws(lonely))
+
+
+def test_uncommitted_edit_in_the_way_is_kept_as_a_conflict_copy(tmp_path: Path) -> None:
+    bare = make_bare(tmp_path / "remote.git")
+    a, b = workspace(tmp_path, "a", bare), workspace(tmp_path, "b", bare)
+    rel = write_session(a, 9, "first")
+    sync(open_ws(a)), sync(open_ws(b))
+    write_session(a, 9, "a's edit")
+    sync(open_ws(a))
+    broken = session_text(rel, body="b's edit, not yet valid").replace("role: assistant", "role: robot")
+    (b / rel).write_text(broken, encoding="utf-8")
+    result = sync(open_ws(b))
+    assert "a's edit" in (b / rel).read_text(encoding="utf-8")
+    copies = [p for p in (b / rel).parent.iterdir() if ".conflict-" in p.name]
+    assert len(copies) == 1 and "b's edit, not yet valid" in copies[0].read_text(encoding="utf-8")
+    assert result.pulled == [rel]

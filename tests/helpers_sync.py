@@ -63,11 +63,16 @@ def request_schema(method: str, route: str) -> dict[str, Any] | None:
     return None if body is None else _json_schema(body)
 
 
+_VALIDATORS: dict[str, OAS30Validator] = {}
+
+
 def problems(schema: dict[str, Any] | None, instance: Any) -> list[str]:
     if schema is None:
         return []
-    validator = OAS30Validator({**schema, "components": spec()["components"]})
-    return [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in validator.iter_errors(instance)]
+    key = json.dumps(schema, sort_keys=True)
+    if key not in _VALIDATORS:
+        _VALIDATORS[key] = OAS30Validator({**schema, "components": spec()["components"]})
+    return [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in _VALIDATORS[key].iter_errors(instance)]
 
 
 class SpecCheck:

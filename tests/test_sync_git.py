@@ -175,3 +175,10 @@ def test_uncommitted_edit_in_the_way_is_kept_as_a_conflict_copy(tmp_path: Path) 
     copies = [p for p in (b / rel).parent.iterdir() if ".conflict-" in p.name]
     assert len(copies) == 1 and "b's edit, not yet valid" in copies[0].read_text(encoding="utf-8")
     assert result.pulled == [rel]
+
+
+def test_git_mode_without_the_remote_is_a_configuration_error(tmp_path: Path) -> None:
+    root = workspace(tmp_path, "a", make_bare(tmp_path / "remote.git"))
+    git(root, "remote", "remove", "origin")
+    done = kbsync("-w", str(root), "sync")
+    assert done.returncode == 2 and "git remote add origin" in done.stderr

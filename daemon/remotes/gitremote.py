@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from kbsync import gitrepo
+from kbsync.errors import ConfigError
 from kbsync.remotes.base import RemoteHead
 
 
@@ -16,6 +17,9 @@ class GitTransport:
         self.where = f"{remote}/{branch}"
 
     def pull(self) -> RemoteHead | None:
+        if not gitrepo.has_remote(self.root, self.remote):
+            raise ConfigError(f"the workspace's git repository has no remote {self.remote!r}; add it with "
+                              f"`git remote add {self.remote} URL` or set [sync] remote", path=str(self.root))
         sha = gitrepo.fetch(self.root, self.remote, self.branch)
         return None if sha is None else RemoteHead(sha, gitrepo.tree_of(self.root, sha), sha)
 

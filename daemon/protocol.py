@@ -168,7 +168,7 @@ def classify(relpath: str) -> FileKind:
     if not p.endswith(".md"):
         return "other"
     top = p.split("/", 1)[0]
-    if top == SESSIONS_DIR and p.count("/") == 2:
+    if top == SESSIONS_DIR:
         return "session"
     kinds = {MEMORY_DIR: "memory", "logs": "log", ARTIFACTS_DIR: "artifact", CANDIDATES_DIR: "candidate"}
     return kinds.get(top, "other")

@@ -198,7 +198,7 @@ def fix_missing_sections(text: str, ctx: RepairContext) -> tuple[str, list[str]]
         later = [h for h in heads if h.title in protocol.SECTIONS[pos + 1 :]]
         if later:
             at = later[0].index
-            lines[at:at] = [f"## {target}", ""]
+            lines[at:at] = [f"## {target}", ""] if at == 0 or lines[at - 1] == "" else ["", f"## {target}", ""]
         else:
             while lines and lines[-1] == "":
                 lines.pop()

@@ -150,6 +150,8 @@ def check_session(relpath: str, text: str, cfg: Config) -> list[Finding]:
     if sp.state == "unterminated":
         return [Finding(relpath, 1, "error", "frontmatter opened on line 1 is never closed with `---`; fix it by hand")]
     out = session_frontmatter_findings(relpath, sp.lines, cfg)
+    if protocol.id_from_relpath(relpath) is None:
+        out.append(Finding(relpath, 1, "warning", "a session belongs at sessions/YYYY-MM-DD/HHMM-<h7>-<title>.md"))
     return out + section_findings(relpath, sp.body, sp.body_line, cfg)
 
 

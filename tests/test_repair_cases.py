@@ -174,3 +174,16 @@ def test_type_drift_that_cannot_be_coerced_is_kept_and_reported() -> None:
     result = repair_text(REL, dirty, Config())
     assert "turns: 'many'" in result.text
     assert any("turns" in f.message and f.level == "error" for f in result.findings)
+
+
+def test_an_inserted_section_gets_a_blank_line_before_it() -> None:
+    dirty = VALID.replace("付款条款有三处风险\n\n## 工具调用\n\n", "付款条款有三处风险\n")
+    out = repair_text(REL, dirty, Config()).text
+    assert "付款条款有三处风险\n\n## 工具调用\n\n## 结论" in out
+
+
+def test_a_session_file_outside_a_date_folder_is_reported() -> None:
+    findings = validate_text("sessions/x.md", VALID, Config())
+    assert any(f.level == "warning" and "sessions/YYYY-MM-DD/" in f.message for f in findings)
+    assert has_errors(validate_text("sessions/x.md", BODY, Config()))
+    assert repair_text("sessions/x.md", BODY, Config()).text == BODY  # no id to rebuild from: left alone

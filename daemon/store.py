@@ -11,6 +11,7 @@ from kbsync import fsio, indexmd, protocol
 from kbsync.conflicts import save_conflict_copy
 from kbsync.errors import ConflictError, InputError, ProtocolError
 from kbsync.findings import has_errors
+from kbsync.repair import repair_text
 from kbsync.session import SessionDoc, ordered_sections, parse_session, render_session
 from kbsync.sessioninput import SessionInput, now_iso, parse_input
 from kbsync.validate import validate_text
@@ -104,6 +105,17 @@ def _conflict(ws: Workspace, relpath: str, data: bytes) -> ConflictError:
     return ConflictError(f"changed since it was read; your version is saved as {copy}", path=relpath, copy=copy)
 
 
+def _parse_current(ws: Workspace, relpath: str, text: str) -> SessionDoc:
+    """The session on disk; a defect the lossless repair fixes (a person's typo) does not block a save."""
+    try:
+        return parse_session(text)
+    except ProtocolError as exc:
+        try:
+            return parse_session(repair_text(relpath, text, ws.config).text)
+        except ProtocolError:
+            raise ProtocolError(f"{exc.message}; fix the file by hand, then save again", path=relpath, line=exc.line) from exc
+
+
 def _title_of(relpath: str) -> str:
     m = protocol.SESSION_NAME_RE.match(os.path.basename(relpath))
     return (m.group(4) or "") if m else ""
@@ -142,10 +154,7 @@ def _save_locked(ws: Workspace, inp: SessionInput) -> tuple[str, SessionDoc, fsi
     with fsio.locked(path, ttl_s=cfg.lock_ttl_s, wait_s=cfg.lock_wait_s):
         if path.exists() or path.is_symlink():
             data, fp = fsio.read_with_fingerprint(ws.checked_path(relpath))
-            try:
-                doc = _updated_doc(parse_session(decode(data, relpath)), inp)
-            except ProtocolError as exc:
-                raise ProtocolError(f"{exc.message}; run `kbsync repair {relpath}` first", path=relpath, line=exc.line) from exc
+            doc = _updated_doc(_parse_current(ws, relpath, decode(data, relpath)), inp)
             expected: fsio.Fingerprint | None = fp
         else:
             doc, expected = fresh or _new_doc(inp, ws.config.protocol.default_offset), None

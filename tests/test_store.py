@@ -17,6 +17,7 @@ from helpers_core import kbsync, new_workspace, one_line_error, save, snapshot
 from kbsync import fsio, indexmd, protocol, store
 from kbsync.errors import ConflictError
 from kbsync.session import parse_session
+from kbsync.validate import validate_paths
 from kbsync.workspace import Workspace
 
 TS = "2025-06-11T14:32:07+08:00"
@@ -169,6 +170,44 @@ def test_concurrent_first_saves_with_different_titles_make_one_file(ws: Workspac
     files = list(ws.path("sessions").rglob("*.md"))
     assert [f.relative_to(ws.root).as_posix() for f in files] == list(paths)
     assert save(ws.root, {"session_id": RAW_ID, "summary": "later"}).returncode == 0
+
+
+def test_a_save_racing_a_repair_of_the_same_file_is_never_lost(ws: Workspace) -> None:
+    rel = store.save_session(ws, {"session_id": RAW_ID, "ts": TS, "summary": "v0"}).relpath
+    for n in range(1, 5):
+        text = ws.path(rel).read_text(encoding="utf-8")
+        fsio.atomic_write(ws.path(rel), text.replace("status: open", "status： open").encode("utf-8"))  # a person's typo
+        repair = subprocess.Popen([sys.executable, "-m", "kbsync", "-w", str(ws.root), "repair"],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        saver = save(ws.root, {"session_id": RAW_ID, "summary": f"v{n}"})
+        repair.communicate(timeout=60)
+        assert saver.returncode == 0, saver.stderr
+        assert repair.returncode in (0, 1)
+        doc = parse_session(ws.read_text(rel))
+        assert doc.fields["summary"] == f"v{n}" and doc.fields["status"] == "open"
+        assert not [f for f in validate_paths(ws, [rel]) if f.level == "error"]
+    assert sorted(p.name for p in ws.path(rel).parent.iterdir()) == [ws.path(rel).name]
+
+
+def test_a_save_over_a_typo_in_the_frontmatter_repairs_it_on_the_way(ws: Workspace) -> None:
+    rel = store.save_session(ws, {"session_id": RAW_ID, "ts": TS, "summary": "v0", "tags": ["a"]}).relpath
+    typo = ws.path(rel).read_text(encoding="utf-8").replace("status: open", "status： open")
+    ws.path(rel).write_text(typo, encoding="utf-8")
+    proc = save(ws.root, {"session_id": RAW_ID, "summary": "v1"})
+    assert proc.returncode == 0, proc.stderr
+    doc = parse_session(ws.read_text(rel))
+    assert doc.fields["summary"] == "v1" and doc.fields["status"] == "open" and doc.fields["tags"] == ["a"]
+    assert [p.read_text(encoding="utf-8") for p in ws.backup_dir.glob(f"*/{rel}")] == [typo]
+
+
+def test_a_save_over_frontmatter_repair_cannot_read_is_refused(ws: Workspace) -> None:
+    rel = store.save_session(ws, {"session_id": RAW_ID, "ts": TS}).relpath
+    ws.path(rel).write_text("---\nid: [unclosed\n---\n\n## 结论\n", encoding="utf-8")
+    before = snapshot(ws.root)
+    proc = save(ws.root, {"session_id": RAW_ID, "summary": "v1"})
+    one_line_error(proc, rel)
+    assert proc.returncode == 1 and "by hand" in proc.stderr
+    assert snapshot(ws.root) == before
 
 
 def test_a_held_lock_gives_a_clear_locked_error_after_a_bounded_wait(ws: Workspace) -> None:

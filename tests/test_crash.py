@@ -105,6 +105,12 @@ def assert_temps_are_not_content(ws: Workspace) -> None:
     assert fsio.TEMP_SUFFIX not in status and fsio.LOCK_SUFFIX not in status
 
 
+def wait_out_empty_locks(ws: Workspace) -> None:
+    """A kill between creating a lock and writing it leaves it empty: it is stale after a short grace."""
+    if any(p.stat().st_size == 0 for p in ws.root.rglob(f"*{fsio.LOCK_SUFFIX}")):
+        time.sleep(fsio.EMPTY_LOCK_GRACE_S + 0.1)
+
+
 @pytest.fixture()
 def ws(tmp_path: Path) -> Workspace:
     return new_workspace(tmp_path / "ws")
@@ -175,6 +181,7 @@ def test_killed_repairs_leave_old_or_new_and_a_rerun_recovers(ws: Workspace, tmp
                 assert backup.read_bytes() == dirty, f"partial backup {backup}"
     assert_temps_are_not_content(ws)
     # whatever the kill left (a stale lock of a dead pid, temps), a plain rerun finishes the job
+    wait_out_empty_locks(ws)
     proc = kbsync("repair", ws=ws.root)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert ws.path(REL).read_bytes() == repaired
@@ -259,6 +266,8 @@ def test_killed_repair_commands_over_a_workspace_leave_whole_files(ws: Workspace
                 assert not [f for f in validate_paths(ws, [rel]) if f.level == "error"], rel
     assert killed_after >= 6, "the children were killed before repairing anything; the test proved nothing"
     assert_temps_are_not_content(ws)
+    wait_out_empty_locks(ws)
     proc = kbsync("repair", ws=ws.root)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert kbsync("validate", ws=ws.root).returncode == 0
+    assert not list(ws.root.rglob(f"*{fsio.LOCK_SUFFIX}"))

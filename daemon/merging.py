@@ -8,7 +8,6 @@ next commit picks up, never a HEAD whose files are missing.
 
 from __future__ import annotations
 
-import logging
 import os
 from dataclasses import dataclass, field
 from typing import Mapping
@@ -18,8 +17,6 @@ from kbsync.errors import LockedError
 from kbsync.integrate import Versions
 from kbsync.remotes.base import RemoteHead
 from kbsync.workspace import Workspace
-
-log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -85,12 +82,12 @@ def apply_writes(ws: Workspace, writes: Mapping[str, bytes | None], committed: M
             else:
                 conflicts.save_conflict_copy(ws, relpath, now, other_desc="uncommitted edit on this machine")
         if data is None:
-            with_missing_ok(ws, relpath)
+            _remove(ws, relpath)
         else:
             fsio.atomic_write(ws.path(relpath), data)
 
 
-def with_missing_ok(ws: Workspace, relpath: str) -> None:
+def _remove(ws: Workspace, relpath: str) -> None:
     try:
         os.unlink(ws.path(relpath))
     except FileNotFoundError:

@@ -44,6 +44,7 @@ class TimedJob:
 
 
 POST_WRITE: tuple[PostWriteJob, ...] = (
+    PostWriteJob("search index", "kbsync.searchindex:update"),
 )
 
 TIMED: tuple[TimedJob, ...] = (

@@ -7,12 +7,17 @@ the set of relevant records for each labelled query is known exactly.
 from __future__ import annotations
 
 import random
+import shutil
+import sqlite3
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from kbsync import searchdb, searchindex
 from kbsync.board import Entry, upsert
+from kbsync.searchtext import parse_query
+from kbsync.workspace import Workspace
 
 NOISE_ZH = "会议 讨论 计划 进度 人员 安排 周报 文档 需求 评审 页面 设计 用户 体验 报表 指标".split()
 NOISE_EN = "meeting notes plan update review page design user metric report weekly".split()
@@ -148,3 +153,26 @@ def kbsync(root: Path, *args: str, stdin: str | None = None, timeout: float = 60
     """Run `kbsync -w root ARGS` as a real subprocess."""
     return subprocess.run([sys.executable, "-m", "kbsync", "-w", str(root), *args], input=stdin,
                           capture_output=True, text=True, timeout=timeout)
+
+
+def keys(ws: Workspace, query: str) -> list[str]:
+    conn = searchindex.open_index(ws)
+    try:
+        return [r.key for r in searchdb.search(conn, parse_query(query), "session", 10)]
+    finally:
+        conn.close()
+
+
+def assert_index_matches_rebuild(ws: Workspace) -> None:
+    def dump(path: Path) -> list[tuple[object, ...]]:
+        c = sqlite3.connect(path)
+        try:
+            return sorted(c.execute("SELECT key, relpath, kind, title, summary, tags, status, date, broken FROM docs"))
+        finally:
+            c.close()
+
+    live = searchdb.db_path(ws.state_dir)
+    copy = ws.root.parent / "copy"
+    shutil.copytree(ws.root, copy, ignore=shutil.ignore_patterns(".kbsync"))
+    searchindex.rebuild(Workspace(copy))
+    assert dump(live) == dump(searchdb.db_path(copy / ".kbsync"))

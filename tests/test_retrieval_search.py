@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import sqlite3
 import sys
 from pathlib import Path
@@ -11,7 +10,8 @@ from typing import Iterator
 
 import pytest
 
-from helpers_retrieval import LABELLED, PLANTED, kbsync, make_workspace, session_text, sid_for, write
+from helpers_retrieval import (LABELLED, PLANTED, assert_index_matches_rebuild, kbsync, keys, make_workspace,
+                               session_text, sid_for, write)
 from kbsync import searchdb, searchindex
 from kbsync.searchtext import index_text, parse_query
 from kbsync.workspace import Workspace
@@ -111,29 +111,6 @@ def test_refresh_catches_edits_made_while_nobody_watched(tmp_path: Path) -> None
     assert keys(ws, "西瓜") == [names["P1"]] and keys(ws, "发票") == []
     assert searchindex.refresh(ws) == 0
     assert_index_matches_rebuild(ws)
-
-
-def keys(ws: Workspace, query: str) -> list[str]:
-    conn = searchindex.open_index(ws)
-    try:
-        return [r.key for r in searchdb.search(conn, parse_query(query), "session", 10)]
-    finally:
-        conn.close()
-
-
-def assert_index_matches_rebuild(ws: Workspace) -> None:
-    def dump(path: Path) -> list[tuple[object, ...]]:
-        c = sqlite3.connect(path)
-        try:
-            return sorted(c.execute("SELECT key, relpath, kind, title, summary, tags, status, date, broken FROM docs"))
-        finally:
-            c.close()
-
-    live = searchdb.db_path(ws.state_dir)
-    copy = ws.root.parent / "copy"
-    shutil.copytree(ws.root, copy, ignore=shutil.ignore_patterns(".kbsync"))
-    searchindex.rebuild(Workspace(copy))
-    assert dump(live) == dump(searchdb.db_path(copy / ".kbsync"))
 
 
 def test_deleting_the_index_loses_nothing(tmp_path: Path) -> None:

@@ -66,8 +66,8 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("answer", ("your answer", "your response", "your repl", "your output", "your message", "your summar"), re.compile(rf"\b(?:sign|end|start|begin|close)\s+(?:all\s+|each\s+|every\s+)?(?:of\s+)?your\s+{_ANSWER_EN}"
                           r"\s+(?:with|by)\b", _I)),
     Rule("answer", ("append", "add ", "insert", "include", "attach", "embed"), re.compile(r"\b(?:append|add|insert|include|attach|embed)\s+(?:this|the following|these|that)\s+"
-                          rf"(?:link|url|text|line|image|signature|footer)s?\b[^.\n]{{0,40}}?\b(?:to|in|into)\s+"
-                          rf"(?:your|every|each|all)\b", _I)),
+                          r"(?:link|url|text|line|image|signature|footer)s?\b[^.\n]{0,40}?\b(?:to|in|into)\s+"
+                          r"(?:your|every|each|all)\b", _I)),
     Rule("answer", ("answer", "response", "repl", "output", "message", "summar"), re.compile(rf"\b(?:every|each|all)\s+(?:of\s+)?(?:your\s+|the\s+)?{_ANSWER_EN}\b[^.\n]{{0,30}}?"
                           r"\b(?:ends?|starts?|begins?|includes?|contains?|mentions?)\s+(?:with|by|a|an|the|this|that)\b", _I)),
     Rule("answer", ("from now on",), re.compile(r"\b(?:respond|reply|answer|speak|write)\b[^.\n]{0,30}?\bfrom now on\b|"
@@ -108,7 +108,7 @@ RULES: Final[tuple[Rule, ...]] = (
                             r"[^。\n]{0,6}?(?:作废|无效|取消|不再适用)")),
     Rule("role", ("你现在是", "从现在", "假装", "扮演", "开发者模式", "越狱"), re.compile(r"(?:你现在是|从现在(?:开始|起)[，,]?\s*你|假装你?是|扮演(?:一个|一名|一位)|角色扮演|进入开发者模式|越狱模式)")),
     Rule("answer", (*_ANSWER_WORDS_ZH,), re.compile(rf"(?:每|所有|任何)(?:个|条|次|一次|一条)?{_ANSWER_ZH}(?:的)?(?:末尾|结尾|开头|最后|中|里|都)")),
-    Rule("answer", ("始终", "总是", "一律", "务必", "永远"), re.compile(rf"(?:始终|总是|一律|务必|永远)[^。\n]{{0,12}}(?:署名|签名|落款|附上|加上|附加|添加|插入|推荐|提及)")),
+    Rule("answer", ("始终", "总是", "一律", "务必", "永远"), re.compile(r"(?:始终|总是|一律|务必|永远)[^。\n]{0,12}(?:署名|签名|落款|附上|加上|附加|添加|插入|推荐|提及)")),
     Rule("answer", (*_ANSWER_WORDS_ZH,), re.compile(rf"(?:在|向)?(?:你的)?{_ANSWER_ZH}(?:中|里|末尾|结尾)[^。\n]{{0,8}}(?:附上|加上|添加|插入|署名|签名)")),
     Rule("conceal", ("告诉用户", "告知用户", "透露给用户", "让用户", "瞒着用户"), re.compile(r"(?:不要|别|切勿|不得)(?:告诉|告知|透露给|让)用户|瞒着用户|不让用户知道")),
     Rule("address", (*_AI_WORDS_ZH,), re.compile(rf"(?:致|给|写给)(?:所有|任何)?(?:的)?{_AI_ZH}+(?:的)?(?:指令|说明|消息)|"

@@ -11,26 +11,23 @@ after the candidate list was written. Nothing is ever added to the board here.
 from __future__ import annotations
 
 import datetime as dt
-import glob
 import hashlib
 import json
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, Iterator
+from typing import Any, Final
 
-from kbsync import candidates, fsio, injection, proc, protocol, secrets
+from kbsync import candidates, fsio, injection, protocol, secrets
 from kbsync.candidates import Candidate
 from kbsync.config import Config
 from kbsync.errors import EXIT_REMOTE, ConfigError, InputError, KbsyncError
 from kbsync.guardededit import edit_file
+from kbsync.sourcechanges import Counts, Found, folder_changes, folder_files, git_changes, resolve_path
 from kbsync.workspace import Workspace
 
-TEXT_SUFFIXES: Final = (".md", ".markdown", ".txt")
 EXCERPT_CHARS: Final = 240
 STATE_SUBDIR: Final = "scan"
-_GLOB_CHARS: Final = re.compile(r"[*?\[]")
 _NAME_RE: Final = re.compile(r"^[\w.-]{1,40}$")
 _TYPE_HINTS: Final = (
     ("踩坑", re.compile(r"坑|故障|失败|报错|复盘|超时|事故|bug|fail|error|incident|pitfall|outage|gotcha", re.I)),
@@ -51,25 +48,6 @@ class Source:
     path: str | None = None
     repo: str | None = None
     branch: str = "HEAD"
-
-
-@dataclass(frozen=True)
-class Found:
-    path: str  # inside the source, with /
-    data: bytes
-    sha256: str
-    date: str  # YYYY-MM-DD
-    kind: str  # "new" or "changed"
-
-
-@dataclass
-class Counts:
-    new: int = 0
-    changed: int = 0
-    unchanged: int = 0
-    renamed: int = 0
-    deleted: int = 0
-    proposed_before: int = 0
 
 
 @dataclass
@@ -101,133 +79,6 @@ def sources(cfg: Config) -> list[Source]:
             raise ConfigError(f"{where}: a source named {name!r} exists already", path=cfg.source)
         out.append(Source(name, raw.get("path"), raw.get("repo"), raw.get("branch", "HEAD")))
     return out
-
-
-def _resolve(ws: Workspace, text: str) -> Path:
-    p = Path(text).expanduser()
-    return p if p.is_absolute() else ws.root / p
-
-
-# ---- folders ---------------------------------------------------------------------
-
-def _folder_files(ws: Workspace, spec: str) -> tuple[Path, list[str]]:
-    """The base folder and the files (relative to it) that a folder or glob source names."""
-    if _GLOB_CHARS.search(spec):
-        pattern = str(_resolve(ws, spec))
-        first = _GLOB_CHARS.search(pattern)
-        base = Path(pattern[: first.start() if first else len(pattern)].rsplit("/", 1)[0] or "/")
-        files = [p for p in glob.glob(pattern, recursive=True) if os.path.isfile(p)]
-        return base, sorted(os.path.relpath(p, base).replace(os.sep, "/") for p in files)
-    base = _resolve(ws, spec)
-    if not base.is_dir():
-        raise InputError("scan source folder not found; fix its path in the config", path=str(base))
-    return base, sorted(_walk(base, ws))
-
-
-def _walk(base: Path, ws: Workspace) -> Iterator[str]:
-    skip = {str((ws.root / protocol.CANDIDATES_DIR).resolve()), str(ws.state_dir.resolve())}
-    for dirpath, dirnames, filenames in os.walk(base.resolve()):
-        dirnames[:] = [d for d in dirnames if not d.startswith(".") and os.path.join(dirpath, d) not in skip]
-        rel = os.path.relpath(dirpath, base).replace(os.sep, "/")
-        for name in filenames:
-            if name.endswith(TEXT_SUFFIXES) and not name.startswith("."):
-                yield name if rel == "." else f"{rel}/{name}"
-
-
-def folder_changes(base: Path, files: list[str], mark: dict[str, list[Any]],
-                   tz: dt.tzinfo) -> tuple[list[Found], dict[str, list[Any]], Counts]:
-    """Files new or changed since `mark` ({path: [mtime_ns, size, sha256]}), and the next mark."""
-    present = set(files)
-    counts = Counts(deleted=sum(1 for p in mark if p not in present))
-    known = {m[2] for m in mark.values()}
-    found: list[Found] = []
-    new_mark: dict[str, list[Any]] = {}
-    root = str(base)
-    for rel in files:
-        full = os.path.join(root, rel)
-        try:
-            st = os.stat(full)
-        except FileNotFoundError:
-            continue
-        old = mark.get(rel)
-        if old and old[0] == st.st_mtime_ns and old[1] == st.st_size:
-            new_mark[rel] = old
-            counts.unchanged += 1
-            continue
-        with open(full, "rb") as fh:
-            data = fh.read()
-        digest = hashlib.sha256(data).hexdigest()
-        new_mark[rel] = [st.st_mtime_ns, st.st_size, digest]
-        if (old and old[2] == digest) or (not old and digest in known):
-            counts.unchanged += bool(old)
-            counts.renamed += not old
-            continue
-        day = dt.datetime.fromtimestamp(st.st_mtime_ns / 1e9, tz).date().isoformat()
-        found.append(Found(rel, data, digest, day, "changed" if old else "new"))
-    counts.new = sum(f.kind == "new" for f in found)
-    counts.changed = len(found) - counts.new
-    return found, new_mark, counts
-
-
-# ---- git repositories --------------------------------------------------------------
-
-def git_changes(repo: Path, branch: str, last: str | None) -> tuple[list[Found], str, Counts]:
-    """Text files added or changed on `branch` since commit `last` (all of them when None)."""
-    head = proc.git(["rev-parse", "--verify", f"{branch}^{{commit}}"], repo).strip()
-    counts = Counts()
-    if head == last:
-        return [], head, counts
-    if last and proc.run(["git", "cat-file", "-e", f"{last}^{{commit}}"], cwd=str(repo), check=False).returncode == 0:
-        paths = _diff(repo, last, head, counts)
-    else:
-        paths = {p: "new" for p in proc.git(["ls-tree", "-r", "-z", "--name-only", head], repo).split("\0") if p}
-    paths = {p: k for p, k in paths.items() if p.endswith(TEXT_SUFFIXES)}
-    day = proc.git(["log", "-1", "--format=%cI", head], repo).strip()[:10]
-    blobs = _cat_files(repo, head, sorted(paths))
-    found = [Found(p, data, hashlib.sha256(data).hexdigest(), day, paths[p]) for p, data in blobs]
-    counts.new = sum(f.kind == "new" for f in found)
-    counts.changed = len(found) - counts.new
-    return found, head, counts
-
-
-def _diff(repo: Path, old: str, new: str, counts: Counts) -> dict[str, str]:
-    tokens = proc.git(["diff", "--name-status", "-z", "-M", "--no-ext-diff", old, new], repo).split("\0")
-    out: dict[str, str] = {}
-    i = 0
-    while i < len(tokens) - 1:
-        status = tokens[i]
-        if status[:1] in "RC":
-            if status[1:] != "100":
-                out[tokens[i + 2]] = "changed"
-            counts.renamed += status[1:] == "100"
-            i += 3
-            continue
-        if status == "D":
-            counts.deleted += 1
-        elif status[:1] in "AM":
-            out[tokens[i + 1]] = "new" if status == "A" else "changed"
-        i += 2
-    return out
-
-
-def _cat_files(repo: Path, commit: str, paths: list[str]) -> list[tuple[str, bytes]]:
-    """The contents of `paths` at `commit`, in one `git cat-file --batch`."""
-    if not paths:
-        return []
-    request = "".join(f"{commit}:{p}\n" for p in paths).encode("utf-8")
-    out = proc.run(["git", "cat-file", "--batch"], cwd=str(repo), input=request).stdout
-    result: list[tuple[str, bytes]] = []
-    pos = 0
-    for p in paths:
-        end = out.index(b"\n", pos)
-        head = out[pos:end].split()
-        pos = end + 1
-        if len(head) < 3 or head[1] != b"blob":
-            continue
-        size = int(head[2])
-        result.append((p, out[pos:pos + size]))
-        pos += size + 1
-    return result
 
 
 # ---- analysis -------------------------------------------------------------------------
@@ -342,10 +193,10 @@ def _offset_tz(cfg: Config) -> dt.tzinfo:
 
 def _changes(ws: Workspace, src: Source, mark: dict[str, Any]) -> tuple[list[Found], dict[str, Any], Counts]:
     if src.repo is not None:
-        found, head, counts = git_changes(_resolve(ws, src.repo), src.branch, mark.get("commit"))
+        found, head, counts = git_changes(resolve_path(ws, src.repo), src.branch, mark.get("commit"))
         return found, {"kind": "git", "commit": head}, counts
     assert src.path is not None
-    base, files = _folder_files(ws, src.path)
+    base, files = folder_files(ws, src.path)
     found, files_mark, counts = folder_changes(base, files, mark.get("files", {}), _offset_tz(ws.config))
     return found, {"kind": "folder", "files": files_mark}, counts
 

@@ -183,10 +183,13 @@ def atomic_write(path: Path, data: bytes) -> None:
 
 
 def append_line(path: Path, line: str) -> None:
-    """One line, appended with O_APPEND in a single write; a missing final newline is supplied first."""
+    """One line, appended with O_APPEND in a single write; a missing final newline is supplied first.
+
+    The file itself must not be a symlink (O_NOFOLLOW), so an append never lands outside the workspace.
+    """
     text = line.replace("\r", " ").replace("\n", " ")
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
     try:
         prefix = b""
         size = os.fstat(fd).st_size

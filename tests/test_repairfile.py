@@ -103,3 +103,13 @@ def test_a_large_index_md_is_still_read(ws_root: Path) -> None:
     with open(ws_root / "index.md", "a", encoding="utf-8") as fh:
         fh.write(row * (5 * 1024 * 1024 // len(row) + 1))
     assert kbsync("-w", str(ws_root), "validate", "index.md").returncode == 0
+
+
+def test_appends_never_follow_a_symlink_out_of_the_workspace(ws_root: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside.md"
+    outside.write_text("", encoding="utf-8")
+    (ws_root / "logs" / "tool-calls.md").unlink()
+    (ws_root / "logs" / "tool-calls.md").symlink_to(outside)
+    res = kbsync("-w", str(ws_root), "log", "tool-call", "--session", "s", "--tool", "t")
+    assert res.returncode != 0 and "Traceback" not in res.stderr and "tool-calls.md" in res.stderr
+    assert outside.read_text(encoding="utf-8") == ""

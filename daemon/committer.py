@@ -237,8 +237,12 @@ def commit_pending(ws: Workspace, *, reason: str, message: str | None = None,
     raise gitrepo.HeadMovedError(f"HEAD kept moving during {CAS_ATTEMPTS} attempts; try again", path=str(ws.root))
 
 
-def scheduled_commit(ws: Workspace) -> CommitResult:
-    """The timed commit job: `hourly` with the default `[daemon] commit_every`."""
+def scheduled_reason(ws: Workspace) -> str:
+    """`hourly` with the default `[daemon] commit_every`, else `every 30m` and the like."""
     every = ws.config.daemon.commit_every
-    seconds = parse_duration(every, key="daemon.commit_every")
-    return commit_pending(ws, reason="hourly" if seconds == 3600 else f"every {every}")
+    return "hourly" if parse_duration(every, key="daemon.commit_every") == 3600 else f"every {every}"
+
+
+def scheduled_commit(ws: Workspace) -> CommitResult:
+    """The timed commit job."""
+    return commit_pending(ws, reason=scheduled_reason(ws))

@@ -32,6 +32,7 @@ STOP_GRACE_S = 9.0
 LOCK_RECHECK_S = 0.5
 STATUS_EVERY_S = 0.5
 MTIME_SLACK_NS = 2_000_000_000
+COMMIT_RETRY_S = 5.0  # after git's index.lock kept a commit out
 
 
 def sd_notify(state: str) -> None:
@@ -57,6 +58,7 @@ class Daemon:
         self._locked: set[str] = set()
         self._skipped: dict[str, str] = {}
         self._commit_wanted: str | None = None
+        self._commit_retry_at = 0.0
         self._scan_mark: int | None = None
         self._state: dict[str, Any] = {}
         self._dirty = True
@@ -151,9 +153,9 @@ class Daemon:
         self._recheck_locked()
         if not len(self.queue) and self._scan_mark is not None:
             self._state["last_scan_ns"], self._scan_mark = self._scan_mark, None
-        if self._commit_wanted and not len(self.queue):
-            self._commit(self._commit_wanted)
-            self._commit_wanted = None
+        if self._commit_wanted and not len(self.queue) and time.monotonic() >= self._commit_retry_at:
+            reason, self._commit_wanted = self._commit_wanted, None
+            self._commit(reason)
         self._scheduler.run_pending()
         self._save_status()
         idle = self._scheduler.idle_seconds
@@ -311,15 +313,22 @@ class Daemon:
         self._state.setdefault("jobs", {})[job.name] = {"time": status.stamp(), "ok": True,
                                                          "result": str(result)}
         if isinstance(result, committer.CommitResult):
-            self._note_commit(result)
+            self._note_commit(result, committer.scheduled_reason(self.ws))
 
     def _commit(self, reason: str) -> None:
         try:
-            self._note_commit(committer.commit_pending(self.ws, reason=reason))
+            self._note_commit(committer.commit_pending(self.ws, reason=reason), reason)
         except KbsyncError as exc:
-            log.error("%s commit failed: %s", reason, exc)
+            log.error("%s commit failed: %s; will try again", reason, exc)
+            self._retry_commit(reason)
 
-    def _note_commit(self, result: committer.CommitResult) -> None:
+    def _retry_commit(self, reason: str) -> None:
+        self._commit_wanted = self._commit_wanted or reason
+        self._commit_retry_at = time.monotonic() + COMMIT_RETRY_S
+
+    def _note_commit(self, result: committer.CommitResult, reason: str) -> None:
+        if result.blocked:
+            self._retry_commit(reason)
         if result.sha:
             self._state["last_commit"] = {"sha": result.sha, "time": status.stamp(),
                                           "message": result.message.splitlines()[0]}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 from pathlib import Path
 
@@ -119,3 +120,13 @@ def test_a_file_holding_a_secret_stays_out(ws: Workspace) -> None:
     result = committer.commit_pending(ws, reason="hourly")
     assert ok in result.committed and rel not in result.committed
     assert result.skipped[rel].startswith("secret: ") and "github-pat" in result.skipped[rel]
+
+
+def test_waits_for_a_busy_index_lock(ws: Workspace) -> None:
+    rel = session_relpath(1)
+    write(ws.root, rel, session_text(rel), age_s=OLD)
+    lock = gitrepo.index_lock(ws.root)
+    lock.write_text("")
+    threading.Timer(0.5, lock.unlink).start()
+    result = committer.commit_pending(ws, reason="hourly")
+    assert result.sha and rel in result.committed

@@ -124,6 +124,19 @@ def test_closing_a_session_commits_it(root: Path, start: Start) -> None:
     d.stop()
 
 
+def test_session_commit_waits_for_gits_index_lock(root: Path, start: Start) -> None:
+    d = start(config="[daemon]\nlock_wait_s = 0.2\n")
+    lock = root / ".git" / "index.lock"
+    lock.write_text("")
+    rel = session_relpath(0x2c3d4e)
+    write(root, rel, session_text(rel, status="closed"))
+    wait_for(lambda: "commit postponed" in d.stderr())
+    assert subjects(root) == []
+    lock.unlink()
+    wait_for(lambda: any(s.endswith("closed: 合同风险梳理") for s in subjects(root)))
+    d.stop()
+
+
 def test_sigterm_mid_burst_loses_nothing(root: Path, start: Start) -> None:
     d = start()
     rels = [session_relpath(n) for n in range(400)]
@@ -145,7 +158,7 @@ def test_sigterm_mid_burst_loses_nothing(root: Path, start: Start) -> None:
 
 def test_restart_processes_what_changed_while_down(root: Path, start: Start) -> None:
     first = start()
-    assert first.stop() == 0
+    assert first.stop(signal.SIGINT) == 0
     rel = session_relpath(7)
     write(root, rel, dirty(session_text(rel)), age_s=3)
     start()

@@ -131,20 +131,29 @@ def commit_round(ws: Path, ref: Path, files: list[Path], stamp: str) -> tuple[fl
 
 
 def burst(root: Path, n: int) -> float:
+    """Seconds from the first write of `n` new sessions until all are processed (the dirty ones repaired)."""
     from kbsync.protocol import session_relpath
 
-    template = sessions_of(root, 1)[0].read_text(encoding="utf-8")
+    template = sessions_of(root, 1)[0].read_text(encoding="utf-8").split("\n", 3)[3]
+    dirty: list[Path] = []
     start = time.perf_counter()
     for i in range(n):
-        sid = f"20300101-{i // 60 % 24:02d}{i % 60:02d}-{i:07x}"
-        rel = session_relpath(sid, "burst")
-        text = template.split("\n", 2)[2]
-        text = f"---\nid: {sid}\nts: 2030-01-01T{i // 60 % 24:02d}:{i % 60:02d}:00+08:00\n" + text.split("\n", 1)[1]
-        path = root / rel
+        hhmm = f"{i // 60 % 24:02d}{i % 60:02d}"
+        sid = f"20300101-{hhmm}-{i:07x}"
+        text = f"---\nid: {sid}\nts: 2030-01-01T{hhmm[:2]}:{hhmm[2:]}:00+08:00\n{template}"
+        path = root / session_relpath(sid, "burst")
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text.replace(*DEFECT, 1) if i % 10 == 0 else text, encoding="utf-8")
+        if i % 10 == 0:
+            text = text.replace(*DEFECT, 1)
+            dirty.append(path)
+        path.write_text(text, encoding="utf-8")
     written = time.time()
-    wait(lambda: settled(root, written + QUIET_MS / 1000), 600, step=0.05)
+
+    def done() -> bool:
+        return settled(root, written + QUIET_MS / 1000) and not any(
+            DEFECT[1] in p.read_text(encoding="utf-8") for p in dirty)
+
+    wait(done, 600, step=0.05)
     return time.perf_counter() - start
 
 

@@ -202,6 +202,7 @@ def _sync_index(repo: git.Repo, info: str, attempts: int = 20) -> None:
     for _ in range(attempts):
         try:
             _run(repo, "update-index", "--add", "--remove", "--index-info", stdin=info.encode())
+            _run(repo, "update-index", "-q", "--refresh")  # record stat data, so the next status need not re-hash
             return
         except GitError:
             time.sleep(0.1)

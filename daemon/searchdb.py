@@ -95,7 +95,12 @@ def new_database(path: Path) -> sqlite3.Connection:
 
 
 def swap_in(tmp: Path, final: Path) -> None:
-    """Make the database built at `tmp` the live one, atomically."""
+    """Make the (closed) database built at `tmp` the live one: flushed to disk, then renamed over it."""
+    fd = os.open(tmp, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
     os.replace(tmp, final)
 
 

@@ -47,20 +47,28 @@ def open_index(ws: Workspace) -> sqlite3.Connection:
 def rebuild(ws: Workspace) -> BuildResult:
     """Build the whole index from the files into a new database and swap it in."""
     final = searchdb.db_path(ws.state_dir)
-    tmp = final.with_name(final.name + ".tmp")
+    tmp = final.with_name(f"{final.name}.{os.getpid()}.tmp")  # two builders never share one
     conn = searchdb.new_database(tmp)
-    files = records = broken = 0
     try:
         with searchdb.transaction(conn):
-            for relpath in ws.iter_files():
-                got = _index_one(conn, ws, relpath, fresh=True)
-                if got is not None:
-                    files += 1
-                    records += len(got)
-                    broken += sum(1 for r in got if r.broken)
-    finally:
+            result = _load_all(conn, ws)
+    except BaseException:
         conn.close()
+        tmp.unlink(missing_ok=True)  # our own half-built copy; the live index is untouched
+        raise
+    conn.close()
     searchdb.swap_in(tmp, final)
+    return result
+
+
+def _load_all(conn: sqlite3.Connection, ws: Workspace) -> BuildResult:
+    files = records = broken = 0
+    for relpath in ws.iter_files():
+        got = _index_one(conn, ws, relpath, fresh=True)
+        if got is not None:
+            files += 1
+            records += len(got)
+            broken += sum(1 for r in got if r.broken)
     return BuildResult(files, records, broken)
 
 

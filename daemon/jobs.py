@@ -50,6 +50,7 @@ POST_WRITE: tuple[PostWriteJob, ...] = (
 TIMED: tuple[TimedJob, ...] = (
     TimedJob("commit", "daemon.commit_every", "kbsync.committer:scheduled_commit"),
     TimedJob("sync", "sync.every", "kbsync.syncer:sync", when="kbsync.syncer:remote_configured"),
+    TimedJob("scan", "scan.every", "kbsync.scan:scheduled_scan", when="kbsync.scan:sources_configured"),
 )
 
 

@@ -236,3 +236,14 @@ def run_scan(ws: Workspace, now: dt.datetime, names: list[str] | None = None) ->
     if unknown:
         raise InputError(f"no scan source named {unknown[0]!r}; see [[scan.sources]] in the config")
     return [scan_source(ws, s, now) for s in configured if not names or s.name in names]
+
+
+def sources_configured(ws: Workspace) -> bool:
+    """Whether the daemon's timed scan has anything to do."""
+    return bool(ws.config.scan.sources)
+
+
+def scheduled_scan(ws: Workspace) -> str:
+    """The daemon's timed job: scan every source now; a one-line summary for `kbsync status`."""
+    results = run_scan(ws, dt.datetime.now(dt.timezone.utc))
+    return "; ".join(f"{r.source}: {len(r.candidates)} candidates" for r in results)

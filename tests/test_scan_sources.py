@@ -174,3 +174,22 @@ def test_glob_source_matches_only_its_pattern(tmp_path: Path) -> None:
     _write(notes, "c/z.md", "# z\n")
     _config(ws, path=str(notes / "*" / "*.md"))
     assert sorted(c["path"] for c in _scan(ws)) == ["a/x.md", "c/z.md"]
+
+
+def test_the_daemon_runs_the_scan_as_a_timed_job(tmp_path: Path) -> None:
+    from kbsync import jobs
+    from kbsync.config import resolve
+    from kbsync.workspace import Workspace
+
+    (job,) = [j for j in jobs.TIMED if j.name == "scan"]
+    ws_root, notes = tmp_path / "ws", tmp_path / "notes"
+    ws_root.mkdir()
+    assert job.when and not jobs.resolve(job.when)(Workspace(ws_root))
+    _write(notes, "a.md", "# a\n\nbody\n")
+    _config(ws_root, path=str(notes))
+    root, cfg = resolve(str(ws_root), None)
+    ws = Workspace(root, cfg)
+    assert jobs.resolve(job.when)(ws)
+    assert job.interval(cfg) == 86400.0
+    assert jobs.resolve(job.target)(ws) == "notes: 1 candidates"
+    assert list((ws_root / "candidates").glob("*-notes.md"))

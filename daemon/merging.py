@@ -41,22 +41,23 @@ def integrate_remote(ws: Workspace, head: str | None, remote: RemoteHead, base_t
     local_tree = gitrepo.tree_of(root, head)
     if remote.parent is None and remote.tree in (base_tree, local_tree):
         return Merged(head)  # nothing new on the remote, or nothing to integrate
-    changes = versions(ws, base_tree, local_tree, remote.tree)
+    diff = gitrepo.diff_trees(root, local_tree, remote.tree)
+    changes = versions(ws, base_tree, local_tree, remote.tree, [c.relpath for c in diff])
     plan = integrate.plan(changes, skeleton())
     writes = plan.local_writes(changes)
     apply_writes(ws, writes, {p: v.local for p, v in changes.items()})
     copies = [conflicts.save_conflict_copy(ws, c.relpath, c.local, other_desc=f"this machine's version, {c.what}")
               for c in plan.conflicts]
-    tree = _merged_tree(ws, local_tree, remote, writes, copies)
+    modes = {c.relpath: (c.new or c.old or ("100644", ""))[0] for c in diff}
+    tree = _merged_tree(ws, local_tree, modes, writes, copies)
     new = _new_head(ws, head, local_tree, remote, tree, len(writes), len(copies))
     if new is not None and new != head:
         gitrepo.move_head(root, new, head, gitrepo.diff_trees(root, local_tree, tree), "sync")
     return Merged(new, sorted(writes), copies)
 
 
-def versions(ws: Workspace, base: str | None, local: str, remote: str) -> dict[str, Versions]:
-    """Base, local and remote bytes of every path where the local and remote trees differ."""
-    paths = [c.relpath for c in gitrepo.diff_trees(ws.root, local, remote)]
+def versions(ws: Workspace, base: str | None, local: str, remote: str, paths: list[str]) -> dict[str, Versions]:
+    """Base, local and remote bytes of each of `paths` (those where the local and remote trees differ)."""
     specs = [f"{tree}:{p}" for p in paths for tree in (base or gitrepo.EMPTY_TREE, local, remote)]
     blobs = gitrepo.read_blobs(ws.root, specs)
     return {p: Versions(*blobs[3 * i:3 * i + 3]) for i, p in enumerate(paths)}
@@ -94,10 +95,9 @@ def _remove(ws: Workspace, relpath: str) -> None:
         pass
 
 
-def _merged_tree(ws: Workspace, local_tree: str, remote: RemoteHead, writes: Mapping[str, bytes | None],
+def _merged_tree(ws: Workspace, local_tree: str, modes: Mapping[str, str], writes: Mapping[str, bytes | None],
                  copies: list[str]) -> str:
     """The local tree with the integrated files, the conflict copies and the error log as now on disk."""
-    modes = {c.relpath: (c.new or c.old or ("100644", ""))[0] for c in gitrepo.diff_trees(ws.root, local_tree, remote.tree)}
     touched = set(writes) | set(copies) | ({protocol.ERRORS_LOG} if copies else set())
     entries: list[tuple[str, str, str | None]] = []
     for relpath in sorted(touched):

@@ -160,3 +160,17 @@ def test_matching_refs_lists_branches(server: GitHubServer, checked: SpecCheck) 
     resp = requests.get(f"{server.url}/repos/{server.repository}/git/matching-refs/heads/ma",
                         headers=api._headers(False), timeout=10)
     assert [r["ref"] for r in resp.json()] == ["refs/heads/main"]
+
+
+def test_429_honours_retry_after_and_a_plain_403_is_not_retried(server: GitHubServer) -> None:
+    sleeps = Sleeps()
+    api = client(server, sleeps)
+    head = api.get_ref("main")
+    assert head is not None
+    server.faults.add("GET", "commits", 429, "Too many requests", {"retry-after": "3"})
+    assert api.get_commit(head).sha == head
+    assert sleeps == [3.0]
+    server.faults.add("GET", "commits", 403, "Resource not accessible by personal access token")
+    with pytest.raises(RemoteError, match="may write its contents"):
+        api.get_commit(head)
+    assert sleeps == [3.0]

@@ -16,6 +16,7 @@ from kbsync.context import MAX_EXPANDED, BoardItem, Materials, SessionItem
 from kbsync.errors import KbsyncError
 from kbsync.searchdb import Row
 from kbsync.searchtext import parse_query
+from kbsync.session import parse_session
 from kbsync.workspace import Workspace
 
 MAX_HITS = 50
@@ -69,8 +70,6 @@ def _session_item(ws: Workspace, r: Row, *, full: bool) -> SessionItem:
 
 def _body(ws: Workspace, relpath: str) -> str:
     """The session's sections as Markdown (the frontmatter is summed up in the pack's own lines)."""
-    from kbsync.session import parse_session
-
     try:
         doc = parse_session(ws.read_text(relpath))
     except (KbsyncError, ValueError):

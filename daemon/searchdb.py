@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from kbsync.errors import KbsyncError
-from kbsync.searchdoc import Record
+from kbsync.searchdoc import KIND_SOURCES, Record
 from kbsync.searchtext import Query, fts_expression, index_text
 
 DB_NAME = "search.sqlite"
@@ -215,8 +215,6 @@ def _filters(q: Query) -> tuple[str, list[object]]:
 
 
 def _kind_of_source(name: str) -> str:
-    from kbsync.searchdoc import KIND_SOURCES
-
     return next((k for k, v in KIND_SOURCES.items() if v == name), name)
 
 

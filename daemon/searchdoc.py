@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kbsync import protocol
+from kbsync.board import parse_board
 from kbsync.errors import KbsyncError
+from kbsync.session import parse_session
 
 _H1 = re.compile(r"^# +(.+?)\s*$", re.MULTILINE)
 _DAY = re.compile(r"/(\d{4}-\d{2}-\d{2})/")
@@ -53,8 +55,6 @@ def records_for(relpath: str, text: str, default_offset: str = "+08:00") -> list
 
 
 def session_record(relpath: str, text: str, default_offset: str) -> Record:
-    from kbsync.session import parse_session
-
     title = _session_title(relpath)
     try:
         doc = parse_session(text)
@@ -122,8 +122,6 @@ def _first_line(text: str, title: str) -> str:
 
 def board_records(relpath: str, text: str) -> list[Record]:
     """One record per knowledge-board entry, keyed `LEARNING_BOARD.md#<title>@<source_date>`."""
-    from kbsync.board import parse_board
-
     out = []
     for block in parse_board(text).entries():
         e = block.entry

@@ -6,6 +6,7 @@ Nothing here knows Markdown; callers pass bytes.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -189,15 +190,13 @@ def append_line(path: Path, line: str) -> None:
     """
     text = line.replace("\r", " ").replace("\n", " ")
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
     try:
-        prefix = b""
+        # kbsync's appenders take turns, so none reads the end of a line another is still writing
+        # (a write that crosses a page boundary grows the size before all of its bytes are there).
+        fcntl.flock(fd, fcntl.LOCK_EX)
         size = os.fstat(fd).st_size
-        if size:
-            with open(path, "rb") as fh:
-                fh.seek(size - 1)
-                if fh.read(1) != b"\n":
-                    prefix = b"\n"
+        prefix = b"\n" if size and os.pread(fd, 1, size - 1) != b"\n" else b""
         os.write(fd, prefix + text.encode("utf-8") + b"\n")
         os.fsync(fd)
     finally:

@@ -11,6 +11,7 @@ from kbsync.errors import EXIT_OK, InputError, UsageError
 
 if TYPE_CHECKING:
     from kbsync.board import Board, Entry
+    from kbsync.feedback import DecayCandidate
     from kbsync.workspace import Workspace
 
 Handler = Callable[[argparse.Namespace], int]
@@ -102,14 +103,13 @@ def _find(board: "Board", key: str) -> "Entry":
     return found.entry
 
 
-def _payload(args: argparse.Namespace) -> "Entry":
+def _valid_entry(data: dict[str, Any], where: str) -> "Entry":
+    """The entry a JSON object describes, or InputError listing every problem, one a line."""
     from kbsync.board import entry_from_dict
-    from kbsync.commands.common import read_json_input
 
-    entry, problems = entry_from_dict(read_json_input(args.file))
+    entry, problems = entry_from_dict(data)
     if entry is None:
-        raise InputError("the entry is not valid:\n" + "\n".join(f"  - {p}" for p in problems),
-                         path=args.file or "<stdin>")
+        raise InputError("the entry is not valid:\n" + "\n".join(f"  - {p}" for p in problems), path=where)
     return entry
 
 
@@ -128,8 +128,10 @@ def _report(args: argparse.Namespace, data: dict[str, Any], line: str) -> int:
 def _run_add(args: argparse.Namespace) -> int:
     from kbsync import board, boardfile, feedback
 
+    from kbsync.commands.common import read_json_input
+
     ws = _workspace(args)
-    entry = _payload(args)
+    entry = _valid_entry(read_json_input(args.file), args.file or "<stdin>")
     action = ""
 
     def edit(text: str) -> str:
@@ -154,10 +156,7 @@ def _run_update(args: argparse.Namespace) -> int:
     if missing:
         raise InputError(f"a partial update is refused; the full entry is needed, missing: {', '.join(missing)}",
                          path=args.file or "<stdin>")
-    entry, problems = board.entry_from_dict(data)
-    if entry is None:
-        raise InputError("the entry is not valid:\n" + "\n".join(f"  - {p}" for p in problems),
-                         path=args.file or "<stdin>")
+    entry = _valid_entry(data, args.file or "<stdin>")
     action = ""
 
     def edit(text: str) -> str:
@@ -262,7 +261,7 @@ def _run_applied(args: argparse.Namespace) -> int:
     return _report(args, {"applied": stats}, "\n".join(f"applied {k}" for k in keys))
 
 
-def _decay(ws: "Workspace", now: dt.datetime, days: float) -> list[Any]:
+def _decay(ws: "Workspace", now: dt.datetime, days: float) -> list["DecayCandidate"]:
     from kbsync import boardfile, feedback
 
     entries = [b.entry for b in boardfile.load_board(ws).entries()]

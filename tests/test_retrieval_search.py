@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
 import sys
 from pathlib import Path
@@ -261,3 +262,28 @@ def test_an_unreadable_search_database_says_how_to_rebuild(tmp_path: Path) -> No
 def test_an_empty_query_is_a_usage_error(planted: tuple[Path, dict[str, str]]) -> None:
     out = kbsync(planted[0], "search", " ")
     assert out.returncode == 2 and "nothing to search for" in out.stderr
+
+
+def test_two_machines_with_the_same_files_return_the_same_lists(tmp_path: Path) -> None:
+    """One index built in one go, the other file by file in reverse order: same fused lists."""
+    from kbsync.search import federated
+
+    a, b = tmp_path / "a", tmp_path / "b"
+    make_workspace(a, noise=60)
+    shutil.copytree(a, b)
+    wa, wb = Workspace(a), Workspace(b)
+    searchindex.rebuild(wa)
+    searchindex.update(wb, [])  # the first update builds; then every file again, newest first
+    searchindex.update(wb, sorted(wb.iter_files(), reverse=True))
+    for query in ["合同", "风险", "rollback", "tag:法务", "status:closed", "周报", "design"]:
+        ra = [(r.key, r.score, r.sources) for r in federated(wa, query).results]
+        rb = [(r.key, r.score, r.sources) for r in federated(wb, query).results]
+        assert ra == rb, query
+
+
+def test_top_and_source_filter(planted: tuple[Path, dict[str, str]]) -> None:
+    root, names = planted
+    one = json.loads(kbsync(root, "search", "rollback", "--top", "1", "--json").stdout)
+    assert [r["key"] for r in one] == [names["P5"]]
+    only = json.loads(kbsync(root, "search", "source:board", "--json").stdout)
+    assert {r["key"] for r in only} == {names["B1"], names["B2"]}

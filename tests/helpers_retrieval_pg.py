@@ -46,9 +46,18 @@ def _as_user() -> tuple[list[str], str | None]:
     pytest.skip("running as root without a postgres user or runuser to start PostgreSQL as")
 
 
+def _tool(name: str) -> str | None:
+    """On PATH, else in Debian's versioned folder (the postgresql package does not link them)."""
+    found = shutil.which(name)
+    if found:
+        return found
+    versions = sorted(Path("/usr/lib/postgresql").glob(f"*/bin/{name}"), key=lambda p: int(p.parts[-3]))
+    return str(versions[-1]) if versions else None
+
+
 def pg_server() -> Iterator[PgServer]:
     pytest.importorskip("psycopg", reason="psycopg is not installed (pip install 'kbsync[postgres]')")
-    initdb, pg_ctl = shutil.which("initdb"), shutil.which("pg_ctl")
+    initdb, pg_ctl = _tool("initdb"), _tool("pg_ctl")
     if not initdb or not pg_ctl:
         pytest.skip("PostgreSQL (initdb, pg_ctl) is not installed on this machine")
     prefix, user = _as_user()

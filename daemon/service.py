@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 import schedule
 
-from kbsync import committer, fsio, gitrepo, jobs, status, watch
+from kbsync import committer, fsio, gitrepo, jobs, protocol, status, watch
 from kbsync.errors import KbsyncError, LockedError
 from kbsync.repairfile import RepairOutcome, repair_file
 from kbsync.workspace import Workspace
@@ -81,7 +81,8 @@ class Daemon:
             handler = watch.Handler(self.ws.root, self.queue, self._note_event)
             observer, alarm = watch.start_observer(self.ws.root, handler, self.queue)
             self.queue.request_rescan()
-            worker = threading.Thread(target=self._work, name="kbsync-worker")
+            # A daemon thread, so that a job overrunning the stop grace cannot hold the process (writes are atomic).
+            worker = threading.Thread(target=self._work, name="kbsync-worker", daemon=True)
             worker.start()
             log.info("watching %s (pid %d)", self.ws.root, os.getpid())
             sd_notify("READY=1")
@@ -244,7 +245,7 @@ class Daemon:
         if new_fp is not None:
             self._seen[rel] = new_fp
         log.debug("%s: checked (%s)", rel, outcome.status)
-        if outcome.ok and committer.is_closed_session(rel, path.read_bytes()):
+        if outcome.ok and protocol.classify(rel) == "session" and committer.is_closed_session(rel, path.read_bytes()):
             log.info("%s: closed session written; committing once the queue is empty", rel)
             self._commit_wanted = "session"
         return True

@@ -193,7 +193,7 @@ def _scan_rule(
 
 
 def _windows(rule: Rule, text: str, hits: list[int]) -> list[tuple[int, int]]:
-    """Merged spans of `text` around each keyword occurrence (in order) that the rule's regex must search.
+    r"""Merged spans of `text` around each keyword occurrence (in order) that the rule's regex must search.
 
     A span starts at the keyword's line (with the newline before it, for `\s`- or
     `^`-led patterns) and ends with the next line; multi-line rules run to the end.

@@ -10,15 +10,12 @@ and left out; the others still answer.
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from kbsync import searchdb, searchindex
+from kbsync import proc, searchdb, searchindex
 from kbsync.errors import ConfigError, KbsyncError, UsageError
 from kbsync.fusion import FusionFn, Fused, Hit, SourceHits, make_rrf
 from kbsync.searchdoc import KIND_SOURCES
@@ -162,21 +159,10 @@ def _command_hits(ws: Workspace, spec: SourceSpec, query: Query, limit: int) -> 
 
 def run_bounded(argv: list[str], timeout_s: float, cwd: Path) -> str:
     """Standard output of `argv`; KbsyncError if it cannot start, fails, or outlives `timeout_s` (then killed)."""
-    try:
-        proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, start_new_session=True)
-    except OSError as exc:
-        raise KbsyncError(f"cannot run {argv[0]} ({exc.strerror}); check the command") from exc
-    try:
-        out, err = proc.communicate(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
-        raise KbsyncError(f"timed out after {timeout_s:g} s (timeout_s); it was stopped") from None
-    if proc.returncode != 0:
-        last = err.decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
-        raise KbsyncError(f"exited with status {proc.returncode}: {last[0]}")
-    return out.decode("utf-8", "replace")
+    done = proc.run(argv, cwd=cwd, timeout=timeout_s, check=False)
+    if done.returncode != 0:
+        raise KbsyncError(f"exited with status {done.returncode}: {proc.last_line(done)}")
+    return done.stdout.decode("utf-8", "replace")
 
 
 def parse_command_output(source: str, out: str) -> list[Hit]:

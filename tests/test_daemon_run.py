@@ -82,7 +82,7 @@ def test_locked_file_waits_for_its_lock(root: Path, start: Start) -> None:
 
 
 def test_file_written_in_small_appends_is_processed_once(root: Path, start: Start) -> None:
-    d = start()
+    d = start(config="[daemon]\nquiet_ms = 800\n")  # appends 0.1 s apart stay well inside the quiet time
     rel = session_relpath(3)
     text = dirty(session_text(rel, body="段落 " * 200))
     path = root / rel

@@ -1,7 +1,7 @@
 """The daemon's registered jobs: what runs after files are processed, and what runs on a timer.
 
 Adding a job is one line in POST_WRITE or TIMED below. A target is a
-"module:function" string, imported when the daemon starts, so that this module
+"module:function" string, imported when the job first runs, so that this module
 (and every command that imports it) stays light.
 
 - PostWriteJob target: `fn(ws: Workspace, relpaths: list[str]) -> object`, called

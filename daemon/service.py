@@ -316,6 +316,12 @@ class Daemon:
         if isinstance(result, committer.CommitResult):
             self._note_commit(result, committer.scheduled_reason(self.ws))
 
+    def _sync_now(self) -> None:
+        """Sync right after a commit (where a remote is configured), as the timed sync job would."""
+        for job in jobs.TIMED:
+            if job.name == "sync":
+                self._run_timed(job)
+
     def _commit(self, reason: str) -> None:
         try:
             self._note_commit(committer.commit_pending(self.ws, reason=reason), reason)
@@ -333,6 +339,8 @@ class Daemon:
         if result.sha:
             self._state["last_commit"] = {"sha": result.sha, "time": status.stamp(),
                                           "message": result.message.splitlines()[0]}
+            if reason != "shutdown":
+                self._sync_now()
         self._state["left_out"] = result.skipped
         self._dirty = True
 

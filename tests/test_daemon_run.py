@@ -225,3 +225,20 @@ def test_run_without_a_workspace_uses_home_kb(tmp_path: Path) -> None:
         _, err = proc.communicate(timeout=10)
     assert proc.returncode == 0, err
     assert (kb / ".git").is_dir() and (kb / "index.md").is_file()
+
+
+def test_a_commit_is_synced_at_once_where_a_remote_is_configured(root: Path, start: Start, tmp_path: Path) -> None:
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))
+    d = start()
+    wait_for(lambda: (root / ".git").exists() and "watching" in d.stderr())
+    git(root, "remote", "add", "origin", str(bare))
+    rel = session_relpath(0x3d4e5f)
+    write(root, rel, session_text(rel, status="closed"))
+
+    def pushed() -> bool:
+        return "closed: 合同风险梳理" in git(bare, "log", "--format=%s", "main") if (bare / "refs/heads/main").exists() else False
+
+    wait_for(pushed, timeout=30)  # [sync] every is 5 minutes: only the sync after the commit can have sent it
+    assert d.stop() == 0
+    assert status(root)["last_sync"]["ok"] is True

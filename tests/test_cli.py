@@ -159,7 +159,7 @@ def test_validate_json(ws_root: Path) -> None:
 
 def test_validate_walk_skips_state_git_temp_and_lock_files_but_checks_conflict_copies(ws_root: Path) -> None:
     broken = VALID.replace("role: assistant", "role: boss")
-    for rel in (".kbsync/backup/20250101T000000Z/" + REL, f"sessions/2025-06-11/.1432-a9993e3-合同.md.0123abcd.tmp",
+    for rel in (".kbsync/backup/20250101T000000Z/" + REL, "sessions/2025-06-11/.1432-a9993e3-合同.md.0123abcd.tmp",
                 REL + ".lock", ".git/notes.md"):
         _write(ws_root, rel, broken)
     _write(ws_root, REL, VALID)

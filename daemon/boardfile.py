@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from kbsync.board import Board, parse_board
+from kbsync.board import Board, Entry, parse_board, upsert
 from kbsync.guardededit import edit_file
 from kbsync.protocol import BOARD_MD
 from kbsync.workspace import Workspace
@@ -22,3 +22,16 @@ def load_board(ws: Workspace) -> Board:
 def edit_board(ws: Workspace, edit: Callable[[str], str]) -> tuple[str, str]:
     """Apply `edit` to the board under its lock, with a backup (see guardededit.edit_file)."""
     return edit_file(ws, BOARD_MD, edit)
+
+
+def upsert_entry(ws: Workspace, entry: Entry) -> str:
+    """Add or update `entry` (by its key) on the board; what was done ("added", "updated", "unchanged")."""
+    action = ""
+
+    def edit(text: str) -> str:
+        nonlocal action
+        new, action = upsert(text, entry)
+        return new
+
+    edit_board(ws, edit)
+    return action

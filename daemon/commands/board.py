@@ -126,20 +126,13 @@ def _report(args: argparse.Namespace, data: dict[str, Any], line: str) -> int:
 # ---- entries ----------------------------------------------------------------
 
 def _run_add(args: argparse.Namespace) -> int:
-    from kbsync import board, boardfile, feedback
+    from kbsync import boardfile, feedback
 
     from kbsync.commands.common import read_json_input
 
     ws = _workspace(args)
     entry = _valid_entry(read_json_input(args.file), args.file or "<stdin>")
-    action = ""
-
-    def edit(text: str) -> str:
-        nonlocal action
-        new, action = board.upsert(text, entry)
-        return new
-
-    boardfile.edit_board(ws, edit)
+    action = boardfile.upsert_entry(ws, entry)
     with feedback.FeedbackStore(ws.state_dir) as store:
         store.seen(entry.key, _clock(args))
     return _report(args, {"key": entry.key, "action": action}, f"{action} {entry.key}")

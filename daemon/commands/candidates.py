@@ -102,7 +102,7 @@ def _run_list(args: argparse.Namespace) -> int:
 
 
 def _run_accept(args: argparse.Namespace) -> int:
-    from kbsync import board, boardfile, candidates
+    from kbsync import boardfile, candidates
     from kbsync.commands.common import print_json
 
     ws = _workspace(args)
@@ -118,14 +118,7 @@ def _run_accept(args: argparse.Namespace) -> int:
     if entry is None:
         raise InputError(f"item {item.id} cannot become an entry yet; complete it in the list or pass options:\n"
                          + "\n".join(f"  - {p}" for p in problems), path=rel, line=item.start + 1)
-    action = ""
-
-    def edit(text: str) -> str:
-        nonlocal action
-        new, action = board.upsert(text, entry)
-        return new
-
-    boardfile.edit_board(ws, edit)
+    action = boardfile.upsert_entry(ws, entry)
     _decide(ws, rel, item.id, "accepted")
     if args.json:
         print_json({"item": item.id, "key": entry.key, "action": action})

@@ -32,7 +32,7 @@ STOP_GRACE_S = 9.0
 LOCK_RECHECK_S = 0.5
 STATUS_EVERY_S = 0.5
 MTIME_SLACK_NS = 2_000_000_000
-COMMIT_RETRY_S = 5.0  # after git's index.lock kept a commit out
+COMMIT_RETRY_S = 5.0  # after git's index.lock, or a file still changing, kept something out of a commit
 
 
 def sd_notify(state: str) -> None:
@@ -334,8 +334,8 @@ class Daemon:
         self._commit_retry_at = time.monotonic() + COMMIT_RETRY_S
 
     def _note_commit(self, result: committer.CommitResult, reason: str) -> None:
-        if result.blocked:
-            self._retry_commit(reason)
+        if result.blocked or "changing" in result.skipped.values():
+            self._retry_commit(reason)  # e.g. a file this worker just repaired: it goes in once it is quiet
         if result.sha:
             self._state["last_commit"] = {"sha": result.sha, "time": status.stamp(),
                                           "message": result.message.splitlines()[0]}

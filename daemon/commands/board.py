@@ -7,6 +7,7 @@ import datetime as dt
 import sys
 from typing import TYPE_CHECKING, Any, Callable
 
+from kbsync.commands.common import workspace
 from kbsync.errors import EXIT_OK, InputError, UsageError
 
 if TYPE_CHECKING:
@@ -67,14 +68,6 @@ def _now(p: argparse.ArgumentParser) -> None:
 
 # ---- shared -----------------------------------------------------------------
 
-def _workspace(args: argparse.Namespace) -> "Workspace":
-    from kbsync.commands.common import context
-    from kbsync.workspace import Workspace
-
-    root, cfg = context(args)
-    return Workspace(root, cfg)
-
-
 def _clock(args: argparse.Namespace) -> dt.datetime:
     from kbsync.feedback import parse_when
 
@@ -130,7 +123,7 @@ def _run_add(args: argparse.Namespace) -> int:
 
     from kbsync.commands.common import read_json_input
 
-    ws = _workspace(args)
+    ws = workspace(args)
     entry = _valid_entry(read_json_input(args.file), args.file or "<stdin>")
     action = boardfile.upsert_entry(ws, entry)
     with feedback.FeedbackStore(ws.state_dir) as store:
@@ -142,7 +135,7 @@ def _run_update(args: argparse.Namespace) -> int:
     from kbsync import board, boardfile
     from kbsync.commands.common import read_json_input
 
-    ws = _workspace(args)
+    ws = workspace(args)
     key = _key(args.key)
     data = read_json_input(args.file)
     missing = [k for k in ("title", *board.REQUIRED) if k not in data]
@@ -169,7 +162,7 @@ def _run_list(args: argparse.Namespace) -> int:
     from kbsync import boardfile
     from kbsync.commands.common import print_json
 
-    entries = [b.entry for b in boardfile.load_board(_workspace(args)).entries()]
+    entries = [b.entry for b in boardfile.load_board(workspace(args)).entries()]
     keep = [e for e in entries if (not args.type or e.type == args.type) and (not args.topic or e.topic == args.topic)
             and (not args.status or e.status == args.status)]
     if args.json:
@@ -185,7 +178,7 @@ def _run_show(args: argparse.Namespace) -> int:
     from kbsync.board import render_entry
     from kbsync.commands.common import print_json
 
-    ws = _workspace(args)
+    ws = workspace(args)
     key = _key(args.key)
     entry = _find(boardfile.load_board(ws), key)
     with feedback.FeedbackStore(ws.state_dir) as store:
@@ -219,7 +212,7 @@ def _set_status(ws: "Workspace", keys: list[str], status: str) -> list[str]:
 
 def _run_retire(args: argparse.Namespace) -> int:
     key = _key(args.key)
-    changed = _set_status(_workspace(args), [key], "retired")
+    changed = _set_status(workspace(args), [key], "retired")
     word = "retired" if changed else "already retired"
     return _report(args, {"key": key, "changed": bool(changed)}, f"{word} {key}")
 
@@ -229,7 +222,7 @@ def _run_retire(args: argparse.Namespace) -> int:
 def _run_feedback(args: argparse.Namespace) -> int:
     from kbsync import boardfile, feedback
 
-    ws = _workspace(args)
+    ws = workspace(args)
     key = _key(args.key)
     _find(boardfile.load_board(ws), key)
     with feedback.FeedbackStore(ws.state_dir) as store:
@@ -241,7 +234,7 @@ def _run_feedback(args: argparse.Namespace) -> int:
 def _run_applied(args: argparse.Namespace) -> int:
     from kbsync import boardfile, feedback
 
-    ws = _workspace(args)
+    ws = workspace(args)
     keys = [_key(k) for k in args.keys]
     board = boardfile.load_board(ws)
     for key in keys:
@@ -265,7 +258,7 @@ def _decay(ws: "Workspace", now: dt.datetime, days: float) -> list["DecayCandida
 def _run_decay(args: argparse.Namespace) -> int:
     from kbsync.commands.common import print_json
 
-    ws = _workspace(args)
+    ws = workspace(args)
     found = _decay(ws, _clock(args), args.days)
     marked = _set_status(ws, [c.key for c in found], "decaying") if args.mark and found else []
     if args.json:
@@ -282,7 +275,7 @@ def _run_review(args: argparse.Namespace) -> int:
     from kbsync import boardfile, feedback, review
     from kbsync.commands.common import print_json
 
-    ws = _workspace(args)
+    ws = workspace(args)
     now = _clock(args)
     since = args.since or (now - dt.timedelta(days=7)).isoformat(timespec="seconds")
     text = boardfile.read_board(ws)

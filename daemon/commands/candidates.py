@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
+from kbsync.commands.common import workspace
 from kbsync.errors import EXIT_OK, InputError
 
 if TYPE_CHECKING:
@@ -39,14 +40,6 @@ def register(subparsers: Any) -> None:
     rej.add_argument("item", metavar="ITEM", help="the item's id (c-...)")
     rej.add_argument("--json", action="store_true", help="print the result as JSON")
     rej.set_defaults(func=_run_reject)
-
-
-def _workspace(args: argparse.Namespace) -> "Workspace":
-    from kbsync.commands.common import context
-    from kbsync.workspace import Workspace
-
-    root, cfg = context(args)
-    return Workspace(root, cfg)
 
 
 def _lists(ws: "Workspace") -> list[tuple[str, list["Item"]]]:
@@ -90,7 +83,7 @@ def _run_list(args: argparse.Namespace) -> int:
 
     rows = [{"id": it.id, "list": rel, "title": it.title, "status": candidates.value(it, "status"),
              "path": candidates.value(it, "path"), "flags": candidates.flags(it)}
-            for rel, items in _lists(_workspace(args)) for it in items]
+            for rel, items in _lists(workspace(args)) for it in items]
     rows = [r for r in rows if not args.status or r["status"] == args.status]
     if args.json:
         print_json(rows)
@@ -105,7 +98,7 @@ def _run_accept(args: argparse.Namespace) -> int:
     from kbsync import boardfile, candidates
     from kbsync.commands.common import print_json
 
-    ws = _workspace(args)
+    ws = workspace(args)
     rel, item = _find(ws, args.item)
     _pending(rel, item)
     flagged = candidates.flags(item)
@@ -130,7 +123,7 @@ def _run_accept(args: argparse.Namespace) -> int:
 def _run_reject(args: argparse.Namespace) -> int:
     from kbsync.commands.common import print_json
 
-    ws = _workspace(args)
+    ws = workspace(args)
     rel, item = _find(ws, args.item)
     _pending(rel, item)
     _decide(ws, rel, item.id, "rejected")

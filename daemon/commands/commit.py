@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from kbsync.commands.common import context, print_json
+from kbsync.commands.common import print_json, workspace
 from kbsync.errors import EXIT_OK, EXIT_REMOTE
 
 
@@ -22,10 +22,8 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from kbsync.committer import commit_pending
-    from kbsync.workspace import Workspace
 
-    root, cfg = context(args)
-    result = commit_pending(Workspace(root, cfg), reason="manual", message=args.message)
+    result = commit_pending(workspace(args), reason="manual", message=args.message)
     if args.json:
         print_json(result.as_dict())
     else:

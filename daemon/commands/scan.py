@@ -21,18 +21,16 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from kbsync.commands.common import context, print_json
+    from kbsync.commands.common import print_json, workspace
     from kbsync.errors import UsageError
     from kbsync.feedback import parse_when
     from kbsync.scan import run_scan
-    from kbsync.workspace import Workspace
 
-    root, cfg = context(args)
     try:
         now = parse_when(args.now) if args.now else dt.datetime.now(dt.timezone.utc)
     except ValueError as exc:
         raise UsageError(f"--now: {exc}") from exc
-    results = run_scan(Workspace(root, cfg), now, args.sources or None)
+    results = run_scan(workspace(args), now, args.sources or None)
     if args.json:
         print_json([c.as_dict() | {"list": r.list_path} for r in results for c in r.candidates])
         return EXIT_OK

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from kbsync.commands.common import context, print_json
+from kbsync.commands.common import print_json, workspace
 from kbsync.errors import EXIT_OK, EXIT_PROBLEMS
 from kbsync.workspace import Workspace
 
@@ -24,8 +24,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 def run(args: argparse.Namespace) -> int:
     from kbsync.search import federated
 
-    root, cfg = context(args)
-    outcome = federated(Workspace(root, cfg), " ".join(args.query), names=args.source, top=max(0, args.top))
+    outcome = federated(workspace(args), " ".join(args.query), names=args.source, top=max(0, args.top))
     for name, why in outcome.failures:
         sys.stderr.write(f"kbsync: search source {name} left out: {why}\n")
     if args.json:

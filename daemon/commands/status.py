@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from kbsync.commands.common import context, print_json
+from kbsync.commands.common import print_json, workspace
 from kbsync.errors import EXIT_OK
 
 
@@ -20,10 +20,8 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from kbsync.status import render, report
-    from kbsync.workspace import Workspace
 
-    root, cfg = context(args)
-    rep = report(Workspace(root, cfg))
+    rep = report(workspace(args))
     if args.json:
         print_json(rep)
     else:

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from kbsync.commands.common import context, print_json
+from kbsync.commands.common import print_json, workspace
 
 
 def register(sub: Any) -> None:
@@ -22,10 +22,8 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from kbsync.syncer import sync
-    from kbsync.workspace import Workspace
 
-    root, cfg = context(args)
-    result = sync(Workspace(root, cfg))
+    result = sync(workspace(args))
     if args.json:
         print_json(result.as_dict())
     else:

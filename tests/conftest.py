@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
+from helpers_core import kbsync as run_kbsync
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("KBSYNC_SHARED", REPO.parent / "shared"))
@@ -40,8 +41,7 @@ def ws_root(tmp_path: Path) -> Iterator[Path]:
 def kbsync(*args: str, input: str | None = None, cwd: Path | None = None,
            env: dict[str, str] | None = None, timeout: float = 60) -> subprocess.CompletedProcess[str]:
     """Run the real command line: `python -m kbsync ARGS`."""
-    return subprocess.run([sys.executable, "-m", "kbsync", *args], input=input, capture_output=True, text=True,
-                          cwd=cwd, env={**os.environ, **(env or {})}, timeout=timeout)
+    return run_kbsync(*args, stdin=input, cwd=cwd, env=env, timeout=timeout)
 
 
 def gen_workspace(out: Path, sessions: int, dirty: float = 0.0, seed: int = 7) -> Path:

@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 from typing import Callable
+from helpers_core import kbsync as run_kbsync
 
 SESSION = """---
 id: {sid}
@@ -75,8 +76,7 @@ def new_repo(root: Path) -> Path:
 
 def kbsync(root: Path, *args: str, timeout: float = 60, env: dict[str, str] | None = None
            ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "kbsync", "-w", str(root), *args], capture_output=True,
-                          text=True, timeout=timeout, env=env)
+    return run_kbsync(*args, ws=root, timeout=timeout, env=env)
 
 
 def wait_for(cond: Callable[[], object], timeout: float = 20.0, step: float = 0.05) -> None:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import os
 import struct
 import subprocess
-import sys
 import zlib
 from html.parser import HTMLParser
 from pathlib import Path
+from helpers_core import kbsync as run_kbsync
 
 
 def png(rgb: tuple[int, int, int] = (255, 0, 0)) -> bytes:
@@ -41,10 +40,7 @@ def session_text(sections: dict[str, str], head: str = SESSION_HEAD) -> str:
 def kbsync(*args: str, cwd: Path | None = None, stdin: str | None = None,
            env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """`kbsync ARGS` as a real subprocess."""
-    full_env = {**os.environ, **(env or {})}
-    full_env.pop("KBSYNC_WORKSPACE", None)
-    return subprocess.run([sys.executable, "-m", "kbsync", *args], cwd=cwd, input=stdin, capture_output=True,
-                          text=True, env=full_env, timeout=120)
+    return run_kbsync(*args, cwd=cwd, stdin=stdin, env=env, timeout=120)
 
 
 class Images(HTMLParser):

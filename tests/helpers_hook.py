@@ -6,8 +6,8 @@ import base64
 import json
 import random
 import subprocess
-import sys
 from pathlib import Path
+from helpers_core import kbsync as run_kbsync
 
 UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 LOWER = UPPER.lower()
@@ -73,8 +73,7 @@ def git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProce
 
 
 def kbsync(repo: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "kbsync", *args], cwd=repo, capture_output=True, text=True,
-                          env=env)
+    return run_kbsync(*args, cwd=repo, env=env)
 
 
 def new_repo(path: Path) -> Path:

@@ -10,7 +10,6 @@ import random
 import shutil
 import sqlite3
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from kbsync import searchdb, searchindex
 from kbsync.board import Entry, upsert
 from kbsync.searchtext import parse_query
 from kbsync.workspace import Workspace
+from helpers_core import kbsync as run_kbsync
 
 NOISE_ZH = "会议 讨论 计划 进度 人员 安排 周报 文档 需求 评审 页面 设计 用户 体验 报表 指标".split()
 NOISE_EN = "meeting notes plan update review page design user metric report weekly".split()
@@ -151,8 +151,7 @@ LABELLED: tuple[tuple[str, str, frozenset[str]], ...] = (
 
 def kbsync(root: Path, *args: str, stdin: str | None = None, timeout: float = 60) -> subprocess.CompletedProcess[str]:
     """Run `kbsync -w root ARGS` as a real subprocess."""
-    return subprocess.run([sys.executable, "-m", "kbsync", "-w", str(root), *args], input=stdin,
-                          capture_output=True, text=True, timeout=timeout)
+    return run_kbsync(*args, ws=root, stdin=stdin, timeout=timeout)
 
 
 def keys(ws: Workspace, query: str) -> list[str]:

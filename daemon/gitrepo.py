@@ -1,32 +1,38 @@
-"""The workspace's git repository: the only module that uses GitPython.
+"""The workspace's git repository: git plumbing through kbsync.proc, objects written directly.
 
-Commits are built with plumbing on a private index file, from the exact bytes a
-caller validated (never re-read from the work tree), and land with a
-compare-and-swap on HEAD (`git update-ref HEAD new old`): if HEAD moved, nothing
-is written and HeadMovedError says so. git's own `.git/index.lock` held by
-another git process means wait; one that stays is reported, never deleted.
+Commits are built from the exact bytes a caller validated (never re-read from
+the work tree): blobs and the trees on the changed paths are written as loose
+objects (kbsync.gitobjects holds the formats), the commit with `git
+commit-tree`, and it lands with a compare-and-swap on HEAD (`git update-ref
+HEAD new old`): if HEAD moved, nothing is written and HeadMovedError says so.
+git's own `.git/index.lock` held by another git process means wait; one that
+stays is reported, never deleted.
+
+No GitPython: kbsync's commands are short-lived processes, and GitPython's
+import and its `git version` probes cost more than the git work of a small
+commit. Every git call goes through kbsync.proc.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
+import subprocess
+import tempfile
 import time
 from dataclasses import dataclass
-from io import BytesIO
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Sequence
 
-import git
-from gitdb import IStream, LooseObjectDB
-
-from kbsync import proc
-from kbsync.errors import GitError
+from kbsync import fsio, gitobjects, proc
+from kbsync.errors import ConfigError, GitError
 
 log = logging.getLogger(__name__)
 
 ZERO_SHA = "0" * 40
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 STALE_INDEX_LOCK_S = 60.0
 
 
@@ -51,35 +57,41 @@ class Staged:
     executable: bool = False
 
 
-@contextlib.contextmanager
-def _open(root: Path) -> Iterator[git.Repo]:
-    try:
-        repo = git.Repo(root)
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError) as exc:
-        raise GitError("not a git repository; run `kbsync init` here first", path=str(root)) from exc
-    try:
-        yield repo
-    finally:
-        repo.close()
-
-
-def _run(repo: git.Repo, *args: str, env: dict[str, str] | None = None, stdin: bytes | None = None) -> str:
-    """One git command in the work tree (through kbsync.proc); GitError naming it when it fails."""
-    return proc.run(["git", *args], cwd=str(repo.working_tree_dir), env=env, input=stdin).stdout.decode(
-        "utf-8", "surrogateescape")
-
-
 def is_repo(root: Path) -> bool:
     return (root / ".git").exists()
 
 
+def _exec(root: Path, args: Sequence[str], *, stdin: bytes | None = None, env: dict[str, str] | None = None,
+          check: bool = True) -> subprocess.CompletedProcess[bytes]:
+    """`git ARGS` in the work tree; a failure outside a repository says so and how to fix it."""
+    try:
+        done = proc.run(["git", *args], cwd=root, input=stdin, env=env, check=check)
+    except GitError:
+        _require_repo(root)
+        raise
+    if done.returncode != 0:
+        _require_repo(root)
+    return done
+
+
+def _require_repo(root: Path) -> None:
+    if not is_repo(root):
+        raise GitError("not a git repository; run `kbsync init` here first", path=str(root))
+
+
+def _bytes(root: Path, *args: str, stdin: bytes | None = None, env: dict[str, str] | None = None) -> bytes:
+    return _exec(root, args, stdin=stdin, env=env).stdout
+
+
+def _run(root: Path, *args: str, stdin: bytes | None = None, env: dict[str, str] | None = None) -> str:
+    """One git command's standard output as text (file names kept byte for byte)."""
+    return _bytes(root, *args, stdin=stdin, env=env).decode("utf-8", "surrogateescape")
+
+
 def head_sha(root: Path) -> str | None:
     """The commit HEAD points to, or None on an unborn branch."""
-    with _open(root) as repo:
-        try:
-            return str(repo.head.commit.hexsha)
-        except ValueError:
-            return None
+    done = _exec(root, ["rev-parse", "-q", "--verify", "HEAD^{commit}"], check=False)
+    return done.stdout.decode().strip() if done.returncode == 0 else None
 
 
 def changed_paths(root: Path) -> list[str]:
@@ -88,30 +100,108 @@ def changed_paths(root: Path) -> list[str]:
     Runs `git status` without optional locks, so it never competes with another
     git process for index.lock.
     """
-    with _open(root) as repo:
-        out = _run(repo, "--no-optional-locks", "status", "--porcelain=v1", "-z",
-                   "--untracked-files=all", "--no-renames")
+    out = _run(root, "--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames")
     return sorted({entry[3:] for entry in out.split("\0") if len(entry) > 3})
 
 
-def head_blobs(root: Path, relpaths: Sequence[str]) -> dict[str, bytes | None]:
-    """Each file's bytes as committed at HEAD (None where HEAD has no such file), from one `git cat-file`."""
-    out: dict[str, bytes | None] = dict.fromkeys(relpaths)
-    if not relpaths or head_sha(root) is None:
-        return out
-    query = "".join(f"HEAD:{rel}\n" for rel in relpaths).encode("utf-8")
-    data = proc.run(["git", "cat-file", "--batch"], cwd=root, input=query).stdout
+# ---- objects --------------------------------------------------------------------------
+
+Object = tuple[str, str, bytes]  # (sha, kind, content)
+
+
+def read_objects(root: Path, specs: Sequence[str]) -> list[Object | None]:
+    """Each object named in `specs` (`<sha>`, `<rev>^{tree}`, `<tree-ish>:<path>`), None where none exists,
+    from one `git cat-file --batch`."""
+    if not specs:
+        return []
+    out = _bytes(root, "cat-file", "--batch", stdin="".join(f"{s}\n" for s in specs).encode("utf-8", "surrogateescape"))
+    result: list[Object | None] = []
     pos = 0
-    for rel in relpaths:
-        end = data.index(b"\n", pos)
-        header = data[pos:end].split()
+    for _ in specs:
+        end = out.index(b"\n", pos)
+        header = out[pos:end].split()
         pos = end + 1
-        if header[-1] == b"missing" or header[1] != b"blob":
+        if header[-1] == b"missing" or header[-1] == b"ambiguous":
+            result.append(None)
             continue
         size = int(header[2])
-        out[rel] = data[pos:pos + size]
+        result.append((header[0].decode(), header[1].decode(), out[pos:pos + size]))
         pos += size + 1
-    return out
+    return result
+
+
+def read_blobs(root: Path, specs: Sequence[str]) -> list[bytes | None]:
+    """The bytes of each blob named in `specs` (`<sha>` or `<tree>:<path>`), None where there is none."""
+    return [obj[2] if obj and obj[1] == "blob" else None for obj in read_objects(root, specs)]
+
+
+def head_blobs(root: Path, relpaths: Sequence[str]) -> dict[str, bytes | None]:
+    """Each file's bytes as committed at HEAD (None where HEAD has no such file)."""
+    if not relpaths or head_sha(root) is None:
+        return dict.fromkeys(relpaths)
+    return dict(zip(relpaths, read_blobs(root, [f"HEAD:{rel}" for rel in relpaths])))
+
+
+@functools.lru_cache(maxsize=64)
+def _objects_dir(root: Path) -> Path:
+    return root / _run(root, "rev-parse", "--git-path", "objects").strip()
+
+
+def store_objects(root: Path, objects: Sequence[tuple[str, bytes]]) -> list[str]:
+    """Write each (kind, content) as a loose object unless the repository has it; their shas.
+
+    Like git: a temporary `tmp_obj_*` file in the object's folder (git's own
+    gc removes leftovers), then a rename. Unlike git's default, the file and
+    each folder written to are fsynced, so a ref never outlives its objects.
+    """
+    shas, folders = [], set()
+    for kind, data in objects:
+        sha = gitobjects.object_id(kind, data)
+        shas.append(sha)
+        folder = _objects_dir(root) / sha[:2]
+        if (folder / sha[2:]).exists():
+            continue
+        folder.mkdir(exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix="tmp_obj_", dir=folder)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(gitobjects.loose(kind, data))
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.chmod(tmp, 0o444)
+            os.replace(tmp, folder / sha[2:])
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+            raise
+        folders.add(folder)
+    for folder in folders:
+        fsio.fsync_dir(folder)
+    return shas
+
+
+def write_blob(root: Path, data: bytes) -> str:
+    (sha,) = store_objects(root, [("blob", data)])
+    return sha
+
+
+def build_tree(root: Path, base: str | None, entries: Sequence[tuple[str, str, str | None]]) -> str:
+    """A tree: `base` (a tree or commit; None for empty) with each (relpath, mode, sha) set, or removed
+    where sha is None. Reads and writes only the trees on those paths."""
+    return _rewrite(root, base, entries)[0]
+
+
+def _rewrite(root: Path, base: str | None, entries: Sequence[tuple[str, str, str | None]]) -> tuple[str, str]:
+    """(new tree, base tree) for build_tree."""
+    dirs = gitobjects.dirs_to_read(p for p, _m, _s in entries)
+    found = read_objects(root, [f"{base}^{{tree}}" if d == "" else f"{base}:{d}" for d in dirs]) if base else []
+    trees = {d: gitobjects.parse_tree(obj[2]) for d, obj in zip(dirs, found) if obj and obj[1] == "tree"}
+    base_tree = found[0][0] if found and found[0] else EMPTY_TREE
+    if base and not found[0]:
+        raise GitError(f"{base} is not a tree or commit in this repository", path=str(root))
+    new = gitobjects.rewrite(trees, entries)
+    store_objects(root, [("tree", data) for _sha, data in new.objects])
+    return new.tree, base_tree
 
 
 def index_lock(root: Path) -> Path:
@@ -140,20 +230,6 @@ def wait_index_unlocked(root: Path, wait_s: float, *, now: float | None = None) 
         time.sleep(0.05)
 
 
-def _store_blobs(repo: git.Repo, files: Sequence[Staged]) -> str:
-    """Write each file's bytes as a blob; the `--index-info` lines that stage them."""
-    loose = LooseObjectDB(os.path.join(repo.git_dir, "objects"))
-    lines = []
-    for f in files:
-        if f.data is None:
-            lines.append(f"0 {ZERO_SHA}\t{f.relpath}\n")
-            continue
-        stored = loose.store(IStream("blob", len(f.data), BytesIO(f.data)))
-        mode = "100755" if f.executable else "100644"
-        lines.append(f"{mode} {stored.hexsha.decode()}\t{f.relpath}\n")
-    return "".join(lines)
-
-
 def _author_env(name: str, email: str) -> dict[str, str]:
     env = dict(os.environ)
     env.update(GIT_AUTHOR_NAME=name, GIT_AUTHOR_EMAIL=email, GIT_COMMITTER_NAME=name, GIT_COMMITTER_EMAIL=email)
@@ -173,47 +249,56 @@ def commit_files(
     The commit lands only if HEAD is still `expected_head` (HeadMovedError
     otherwise). The real index is then brought in line for the committed paths.
     """
-    with _open(root) as repo:
-        info = _store_blobs(repo, files)
-        tmp_index = Path(repo.git_dir) / f"kbsync-index-{os.getpid()}"
-        env = dict(os.environ, GIT_INDEX_FILE=str(tmp_index))
-        try:
-            _run(repo, "read-tree", *([expected_head] if expected_head else ["--empty"]), env=env)
-            _run(repo, "update-index", "--add", "--remove", "--index-info", env=env, stdin=info.encode())
-            tree = _run(repo, "write-tree", env=env).strip()
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                tmp_index.unlink()
-        if expected_head and tree == _run(repo, "rev-parse", f"{expected_head}^{{tree}}").strip():
-            return None
-        parents = ["-p", expected_head] if expected_head else []
-        sha = _run(repo, "commit-tree", tree, *parents, env=_author_env(*author), stdin=message.encode()).strip()
-        try:
-            _run(repo, "update-ref", "-m", f"kbsync: {message.splitlines()[0]}", "HEAD", sha,
-                 expected_head or ZERO_SHA)
-        except GitError as exc:
-            raise HeadMovedError("HEAD moved while committing; the commit was not made", path=str(root)) from exc
-        _sync_index(repo, info)
-        return sha
+    shas = store_objects(root, [("blob", f.data) for f in files if f.data is not None])
+    blob = iter(shas)
+    entries = [(f.relpath, "100755" if f.executable else "100644", None if f.data is None else next(blob))
+               for f in files]
+    tree, base_tree = _rewrite(root, expected_head, entries)
+    if expected_head and tree == base_tree:
+        return None
+    sha = commit_tree(root, tree, [expected_head] if expected_head else [], message, author)
+    update_head(root, sha, expected_head, f"kbsync: {message.splitlines()[0]}", entries)
+    return sha
 
 
-def _sync_index(repo: git.Repo, info: str, attempts: int = 20) -> None:
-    """Stage the committed blobs in the real index too, so `git status` agrees with HEAD."""
+def commit_tree(root: Path, tree: str, parents: Sequence[str], message: str, author: tuple[str, str]) -> str:
+    args = [x for p in parents for x in ("-p", p)]
+    return _run(root, "commit-tree", tree, *args, env=_author_env(*author), stdin=message.encode()).strip()
+
+
+def update_head(root: Path, new: str, old: str | None, reflog: str, entries: Sequence[tuple[str, str, str | None]]) -> None:
+    """Move HEAD from `old` to `new` (compare-and-swap; HeadMovedError if it moved) and stage `entries`,
+    the paths that changed, in git's index so that `git status` agrees with HEAD."""
+    done = _exec(root, ["update-ref", "-m", reflog, "HEAD", new, old or ZERO_SHA], check=False)
+    if done.returncode != 0:
+        raise HeadMovedError("HEAD moved meanwhile; nothing was lost, the change was not made", path=str(root))
+    if entries:
+        _sync_index(root, entries)
+
+
+INDEX_BATCH = 1000  # paths per `git update-index` (its command line must stay within the system's limit)
+
+
+def _sync_index(root: Path, entries: Sequence[tuple[str, str, str | None]], attempts: int = 20) -> None:
+    """Stage each (relpath, mode, sha) in the real index, or remove it where sha is None, and refresh the
+    index's stat data so that the next `git status` need not re-hash those files."""
     for _ in range(attempts):
         try:
-            _run(repo, "update-index", "--add", "--remove", "--index-info", stdin=info.encode())
-            _run(repo, "update-index", "-q", "--refresh")  # record stat data, so the next status need not re-hash
+            for start in range(0, len(entries), INDEX_BATCH):
+                chunk = entries[start:start + INDEX_BATCH]
+                added = [x for p, mode, sha in chunk if sha for x in ("--cacheinfo", f"{mode},{sha},{p}")]
+                removed = [p for p, _mode, sha in chunk if not sha]
+                last = ["--refresh"] if start + INDEX_BATCH >= len(entries) else []
+                _run(root, "update-index", "-q", "--add", *added, *last,
+                     *(["--force-remove", "--", *removed] if removed else []))
             return
         except GitError:
             time.sleep(0.1)
     log.warning("%s: committed, but git's index stayed locked; `git status` may show the committed files as staged",
-                repo.working_tree_dir)
+                root)
 
 
 # ---- sync: remotes, trees and merges (used by kbsync.syncer and kbsync.remotes) ---------------
-
-EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
-
 
 @dataclass(frozen=True)
 class TreeChange:
@@ -224,30 +309,27 @@ class TreeChange:
     new: tuple[str, str] | None
 
 
-def _bytes(repo: git.Repo, *args: str, stdin: bytes | None = None, env: dict[str, str] | None = None) -> bytes:
-    return proc.run(["git", *args], cwd=str(repo.working_tree_dir), input=stdin, env=env).stdout
-
-
-def fetch(root: Path, remote: str, branch: str) -> str | None:
-    """Fetch `branch` from `remote` into its remote-tracking ref; its commit, or None if the remote has no such branch."""
+def fetch(root: Path, remote: str, branch: str) -> tuple[str, str] | None:
+    """Fetch `branch` from `remote` into its remote-tracking ref; (its commit, its tree), or None if the
+    remote has no such branch."""
     tracking = f"refs/remotes/{remote}/{branch}"
-    with _open(root) as repo:
-        done = proc.run(["git", "fetch", "--quiet", "--no-tags", remote, f"+refs/heads/{branch}:{tracking}"],
-                        cwd=str(repo.working_tree_dir), check=False)
-        if done.returncode != 0:
-            err = done.stderr.decode("utf-8", "replace")
-            if "couldn't find remote ref" in err:
-                return None
-            raise GitError(f"git fetch {remote} failed: {err.strip().splitlines()[-1] if err.strip() else done.returncode}; "
-                           "check the remote and the network, then sync again")
-        return _run(repo, "rev-parse", "--verify", f"{tracking}^{{commit}}").strip()
+    done = _exec(root, ["fetch", "--quiet", "--no-tags", remote, f"+refs/heads/{branch}:{tracking}"], check=False)
+    if done.returncode != 0:
+        err = done.stderr.decode("utf-8", "replace")
+        if "couldn't find remote ref" in err:
+            return None
+        if not has_remote(root, remote):
+            raise ConfigError(f"the workspace's git repository has no remote {remote!r}; add it with "
+                              f"`git remote add {remote} URL` or set [sync] remote", path=str(root))
+        raise GitError(f"git fetch {remote} failed: {err.strip().splitlines()[-1] if err.strip() else done.returncode}; "
+                       "check the remote and the network, then sync again")
+    commit, tree = _run(root, "rev-parse", f"{tracking}^{{commit}}", f"{tracking}^{{tree}}").split()
+    return commit, tree
 
 
 def push(root: Path, remote: str, branch: str, sha: str) -> bool:
     """Push commit `sha` to `branch` without force; False when the remote refused it as not a fast forward."""
-    with _open(root) as repo:
-        done = proc.run(["git", "push", "--porcelain", remote, f"{sha}:refs/heads/{branch}"],
-                        cwd=str(repo.working_tree_dir), check=False)
+    done = _exec(root, ["push", "--porcelain", remote, f"{sha}:refs/heads/{branch}"], check=False)
     if done.returncode == 0:
         return True
     out = (done.stdout + done.stderr).decode("utf-8", "replace")
@@ -258,43 +340,35 @@ def push(root: Path, remote: str, branch: str, sha: str) -> bool:
 
 
 def is_ancestor(root: Path, old: str, new: str) -> bool:
-    with _open(root) as repo:
-        return proc.run(["git", "merge-base", "--is-ancestor", old, new], cwd=str(repo.working_tree_dir),
-                        check=False).returncode == 0
+    return _exec(root, ["merge-base", "--is-ancestor", old, new], check=False).returncode == 0
 
 
 def merge_base(root: Path, a: str, b: str) -> str | None:
-    with _open(root) as repo:
-        done = proc.run(["git", "merge-base", a, b], cwd=str(repo.working_tree_dir), check=False)
-    return done.stdout.decode().strip() or None
+    return _exec(root, ["merge-base", a, b], check=False).stdout.decode().strip() or None
 
 
 def tree_of(root: Path, commit: str | None) -> str:
     """The tree of `commit`; the empty tree for None."""
     if commit is None:
         return EMPTY_TREE
-    with _open(root) as repo:
-        return _run(repo, "rev-parse", f"{commit}^{{tree}}").strip()
+    return _run(root, "rev-parse", f"{commit}^{{tree}}").strip()
 
 
 def has_object(root: Path, sha: str) -> bool:
-    with _open(root) as repo:
-        return proc.run(["git", "cat-file", "-e", sha], cwd=str(repo.working_tree_dir), check=False).returncode == 0
+    return _exec(root, ["cat-file", "-e", sha], check=False).returncode == 0
 
 
 def missing_objects(root: Path, shas: Sequence[str]) -> set[str]:
     """Which of `shas` the repository does not hold."""
     if not shas:
         return set()
-    with _open(root) as repo:
-        out = _bytes(repo, "cat-file", "--batch-check", stdin="".join(f"{s}\n" for s in shas).encode())
+    out = _bytes(root, "cat-file", "--batch-check", stdin="".join(f"{s}\n" for s in shas).encode())
     return {line.split()[0] for line in out.decode().splitlines() if line.endswith(" missing")}
 
 
 def diff_trees(root: Path, old: str, new: str) -> list[TreeChange]:
     """Every file path whose blob or mode differs between trees `old` and `new` (no rename detection)."""
-    with _open(root) as repo:
-        out = _bytes(repo, "diff-tree", "-r", "-z", "--no-renames", old, new).decode("utf-8", "surrogateescape")
+    out = _run(root, "diff-tree", "-r", "-z", "--no-renames", old, new)
     fields = out.split("\0")
     changes = []
     for meta, relpath in zip(fields[0::2], fields[1::2]):
@@ -304,38 +378,9 @@ def diff_trees(root: Path, old: str, new: str) -> list[TreeChange]:
     return changes
 
 
-def read_blobs(root: Path, specs: Sequence[str]) -> list[bytes | None]:
-    """The bytes of each object named in `specs` (`<sha>` or `<tree>:<path>`), None where it does not exist."""
-    if not specs:
-        return []
-    with _open(root) as repo:
-        out = _bytes(repo, "cat-file", "--batch", stdin="".join(f"{s}\n" for s in specs).encode())
-    result: list[bytes | None] = []
-    pos = 0
-    for _ in specs:
-        end = out.index(b"\n", pos)
-        header = out[pos:end].split()
-        if header[-1] == b"missing" or header[1] != b"blob":
-            result.append(None)
-            pos = end + 1
-            if header[-1] != b"missing":
-                pos += int(header[2]) + 1
-            continue
-        size = int(header[2])
-        result.append(out[end + 1:end + 1 + size])
-        pos = end + 1 + size + 1
-    return result
-
-
-def write_blob(root: Path, data: bytes) -> str:
-    with _open(root) as repo:
-        return str(repo.odb.store(IStream("blob", len(data), BytesIO(data))).hexsha.decode())
-
-
 def list_tree(root: Path, tree: str) -> dict[str, tuple[str, str]]:
     """Every file of `tree`: relpath -> (mode, blob sha)."""
-    with _open(root) as repo:
-        out = _bytes(repo, "ls-tree", "-r", "-z", tree).decode("utf-8", "surrogateescape")
+    out = _run(root, "ls-tree", "-r", "-z", tree)
     files = {}
     for item in filter(None, out.split("\0")):
         meta, relpath = item.split("\t", 1)
@@ -344,58 +389,23 @@ def list_tree(root: Path, tree: str) -> dict[str, tuple[str, str]]:
     return files
 
 
-def build_tree(root: Path, base: str | None, entries: Sequence[tuple[str, str, str | None]]) -> str:
-    """A tree: `base` (or empty) with each (relpath, mode, sha) set, or removed where sha is None."""
-    info = "".join(f"{mode} {sha}\t{p}\n" if sha else f"0 {ZERO_SHA}\t{p}\n" for p, mode, sha in entries)
-    with _open(root) as repo:
-        tmp_index = Path(repo.git_dir) / f"kbsync-sync-index-{os.getpid()}"
-        env = dict(os.environ, GIT_INDEX_FILE=str(tmp_index))
-        try:
-            _run(repo, "read-tree", *([base] if base else ["--empty"]), env=env)
-            _run(repo, "update-index", "--add", "--remove", "--index-info", env=env, stdin=info.encode())
-            return _run(repo, "write-tree", env=env).strip()
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                tmp_index.unlink()
-
-
-def commit_tree(root: Path, tree: str, parents: Sequence[str], message: str, author: tuple[str, str]) -> str:
-    args = [x for p in parents for x in ("-p", p)]
-    with _open(root) as repo:
-        return _run(repo, "commit-tree", tree, *args, env=_author_env(*author), stdin=message.encode()).strip()
-
-
 def move_head(root: Path, new: str, old: str | None, changed: Sequence[TreeChange], reason: str) -> None:
     """Move HEAD from `old` to `new` (compare-and-swap) and stage `changed` (old -> new tree) in git's index."""
-    with _open(root) as repo:
-        try:
-            _run(repo, "update-ref", "-m", f"kbsync: {reason}", "HEAD", new, old or ZERO_SHA)
-        except GitError as exc:
-            raise HeadMovedError("HEAD moved while syncing; nothing was lost, sync again", path=str(root)) from exc
-        info = "".join(f"{c.new[0]} {c.new[1]}\t{c.relpath}\n" if c.new else f"0 {ZERO_SHA}\t{c.relpath}\n"
-                       for c in changed)
-        if info:
-            _sync_index(repo, info)
+    update_head(root, new, old, f"kbsync: {reason}",
+                [(c.relpath, c.new[0], c.new[1]) if c.new else (c.relpath, "0", None) for c in changed])
 
 
 def commit_subject(root: Path, commit: str) -> str:
-    with _open(root) as repo:
-        return _run(repo, "log", "-1", "--format=%s", commit).strip()
+    return _run(root, "log", "-1", "--format=%s", commit).strip()
 
 
 def outgoing_blobs(root: Path, head: str, remote_head: str | None) -> list[tuple[str, str]]:
     """(relpath, sha) of every blob reachable from `head` but not from `remote_head`: what a push would send."""
-    with _open(root) as repo:
-        args = ["rev-list", "--objects", head] + (["--not", remote_head] if remote_head else [])
-        listed = [ln.split(" ", 1) for ln in _run(repo, *args).splitlines()]
-        named = {parts[0]: parts[1] for parts in listed if len(parts) == 2}
-        if not named:
-            return []
-        kinds = _bytes(repo, "cat-file", "--batch-check", stdin="".join(f"{s}\n" for s in named).encode())
-    return [(named[sha], sha) for sha, kind, *_ in (ln.split() for ln in kinds.decode().splitlines()) if kind == "blob"]
+    args = ["rev-list", "--objects", "--filter=object:type=blob", head] + (["--not", remote_head] if remote_head else [])
+    listed = (line.split(" ", 1) for line in _run(root, *args).splitlines())
+    return [(parts[1], parts[0]) for parts in listed if len(parts) == 2]
 
 
 def has_remote(root: Path, name: str) -> bool:
     """True if the repository has a remote called `name`."""
-    with _open(root) as repo:
-        return name in [r.name for r in repo.remotes]
+    return name in _run(root, "remote").split()

@@ -33,7 +33,26 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_USAGE)
 
 
-def build_parser() -> argparse.ArgumentParser:
+_VALUED = {"-w", "--workspace", "--config"}  # global options that take the next word as their value
+
+
+def command_named(argv: Sequence[str], known: Sequence[str]) -> str | None:
+    """The subcommand `argv` runs, when it is plainly one of `known` and no global help or version comes
+    first; None otherwise (then every command's parser is built, for help and for usage errors)."""
+    words = iter(argv)
+    for word in words:
+        if word in ("-h", "--help", "--version"):
+            return None
+        if word in _VALUED:
+            next(words, None)
+        elif not word.startswith("-"):
+            return word if word in known else None
+    return None
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command line; with `only`, just that subcommand's module is imported and registered
+    (each one costs start-up time, and a command needs no other's parser)."""
     parser = _Parser(prog="kbsync", description="Keep a Markdown memory workspace dependable across machines.")
     parser.add_argument("--version", action="version", version=f"kbsync {__version__}")
     parser.add_argument("-w", "--workspace", metavar="DIR", help="workspace folder (default: $KBSYNC_WORKSPACE, config, ~/kb)")
@@ -42,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     verbosity.add_argument("-v", "--verbose", action="count", default=0, help="more detail (repeatable)")
     verbosity.add_argument("-q", "--quiet", action="store_true", help="only errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for name in command_modules():
+    for name in [only] if only else command_modules():
         importlib.import_module(f"kbsync.commands.{name}").register(sub)
     return parser
 
@@ -57,8 +76,9 @@ def _setup_logging(verbose: int, quiet: bool) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(command_named(words, command_modules()))
+    args = parser.parse_args(words)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return EXIT_USAGE

@@ -98,11 +98,11 @@ def _remove(ws: Workspace, relpath: str) -> None:
 def _merged_tree(ws: Workspace, local_tree: str, modes: Mapping[str, str], writes: Mapping[str, bytes | None],
                  copies: list[str]) -> str:
     """The local tree with the integrated files, the conflict copies and the error log as now on disk."""
-    touched = set(writes) | set(copies) | ({protocol.ERRORS_LOG} if copies else set())
-    entries: list[tuple[str, str, str | None]] = []
-    for relpath in sorted(touched):
-        data = _current(ws, relpath)
-        entries.append((relpath, modes.get(relpath, "100644"), None if data is None else gitrepo.write_blob(ws.root, data)))
+    touched = sorted(set(writes) | set(copies) | ({protocol.ERRORS_LOG} if copies else set()))
+    now = {relpath: _current(ws, relpath) for relpath in touched}
+    shas = iter(gitrepo.store_objects(ws.root, [("blob", data) for data in now.values() if data is not None]))
+    entries = [(relpath, modes.get(relpath, "100644"), None if data is None else next(shas))
+               for relpath, data in now.items()]
     return gitrepo.build_tree(ws.root, local_tree, entries)
 
 

@@ -49,22 +49,24 @@ class SecretFinding:
 
 @dataclass(frozen=True)
 class Rule:
+    """One rule; its regexes are compiled the first time a keyword of the rule occurs (see `_re`)."""
+
     id: str
-    regex: re.Pattern[str]
+    regex: str
     keywords: frozenset[str]
     secret_group: int | None = None
     entropy: float | None = None
     multiline: bool = False
-    allow_secret: tuple[re.Pattern[str], ...] = ()
-    allow_match: tuple[re.Pattern[str], ...] = ()
-    allow_line: tuple[re.Pattern[str], ...] = ()
+    allow_secret: tuple[str, ...] = ()
+    allow_match: tuple[str, ...] = ()
+    allow_line: tuple[str, ...] = ()
     stopwords: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class RuleSet:
     rules: tuple[Rule, ...]
-    allow_secret: tuple[re.Pattern[str], ...]
+    allow_secret: tuple[str, ...]
     stopwords: tuple[str, ...]
     markers: tuple[str, ...]
     keyword_re: re.Pattern[str]  # any rule's keyword, in lower-cased text
@@ -73,26 +75,27 @@ class RuleSet:
 
 # ---- rules ---------------------------------------------------------------------
 
-def _compile(patterns: list[str], where: str) -> tuple[re.Pattern[str], ...]:
+@functools.cache
+def _re(pattern: str) -> re.Pattern[str]:
+    """A rule's regex, compiled on first use: most files hit no keyword of most rules, and compiling
+    every rule up front would cost a short-lived process more than scanning."""
     try:
-        return tuple(re.compile(p) for p in patterns)
+        return re.compile(pattern)
     except re.error as exc:
-        raise ConfigError(f"{where}: bad regex ({exc}); fix the rules file", path=str(RULES_FILE)) from exc
+        raise ConfigError(f"bad regex {pattern[:40]!r} ({exc}); fix the rules file", path=str(RULES_FILE)) from exc
 
 
 def _rule(data: dict[str, Any]) -> Rule:
-    rid = str(data["id"])
-    (regex,) = _compile([data["regex"]], rid)
     return Rule(
-        id=rid,
-        regex=regex,
+        id=str(data["id"]),
+        regex=str(data["regex"]),
         keywords=frozenset(k.lower() for k in data.get("keywords", ())),
         secret_group=data.get("secret_group"),
         entropy=data.get("entropy"),
         multiline=r"[\s\S" in data["regex"],
-        allow_secret=_compile(data.get("allowlist_regexes", []), rid),
-        allow_match=_compile(data.get("allowlist_match_regexes", []), rid),
-        allow_line=_compile(data.get("allowlist_line_regexes", []), rid),
+        allow_secret=tuple(data.get("allowlist_regexes", ())),
+        allow_match=tuple(data.get("allowlist_match_regexes", ())),
+        allow_line=tuple(data.get("allowlist_line_regexes", ())),
         stopwords=tuple(w.lower() for w in data.get("stopwords", ())),
     )
 
@@ -105,7 +108,7 @@ def parse_rules(text: str) -> RuleSet:
     keywords = sorted({k for r in rules for k in r.keywords})
     return RuleSet(
         rules=rules,
-        allow_secret=_compile(glob.get("regexes", []), "global_allowlist"),
+        allow_secret=tuple(glob.get("regexes", ())),
         stopwords=tuple(w.lower() for w in glob.get("stopwords", ())),
         markers=(INLINE_MARKER, *glob.get("inline_markers", ())),
         keyword_re=re.compile("|".join(map(re.escape, keywords))),
@@ -185,7 +188,7 @@ def _scan_rule(
     rule: Rule, rs: RuleSet, relpath: str, text: str, hits: list[int]
 ) -> Iterator[tuple[tuple[int, int], SecretFinding]]:
     for start, end in _windows(rule, text, hits):
-        for m in rule.regex.finditer(text, start, end):
+        for m in _re(rule.regex).finditer(text, start, end):
             group = _secret_group(m, rule.secret_group)
             secret = m.group(group) or ""
             if secret and _accepted(rule, rs, text, m, group):
@@ -229,12 +232,12 @@ def _accepted(rule: Rule, rs: RuleSet, text: str, m: re.Match[str], group: int) 
     lower = secret.lower()
     if any(w in lower for w in rule.stopwords) or any(w in lower for w in rs.stopwords):
         return False
-    if any(p.search(secret) for p in (*rule.allow_secret, *rs.allow_secret)):
+    if any(_re(p).search(secret) for p in (*rule.allow_secret, *rs.allow_secret)):
         return False
-    if any(p.search(m.group(0)) for p in rule.allow_match):
+    if any(_re(p).search(m.group(0)) for p in rule.allow_match):
         return False
     lines = text[text.rfind("\n", 0, m.start(group)) + 1 : _line_end(text, m.end(group) - 1)]
-    return not (any(k in lines for k in rs.markers) or any(p.search(lines) for p in rule.allow_line))
+    return not (any(k in lines for k in rs.markers) or any(_re(p).search(lines) for p in rule.allow_line))
 
 
 def shannon_entropy(s: str) -> float:

@@ -13,7 +13,7 @@ import pytest
 
 from helpers_core import kbsync, new_workspace, one_line_error, save, snapshot
 from kbsync import protocol
-from kbsync.main import build_parser, command_modules, main
+from kbsync.main import build_parser, command_modules, command_named, main
 
 REPO = Path(__file__).resolve().parent.parent
 REL = "sessions/2025-06-11/1432-a9993e3-合同.md"
@@ -378,3 +378,25 @@ def test_every_command_is_documented_in_docs_cli_md() -> None:
     doc = (REPO / "docs" / "cli.md").read_text(encoding="utf-8")
     missing = [" ".join(path) for path in COMMANDS if f"kbsync {' '.join(path)}" not in doc]
     assert not missing, f"document these commands in docs/cli.md: {', '.join(missing)}"
+
+
+@pytest.mark.parametrize("argv,expected", [
+    (["sync"], "sync"),
+    (["-w", "sync", "status", "--json"], "status"),  # a workspace folder named like a command is a value
+    (["--workspace=ws", "-v", "commit", "-m", "x"], "commit"),
+    (["--config", "c.toml", "session", "new"], "session"),
+    (["-h", "sync"], None),
+    (["--version"], None),
+    (["nonsense"], None),
+    ([], None),
+])
+def test_only_the_named_command_is_loaded(argv: list[str], expected: str | None) -> None:
+    assert command_named(argv, command_modules()) == expected
+
+
+def test_usage_errors_and_top_level_help_still_list_every_command(capsys: pytest.CaptureFixture[str]) -> None:
+    for argv in (["-h"], ["nonsense"]):
+        with pytest.raises(SystemExit):
+            main(argv)
+        listed = capsys.readouterr()
+        assert all(name in listed.out + listed.err for name in command_modules())

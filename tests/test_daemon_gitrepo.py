@@ -118,3 +118,20 @@ def test_stale_index_lock_is_reported_not_deleted(repo: Path) -> None:
 def test_not_a_repository(tmp_path: Path) -> None:
     with pytest.raises(GitError, match="not a git repository"):
         gitrepo.changed_paths(tmp_path)
+
+
+def test_the_index_agrees_with_head_after_commits_in_several_batches(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(gitrepo, "INDEX_BATCH", 2)
+    names = [f"d{i % 2}/f{i}.md" for i in range(5)]
+    for name in names:
+        (repo / name).parent.mkdir(exist_ok=True)
+        (repo / name).write_text(name)
+    first = gitrepo.commit_files(repo, [gitrepo.Staged(n, n.encode()) for n in names], "m", expected_head=None,
+                                 author=("k", "k@x"))
+    for name in names[:3]:
+        (repo / name).unlink()
+    gitrepo.commit_files(repo, [gitrepo.Staged(n, None) for n in names[:3]], "rm", expected_head=first,
+                         author=("k", "k@x"))
+    assert git(repo, "status", "--porcelain") == ""
+    assert git(repo, "ls-files").split() == sorted(names[3:])
+    assert git(repo, "diff-files", "--name-only") == ""  # stat data recorded: nothing to re-hash

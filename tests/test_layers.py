@@ -12,7 +12,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "daemon"
 PURE = ["protocol", "findings", "frontmatter", "body", "session", "sessioninput", "repair", "validate",
-        "indexmd", "fusion", "board", "boardentry", "candidates", "injection", "integrate"]
+        "indexmd", "fusion", "board", "boardentry", "candidates", "injection", "integrate", "gitobjects"]
 PURE_PRESENT = [m for m in PURE if (PACKAGE / f"{m}.py").exists()]
 LAYER0 = {"errors": set(), "protocol": {"errors"}, "config": {"errors", "protocol"}}
 FORBIDDEN_TOP = {"subprocess", "sqlite3", "git", "gitdb", "requests", "urllib3", "watchdog", "schedule", "socket",

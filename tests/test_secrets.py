@@ -9,6 +9,7 @@ import pytest
 
 from helpers_hook import ALNUM, provider_secrets, rand
 from kbsync import secrets
+from kbsync.errors import ConfigError
 from kbsync.secrets import SecretFinding, default_rules, parse_allowlist, scan_bytes, scan_text
 from tests.conftest import gen_workspace
 
@@ -31,6 +32,21 @@ def test_rules_cover_the_providers_the_protocol_names() -> None:
                    "stripe-access-token", "openai-api-key", "anthropic-api-key", "tencent-cloud-secret-id",
                    "alibaba-access-key-id", "private-key", "jwt", "generic-api-key"):
         assert needed in ids
+
+
+def test_every_packaged_regex_compiles() -> None:
+    rs = default_rules()
+    patterns = [*rs.allow_secret, *(p for r in rs.rules for p in (r.regex, *r.allow_secret, *r.allow_match,
+                                                                   *r.allow_line))]
+    assert len(patterns) > len(rs.rules)
+    for pattern in patterns:
+        secrets._re(pattern)
+
+
+def test_a_bad_regex_is_a_config_error_naming_the_rules_file() -> None:
+    bad = secrets.parse_rules('[[rules]]\nid = "broken"\nregex = "(unclosed"\nkeywords = ["tok"]\n')
+    with pytest.raises(ConfigError, match="bad regex '\\(unclosed'.*fix the rules file"):
+        scan_text("a.md", "tok here\n", rules=bad)
 
 
 def test_packaged_rules_keep_their_attribution() -> None:

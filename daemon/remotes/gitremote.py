@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from kbsync import gitrepo
-from kbsync.errors import ConfigError
 from kbsync.remotes.base import RemoteHead
 
 
@@ -17,11 +16,8 @@ class GitTransport:
         self.where = f"{remote}/{branch}"
 
     def pull(self) -> RemoteHead | None:
-        if not gitrepo.has_remote(self.root, self.remote):
-            raise ConfigError(f"the workspace's git repository has no remote {self.remote!r}; add it with "
-                              f"`git remote add {self.remote} URL` or set [sync] remote", path=str(self.root))
-        sha = gitrepo.fetch(self.root, self.remote, self.branch)
-        return None if sha is None else RemoteHead(sha, gitrepo.tree_of(self.root, sha), sha)
+        fetched = gitrepo.fetch(self.root, self.remote, self.branch)
+        return None if fetched is None else RemoteHead(fetched[0], fetched[1], fetched[0])
 
     def base_tree(self, local_head: str | None, remote: RemoteHead, synced_tree: str | None) -> str | None:
         base = gitrepo.merge_base(self.root, local_head, remote.commit) if local_head else None

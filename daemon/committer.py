@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from kbsync import fsio, gitrepo, protocol
+from kbsync import fsio, gitobjects, gitrepo, protocol
 from kbsync.config import parse_duration
 from kbsync.errors import InputError
 from kbsync.frontmatter import parse, split
@@ -38,6 +38,8 @@ class CommitResult:
     committed: list[str] = field(default_factory=list)
     skipped: dict[str, str] = field(default_factory=dict)  # relpath -> why it was left out
     blocked: str | None = None  # why no commit could be made at all (git's index.lock)
+    checked: frozenset[tuple[str, str]] = frozenset()  # (relpath, blob sha) whose bytes passed the checks
+
 
     def as_dict(self) -> dict[str, Any]:
         return {"sha": self.sha, "message": self.message, "committed": self.committed,
@@ -233,7 +235,8 @@ def commit_pending(ws: Workspace, *, reason: str, message: str | None = None,
         if sha is None:
             return CommitResult(None, "", skipped=skipped)
         log.info("committed %s: %s", sha[:7], text.splitlines()[0])
-        return CommitResult(sha, text, [f.relpath for f in staged], skipped)
+        checked = frozenset((f.relpath, gitobjects.object_id("blob", f.data)) for f in staged if f.data is not None)
+        return CommitResult(sha, text, [f.relpath for f in staged], skipped, checked=checked)
     raise gitrepo.HeadMovedError(f"HEAD kept moving during {CAS_ATTEMPTS} attempts; try again", path=str(ws.root))
 
 

@@ -24,9 +24,12 @@ def object_id(kind: str, data: bytes) -> str:
     return hashlib.sha1(b"%s %d\0" % (kind.encode(), len(data)) + data).hexdigest()
 
 
+LOOSE_LEVEL = 1  # git's default core.looseCompression: best speed
+
+
 def loose(kind: str, data: bytes) -> bytes:
     """The zlib-compressed bytes git stores in objects/xx/yyyy… for this object."""
-    return zlib.compress(b"%s %d\0" % (kind.encode(), len(data)) + data)
+    return zlib.compress(b"%s %d\0" % (kind.encode(), len(data)) + data, LOOSE_LEVEL)
 
 
 def _order(item: tuple[str, tuple[str, str]]) -> bytes:

@@ -15,13 +15,12 @@ commit. Every git call goes through kbsync.proc.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import logging
 import os
 import subprocess
-import tempfile
 import time
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -148,35 +147,17 @@ def _objects_dir(root: Path) -> Path:
 
 
 def store_objects(root: Path, objects: Sequence[tuple[str, bytes]]) -> list[str]:
-    """Write each (kind, content) as a loose object unless the repository has it; their shas.
+    """Write each (kind, content) as a loose object unless the repository has it loose; their shas.
 
-    Like git: a temporary `tmp_obj_*` file in the object's folder (git's own
-    gc removes leftovers), then a rename. Unlike git's default, the file and
-    each folder written to are fsynced, so a ref never outlives its objects.
+    Like git: a temporary `tmp_obj_*` file in the object's folder (git's own gc
+    removes leftovers), then a rename. Unlike git's default, each file and folder
+    is fsynced first (kbsync.fsio.atomic_write_all), so a ref never outlives its objects.
     """
-    shas, folders = [], set()
-    for kind, data in objects:
-        sha = gitobjects.object_id(kind, data)
-        shas.append(sha)
-        folder = _objects_dir(root) / sha[:2]
-        if (folder / sha[2:]).exists():
-            continue
-        folder.mkdir(exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix="tmp_obj_", dir=folder)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(gitobjects.loose(kind, data))
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.chmod(tmp, 0o444)
-            os.replace(tmp, folder / sha[2:])
-        except BaseException:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
-            raise
-        folders.add(folder)
-    for folder in folders:
-        fsio.fsync_dir(folder)
+    shas = [gitobjects.object_id(kind, data) for kind, data in objects]
+    folder = _objects_dir(root)
+    new = {folder / sha[:2] / sha[2:]: (kind, data) for sha, (kind, data) in zip(shas, objects)}
+    fsio.atomic_write_all({path: gitobjects.loose(kind, data) for path, (kind, data) in new.items() if not path.exists()},
+                          temp=lambda path: path.with_name(f"tmp_obj_{uuid.uuid4().hex[:12]}"), mode=0o444)
     return shas
 
 
@@ -300,13 +281,16 @@ def _sync_index(root: Path, entries: Sequence[tuple[str, str, str | None]], atte
 
 # ---- sync: remotes, trees and merges (used by kbsync.syncer and kbsync.remotes) ---------------
 
+Side = tuple[str, str] | None  # a path's (mode, blob sha) in one tree; None where the tree has no such file
+
+
 @dataclass(frozen=True)
 class TreeChange:
     """One path that differs between two trees: its (mode, sha) on each side, None where absent."""
 
     relpath: str
-    old: tuple[str, str] | None
-    new: tuple[str, str] | None
+    old: Side
+    new: Side
 
 
 def fetch(root: Path, remote: str, branch: str) -> tuple[str, str] | None:

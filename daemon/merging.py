@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from kbsync import conflicts, fsio, gitrepo, initws, integrate, protocol
+from kbsync import conflicts, fsio, gitobjects, gitrepo, initws, integrate, protocol
 from kbsync.errors import LockedError
 from kbsync.integrate import Versions
 from kbsync.remotes.base import RemoteHead
@@ -42,25 +42,28 @@ def integrate_remote(ws: Workspace, head: str | None, remote: RemoteHead, base_t
     if remote.parent is None and remote.tree in (base_tree, local_tree):
         return Merged(head)  # nothing new on the remote, or nothing to integrate
     diff = gitrepo.diff_trees(root, local_tree, remote.tree)
-    changes = versions(ws, base_tree, local_tree, remote.tree, [c.relpath for c in diff])
+    base: dict[str, gitrepo.Side] = {}
+    if base_tree is not None:  # a path the remote did not change since the base keeps the local side: skip it
+        base = {c.relpath: c.old for c in gitrepo.diff_trees(root, base_tree, remote.tree)}
+        diff = [c for c in diff if c.relpath in base]
+    changes = versions(ws, {c.relpath: (base.get(c.relpath), c.old, c.new) for c in diff})
     plan = integrate.plan(changes, skeleton())
     writes = plan.local_writes(changes)
     apply_writes(ws, writes, {p: v.local for p, v in changes.items()})
     copies = [conflicts.save_conflict_copy(ws, c.relpath, c.local, other_desc=f"this machine's version, {c.what}")
               for c in plan.conflicts]
-    modes = {c.relpath: (c.new or c.old or ("100644", ""))[0] for c in diff}
-    tree = _merged_tree(ws, local_tree, modes, writes, copies)
+    tree = _merged_tree(ws, local_tree, {c.relpath: c for c in diff}, writes, copies)
     new = _new_head(ws, head, local_tree, remote, tree, len(writes), len(copies))
     if new is not None and new != head:
         gitrepo.move_head(root, new, head, gitrepo.diff_trees(root, local_tree, tree), "sync")
     return Merged(new, sorted(writes), copies)
 
 
-def versions(ws: Workspace, base: str | None, local: str, remote: str, paths: list[str]) -> dict[str, Versions]:
-    """Base, local and remote bytes of each of `paths` (those where the local and remote trees differ)."""
-    specs = [f"{tree}:{p}" for p in paths for tree in (base or gitrepo.EMPTY_TREE, local, remote)]
-    blobs = gitrepo.read_blobs(ws.root, specs)
-    return {p: Versions(*blobs[3 * i:3 * i + 3]) for i, p in enumerate(paths)}
+def versions(ws: Workspace, sides: Mapping[str, tuple[gitrepo.Side, gitrepo.Side, gitrepo.Side]]) -> dict[str, Versions]:
+    """Base, local and remote bytes of each path, from the (mode, blob) of each side (None: absent)."""
+    shas = sorted({side[1] for three in sides.values() for side in three if side})
+    blobs = dict(zip(shas, gitrepo.read_blobs(ws.root, shas)))
+    return {p: Versions(*(blobs[side[1]] if side else None for side in three)) for p, three in sides.items()}
 
 
 def _current(ws: Workspace, relpath: str) -> bytes | None:
@@ -75,6 +78,7 @@ def apply_writes(ws: Workspace, writes: Mapping[str, bytes | None], committed: M
     for relpath in writes:
         if fsio.lock_held(ws.path(relpath)):
             raise LockedError("being written (its lock is held); nothing was changed, sync again shortly", path=relpath)
+    final: dict[str, bytes | None] = {}
     for relpath, data in writes.items():
         now = _current(ws, relpath)
         if now != committed[relpath] and now is not None:
@@ -82,10 +86,11 @@ def apply_writes(ws: Workspace, writes: Mapping[str, bytes | None], committed: M
                 data = integrate.union(committed[relpath], now, data)
             else:
                 conflicts.save_conflict_copy(ws, relpath, now, other_desc="uncommitted edit on this machine")
+        final[relpath] = data
+    fsio.atomic_write_all({ws.path(relpath): data for relpath, data in final.items() if data is not None})
+    for relpath, data in final.items():
         if data is None:
             _remove(ws, relpath)
-        else:
-            fsio.atomic_write(ws.path(relpath), data)
 
 
 def _remove(ws: Workspace, relpath: str) -> None:
@@ -95,15 +100,21 @@ def _remove(ws: Workspace, relpath: str) -> None:
         pass
 
 
-def _merged_tree(ws: Workspace, local_tree: str, modes: Mapping[str, str], writes: Mapping[str, bytes | None],
-                 copies: list[str]) -> str:
+def _merged_tree(ws: Workspace, local_tree: str, diff: Mapping[str, gitrepo.TreeChange],
+                 writes: Mapping[str, bytes | None], copies: list[str]) -> str:
     """The local tree with the integrated files, the conflict copies and the error log as now on disk."""
     touched = sorted(set(writes) | set(copies) | ({protocol.ERRORS_LOG} if copies else set()))
-    now = {relpath: _current(ws, relpath) for relpath in touched}
-    shas = iter(gitrepo.store_objects(ws.root, [("blob", data) for data in now.values() if data is not None]))
-    entries = [(relpath, modes.get(relpath, "100644"), None if data is None else next(shas))
-               for relpath, data in now.items()]
+    present = {relpath: data for relpath in touched if (data := _current(ws, relpath)) is not None}
+    shas = {relpath: gitobjects.object_id("blob", data) for relpath, data in present.items()}
+    held = {side[1] for c in diff.values() for side in (c.old, c.new) if side}  # both trees' blobs: in the repository
+    gitrepo.store_objects(ws.root, [("blob", present[p]) for p, sha in shas.items() if sha not in held])
+    entries = [(relpath, _mode(diff.get(relpath)), shas.get(relpath)) for relpath in touched]
     return gitrepo.build_tree(ws.root, local_tree, entries)
+
+
+def _mode(change: gitrepo.TreeChange | None) -> str:
+    side = change and (change.new or change.old)
+    return side[0] if side else "100644"
 
 
 def _new_head(ws: Workspace, head: str | None, local_tree: str, remote: RemoteHead, tree: str,

@@ -83,11 +83,11 @@ def sync(ws: Workspace, transport: Transport | None = None, *, sleep: Callable[[
     with fsio.locked(ws.state_dir / LOCK_NAME, ttl_s=max(cfg.lock_ttl_s, 600), wait_s=cfg.lock_wait_s):
         first: CommitResult = commit_pending(ws, reason="sync")
         result = SyncResult(chosen.mode, committed=first.sha)
-        return _rounds(ws, chosen, result, sleep, jitter)
+        return _rounds(ws, chosen, result, first.checked, sleep, jitter)
 
 
-def _rounds(ws: Workspace, transport: Transport, result: SyncResult, sleep: Callable[[float], None],
-            jitter: Callable[[], float]) -> SyncResult:
+def _rounds(ws: Workspace, transport: Transport, result: SyncResult, checked: frozenset[tuple[str, str]],
+            sleep: Callable[[float], None], jitter: Callable[[], float]) -> SyncResult:
     retries = ws.config.sync.max_retries
     for attempt in range(retries + 1):
         result.rounds = attempt + 1
@@ -101,7 +101,7 @@ def _rounds(ws: Workspace, transport: Transport, result: SyncResult, sleep: Call
             save_state(ws, transport, remote)
         if head is None:
             return result
-        check_outgoing(ws, transport.outgoing(head, remote))
+        check_outgoing(ws, [o for o in transport.outgoing(head, remote) if o not in checked])
         pushed = transport.push(head, remote)
         if pushed is not None:
             save_state(ws, transport, pushed)
@@ -116,7 +116,8 @@ def _rounds(ws: Workspace, transport: Transport, result: SyncResult, sleep: Call
 # ---- what leaves the machine ---------------------------------------------------------
 
 def check_outgoing(ws: Workspace, outgoing: list[tuple[str, str]]) -> None:
-    """Refuse to send runtime state or anything the secret scan flags; names file and line."""
+    """Refuse to send runtime state or anything the secret scan flags; names file and line. (The blobs the
+    commit made by this sync already passed the same scan, so the caller leaves them out.)"""
     for relpath, _sha in outgoing:
         if relpath.split("/", 1)[0] == ".kbsync":
             raise SecretFoundError(f"runtime state is committed and would be sent; remove it from git ({relpath})",

@@ -62,6 +62,33 @@ def test_atomic_write_failure_leaves_old_content_and_no_temp(tmp_path: Path) -> 
     assert (target / "inside").read_bytes() == b"keep"
 
 
+def test_atomic_write_all_writes_every_file_and_fsyncs_each_folder_once(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    files = {tmp_path / f"d{i % 3}" / f"f{i}.md": f"content {i}\n".encode() for i in range(20)}
+    (tmp_path / "d0").mkdir()
+    (tmp_path / "d0" / "f0.md").write_bytes(b"old")
+    (tmp_path / "d0" / "f0.md").chmod(0o600)
+    synced_folders: list[Path] = []
+    real = fsio.fsync_dir
+    monkeypatch.setattr(fsio, "fsync_dir", lambda folder: (synced_folders.append(folder), real(folder))[1])
+    fsio.atomic_write_all(files)
+    assert all(path.read_bytes() == data for path, data in files.items())
+    assert (tmp_path / "d0" / "f0.md").stat().st_mode & 0o777 == 0o600
+    assert sorted(synced_folders) == [tmp_path / f"d{i}" for i in range(3)]
+    assert all(not p.name.endswith(fsio.TEMP_SUFFIX) for p in tmp_path.rglob("*"))
+
+
+def test_atomic_write_all_failing_on_one_file_leaves_no_temp_and_no_half_file(tmp_path: Path) -> None:
+    good, bad = tmp_path / "a.md", tmp_path / "b.md"
+    good.write_bytes(b"old a")
+    bad.mkdir()
+    (bad / "inside").write_bytes(b"keep")
+    with pytest.raises(OSError):
+        fsio.atomic_write_all({good: b"new a", bad: b"new b"}, mode=0o444)
+    assert good.read_bytes() in (b"old a", b"new a")
+    assert _names(tmp_path) == {"a.md", "b.md"}
+
+
 def test_atomic_write_exception_while_writing_removes_the_temp(tmp_path: Path) -> None:
     target = tmp_path / "a.md"
     target.write_bytes(b"old")

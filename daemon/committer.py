@@ -141,10 +141,10 @@ def is_closed_session(relpath: str, data: bytes) -> bool:
     return protocol.classify(relpath) == "session" and session_status(data.decode("utf-8", "replace")) == "closed"
 
 
-def newly_closed(ws: Workspace, files: Sequence[gitrepo.Staged]) -> list[str]:
-    """The session files that are closed in these bytes but were not closed at HEAD."""
+def newly_closed(ws: Workspace, head: str | None, files: Sequence[gitrepo.Staged]) -> list[str]:
+    """The session files that are closed in these bytes but were not closed at `head`."""
     closed = [f.relpath for f in files if f.data is not None and is_closed_session(f.relpath, f.data)]
-    before = gitrepo.head_blobs(ws.root, closed)
+    before = gitrepo.blobs_at(ws.root, head, closed)
     return [rel for rel in closed if (old := before[rel]) is None or not is_closed_session(rel, old)]
 
 
@@ -224,7 +224,7 @@ def commit_pending(ws: Workspace, *, reason: str, message: str | None = None,
             log.info("left out of the commit: %s (%s)", rel, why)
         if not staged:
             return CommitResult(None, "", skipped=skipped)
-        closed = newly_closed(ws, staged)
+        closed = newly_closed(ws, head, staged)
         text = compose(reason, message, staged, closed, skipped)
         try:
             sha = gitrepo.commit_files(ws.root, staged, text, expected_head=head,

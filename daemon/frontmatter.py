@@ -7,24 +7,17 @@ converted. Typing is done by the caller from the protocol's field table.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, Literal
-
-import yaml
-
-try:
-    from yaml import CBaseLoader as _Loader
-except ImportError:  # pragma: no cover - PyYAML without libyaml
-    from yaml import BaseLoader as _Loader  # type: ignore[assignment]
 
 FENCE = "---"
 # A top-level `key: value` line; the key stops at the first ':' followed by a blank or end of line.
 KEY_LINE = re.compile(r"^([^\s#:'\"\[\]{},&*!|>%@`-][^\s:]*?)[ \t]*:(?:[ \t]+(.*?))?[ \t]*$")
 _INDICATOR_START = tuple("\"'[{|>&*!%@`#")
 _SPECIAL = set(":#'\"<>[]{},&*!|%@`")
-_RESOLVER = yaml.resolver.Resolver()
 
 
 @dataclass(frozen=True)
@@ -128,9 +121,11 @@ def parse(lines: list[str]) -> Parsed:
     fast = _fast_parse(lines)
     if fast is not None:
         return Parsed(fast, None)
+    import yaml  # only here and in needs_quotes: most frontmatter never needs it, and it costs start-up time
+
     text = "\n".join(lines)
     try:
-        data = yaml.load(text, Loader=_Loader)
+        data = yaml.load(text, Loader=_loader())
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line if mark is not None else 0
@@ -158,8 +153,25 @@ def needs_quotes(value: str) -> bool:
         return True
     if value.startswith(("-", "?", "~")):
         return True
-    tag: str = _RESOLVER.resolve(yaml.ScalarNode, value, (True, False))  # type: ignore[no-untyped-call]
+    import yaml
+
+    tag: str = _resolver().resolve(yaml.ScalarNode, value, (True, False))
     return tag != "tag:yaml.org,2002:str"
+
+
+@functools.cache
+def _loader() -> Any:
+    """PyYAML's BaseLoader, in its C version where libyaml is there."""
+    import yaml
+
+    return getattr(yaml, "CBaseLoader", yaml.BaseLoader)
+
+
+@functools.cache
+def _resolver() -> Any:
+    import yaml.resolver
+
+    return yaml.resolver.Resolver()
 
 
 _ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r"}

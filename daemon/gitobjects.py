@@ -17,6 +17,7 @@ from typing import Iterable, Mapping, Sequence
 TREE_MODE = "40000"
 
 Entries = dict[str, tuple[str, str]]  # name -> (mode, sha hex), one tree's direct entries
+Change = tuple[str, str, str | None]  # (relpath, mode, blob sha), or sha None: remove the path
 
 
 def object_id(kind: str, data: bytes) -> str:
@@ -74,7 +75,7 @@ class Rewritten:
     objects: list[tuple[str, bytes]]  # (sha, tree content) of every tree that changed, to store
 
 
-def rewrite(base: Mapping[str, Entries], changes: Sequence[tuple[str, str, str | None]]) -> Rewritten:
+def rewrite(base: Mapping[str, Entries], changes: Sequence[Change]) -> Rewritten:
     """Apply (relpath, mode, sha-or-None) changes to the base trees read for `dirs_to_read`.
 
     `base` maps each folder (`""` the root) to its entries; a folder missing

@@ -134,15 +134,18 @@ def read_blobs(root: Path, specs: Sequence[str]) -> list[bytes | None]:
     return [obj[2] if obj and obj[1] == "blob" else None for obj in read_objects(root, specs)]
 
 
-def head_blobs(root: Path, relpaths: Sequence[str]) -> dict[str, bytes | None]:
-    """Each file's bytes as committed at HEAD (None where HEAD has no such file)."""
-    if not relpaths or head_sha(root) is None:
+def blobs_at(root: Path, commit: str | None, relpaths: Sequence[str]) -> dict[str, bytes | None]:
+    """Each file's bytes as committed in `commit` (None where it has no such file, or commit is None)."""
+    if not relpaths or commit is None:
         return dict.fromkeys(relpaths)
-    return dict(zip(relpaths, read_blobs(root, [f"HEAD:{rel}" for rel in relpaths])))
+    return dict(zip(relpaths, read_blobs(root, [f"{commit}:{rel}" for rel in relpaths])))
 
 
 @functools.lru_cache(maxsize=64)
 def _objects_dir(root: Path) -> Path:
+    """Where loose objects go: `.git/objects` in a plain repository; git says where otherwise (worktrees)."""
+    if (root / ".git").is_dir() and "GIT_OBJECT_DIRECTORY" not in os.environ:
+        return root / ".git" / "objects"
     return root / _run(root, "rev-parse", "--git-path", "objects").strip()
 
 
@@ -166,13 +169,13 @@ def write_blob(root: Path, data: bytes) -> str:
     return sha
 
 
-def build_tree(root: Path, base: str | None, entries: Sequence[tuple[str, str, str | None]]) -> str:
+def build_tree(root: Path, base: str | None, entries: Sequence[gitobjects.Change]) -> str:
     """A tree: `base` (a tree or commit; None for empty) with each (relpath, mode, sha) set, or removed
     where sha is None. Reads and writes only the trees on those paths."""
     return _rewrite(root, base, entries)[0]
 
 
-def _rewrite(root: Path, base: str | None, entries: Sequence[tuple[str, str, str | None]]) -> tuple[str, str]:
+def _rewrite(root: Path, base: str | None, entries: Sequence[gitobjects.Change]) -> tuple[str, str]:
     """(new tree, base tree) for build_tree."""
     dirs = gitobjects.dirs_to_read(p for p, _m, _s in entries)
     found = read_objects(root, [f"{base}^{{tree}}" if d == "" else f"{base}:{d}" for d in dirs]) if base else []
@@ -244,10 +247,12 @@ def commit_files(
 
 def commit_tree(root: Path, tree: str, parents: Sequence[str], message: str, author: tuple[str, str]) -> str:
     args = [x for p in parents for x in ("-p", p)]
-    return _run(root, "commit-tree", tree, *args, env=_author_env(*author), stdin=message.encode()).strip()
+    sha = _run(root, "commit-tree", tree, *args, env=_author_env(*author), stdin=message.encode()).strip()
+    _remember(root, "tree", sha, "", tree)
+    return sha
 
 
-def update_head(root: Path, new: str, old: str | None, reflog: str, entries: Sequence[tuple[str, str, str | None]]) -> None:
+def update_head(root: Path, new: str, old: str | None, reflog: str, entries: Sequence[gitobjects.Change]) -> None:
     """Move HEAD from `old` to `new` (compare-and-swap; HeadMovedError if it moved) and stage `entries`,
     the paths that changed, in git's index so that `git status` agrees with HEAD."""
     done = _exec(root, ["update-ref", "-m", reflog, "HEAD", new, old or ZERO_SHA], check=False)
@@ -260,7 +265,7 @@ def update_head(root: Path, new: str, old: str | None, reflog: str, entries: Seq
 INDEX_BATCH = 1000  # paths per `git update-index` (its command line must stay within the system's limit)
 
 
-def _sync_index(root: Path, entries: Sequence[tuple[str, str, str | None]], attempts: int = 20) -> None:
+def _sync_index(root: Path, entries: Sequence[gitobjects.Change], attempts: int = 20) -> None:
     """Stage each (relpath, mode, sha) in the real index, or remove it where sha is None, and refresh the
     index's stat data so that the next `git status` need not re-hash those files."""
     for _ in range(attempts):
@@ -308,6 +313,7 @@ def fetch(root: Path, remote: str, branch: str) -> tuple[str, str] | None:
         raise GitError(f"git fetch {remote} failed: {err.strip().splitlines()[-1] if err.strip() else done.returncode}; "
                        "check the remote and the network, then sync again")
     commit, tree = _run(root, "rev-parse", f"{tracking}^{{commit}}", f"{tracking}^{{tree}}").split()
+    _remember(root, "tree", commit, "", tree)
     return commit, tree
 
 
@@ -323,19 +329,49 @@ def push(root: Path, remote: str, branch: str, sha: str) -> bool:
     raise GitError(f"git push {remote} failed: {last}; check the remote and its credentials, then sync again")
 
 
-def is_ancestor(root: Path, old: str, new: str) -> bool:
-    return _exec(root, ["merge-base", "--is-ancestor", old, new], check=False).returncode == 0
+# Facts about commits never change (a commit's tree, two commits' merge base), so a sync asks git once.
+_FACTS_MAX = 4096
+_facts: dict[tuple[Path, str, str, str], str | None] = {}
+
+
+def _is_sha(name: str) -> bool:
+    return len(name) == 40 and all(c in "0123456789abcdef" for c in name)
+
+
+def _remember(root: Path, question: str, a: str, b: str, answer: str | None) -> None:
+    if _is_sha(a) and _is_sha(b or a):
+        if len(_facts) >= _FACTS_MAX:
+            _facts.clear()
+        _facts[(root, question, a, b)] = answer
 
 
 def merge_base(root: Path, a: str, b: str) -> str | None:
-    return _exec(root, ["merge-base", a, b], check=False).stdout.decode().strip() or None
+    """The best common ancestor of commits `a` and `b`; None if they share no history."""
+    a, b = sorted((a, b))
+    if (root, "base", a, b) in _facts:
+        return _facts[(root, "base", a, b)]
+    done = _exec(root, ["merge-base", a, b], check=False)
+    if done.returncode not in (0, 1):
+        raise GitError(f"git merge-base failed: {proc.last_line(done)}", path=str(root))
+    base = done.stdout.decode().strip() or None
+    _remember(root, "base", a, b, base)
+    return base
+
+
+def is_ancestor(root: Path, old: str, new: str) -> bool:
+    """Whether commit `old` is `new` or in its history."""
+    return old == new or merge_base(root, old, new) == old
 
 
 def tree_of(root: Path, commit: str | None) -> str:
     """The tree of `commit`; the empty tree for None."""
     if commit is None:
         return EMPTY_TREE
-    return _run(root, "rev-parse", f"{commit}^{{tree}}").strip()
+    known = _facts.get((root, "tree", commit, ""))
+    if known is None:
+        known = _run(root, "rev-parse", f"{commit}^{{tree}}").strip()
+        _remember(root, "tree", commit, "", known)
+    return known
 
 
 def has_object(root: Path, sha: str) -> bool:
@@ -371,12 +407,6 @@ def list_tree(root: Path, tree: str) -> dict[str, tuple[str, str]]:
         mode, _kind, sha = meta.split()
         files[relpath] = (mode, sha)
     return files
-
-
-def move_head(root: Path, new: str, old: str | None, changed: Sequence[TreeChange], reason: str) -> None:
-    """Move HEAD from `old` to `new` (compare-and-swap) and stage `changed` (old -> new tree) in git's index."""
-    update_head(root, new, old, f"kbsync: {reason}",
-                [(c.relpath, c.new[0], c.new[1]) if c.new else (c.relpath, "0", None) for c in changed])
 
 
 def commit_subject(root: Path, commit: str) -> str:

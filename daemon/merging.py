@@ -52,10 +52,10 @@ def integrate_remote(ws: Workspace, head: str | None, remote: RemoteHead, base_t
     apply_writes(ws, writes, {p: v.local for p, v in changes.items()})
     copies = [conflicts.save_conflict_copy(ws, c.relpath, c.local, other_desc=f"this machine's version, {c.what}")
               for c in plan.conflicts]
-    tree = _merged_tree(ws, local_tree, {c.relpath: c for c in diff}, writes, copies)
+    tree, entries = _merged_tree(ws, local_tree, {c.relpath: c for c in diff}, writes, copies)
     new = _new_head(ws, head, local_tree, remote, tree, len(writes), len(copies))
     if new is not None and new != head:
-        gitrepo.move_head(root, new, head, gitrepo.diff_trees(root, local_tree, tree), "sync")
+        gitrepo.update_head(root, new, head, "kbsync: sync", entries)
     return Merged(new, sorted(writes), copies)
 
 
@@ -101,15 +101,16 @@ def _remove(ws: Workspace, relpath: str) -> None:
 
 
 def _merged_tree(ws: Workspace, local_tree: str, diff: Mapping[str, gitrepo.TreeChange],
-                 writes: Mapping[str, bytes | None], copies: list[str]) -> str:
-    """The local tree with the integrated files, the conflict copies and the error log as now on disk."""
+                 writes: Mapping[str, bytes | None], copies: list[str]) -> tuple[str, list[gitobjects.Change]]:
+    """The local tree with the integrated files, the conflict copies and the error log as now on disk;
+    and those paths as (relpath, mode, blob sha or None) entries: what changed from `local_tree`."""
     touched = sorted(set(writes) | set(copies) | ({protocol.ERRORS_LOG} if copies else set()))
     present = {relpath: data for relpath in touched if (data := _current(ws, relpath)) is not None}
     shas = {relpath: gitobjects.object_id("blob", data) for relpath, data in present.items()}
     held = {side[1] for c in diff.values() for side in (c.old, c.new) if side}  # both trees' blobs: in the repository
     gitrepo.store_objects(ws.root, [("blob", present[p]) for p, sha in shas.items() if sha not in held])
     entries = [(relpath, _mode(diff.get(relpath)), shas.get(relpath)) for relpath in touched]
-    return gitrepo.build_tree(ws.root, local_tree, entries)
+    return gitrepo.build_tree(ws.root, local_tree, entries), entries
 
 
 def _mode(change: gitrepo.TreeChange | None) -> str:

@@ -94,7 +94,8 @@ def _rounds(ws: Workspace, transport: Transport, result: SyncResult, checked: fr
         remote = transport.pull()
         head = gitrepo.head_sha(ws.root)
         if remote is not None:
-            merged = merging.integrate_remote(ws, head, remote, transport.base_tree(head, remote, synced_tree(ws, transport)))
+            base = transport.base_tree(head, remote, lambda: synced_tree(ws, transport))
+            merged = merging.integrate_remote(ws, head, remote, base)
             head = merged.head
             result.pulled += [p for p in merged.pulled if p not in result.pulled]
             result.conflicts += merged.copies

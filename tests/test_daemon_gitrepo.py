@@ -73,12 +73,12 @@ def test_compare_and_swap_refuses_when_head_moved(repo: Path) -> None:
     assert gitrepo.head_sha(repo) == moved
 
 
-def test_head_blobs(repo: Path) -> None:
-    assert gitrepo.head_blobs(repo, ["a.md"]) == {"a.md": None}
+def test_blobs_at(repo: Path) -> None:
+    assert gitrepo.blobs_at(repo, None, ["a.md"]) == {"a.md": None}
     (repo / "a.md").write_text("x")
-    gitrepo.commit_files(repo, [gitrepo.Staged("d/a.md", "状态".encode())], "m", expected_head=None,
-                         author=("k", "k@x"))
-    assert gitrepo.head_blobs(repo, ["d/a.md", "missing.md"]) == {"d/a.md": "状态".encode(), "missing.md": None}
+    sha = gitrepo.commit_files(repo, [gitrepo.Staged("d/a.md", "状态".encode())], "m", expected_head=None,
+                               author=("k", "k@x"))
+    assert gitrepo.blobs_at(repo, sha, ["d/a.md", "missing.md"]) == {"d/a.md": "状态".encode(), "missing.md": None}
 
 
 def test_unicode_paths_round_trip(repo: Path) -> None:
@@ -135,3 +135,18 @@ def test_the_index_agrees_with_head_after_commits_in_several_batches(repo: Path,
     assert git(repo, "status", "--porcelain") == ""
     assert git(repo, "ls-files").split() == sorted(names[3:])
     assert git(repo, "diff-files", "--name-only") == ""  # stat data recorded: nothing to re-hash
+
+
+def test_ancestry_and_merge_base(repo: Path) -> None:
+    first = gitrepo.commit_files(repo, [gitrepo.Staged("a.md", b"1")], "m", expected_head=None, author=("k", "k@x"))
+    second = gitrepo.commit_files(repo, [gitrepo.Staged("a.md", b"2")], "m", expected_head=first, author=("k", "k@x"))
+    assert first and second
+    side = gitrepo.commit_tree(repo, gitrepo.tree_of(repo, first), [first], "side\n", ("k", "k@x"))
+    lonely = gitrepo.commit_tree(repo, gitrepo.tree_of(repo, first), [], "no history\n", ("k", "k@x"))
+    for _ in range(2):  # asked twice: the second answers come from what was learnt
+        assert gitrepo.is_ancestor(repo, first, second) and not gitrepo.is_ancestor(repo, second, first)
+        assert gitrepo.merge_base(repo, second, side) == first
+        assert gitrepo.merge_base(repo, second, lonely) is None
+        assert gitrepo.tree_of(repo, second) == git(repo, "rev-parse", f"{second}^{{tree}}").strip()
+    with pytest.raises(GitError):
+        gitrepo.merge_base(repo, first, "f" * 40)

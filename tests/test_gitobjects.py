@@ -100,3 +100,11 @@ def test_rewriting_a_few_paths_gives_the_tree_git_would_write(repo: Path, start:
     todo = [e for e in entries(changes)
             if not any(b[0].startswith(e[0] + "/") or e[0].startswith(b[0] + "/") for b in base_entries)]
     assert gitrepo.build_tree(repo, base, todo) == git_tree(repo, base, todo)
+
+
+def test_objects_go_where_git_looks_in_a_linked_worktree(repo: Path, tmp_path: Path) -> None:
+    git(repo, "-c", "user.name=k", "-c", "user.email=k@x", "commit", "-q", "--allow-empty", "-m", "start")
+    linked = tmp_path / "linked"
+    git(repo, "worktree", "add", "-q", "--detach", str(linked))
+    sha = gitrepo.write_blob(linked, b"from a linked worktree\n")
+    assert git(repo, "cat-file", "-p", sha) == "from a linked worktree\n"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Callable, Protocol
 
 
 @dataclass(frozen=True)
@@ -26,8 +26,9 @@ class Transport(Protocol):
     def pull(self) -> RemoteHead | None:
         """The remote branch's head with its tree in the local repository; None if the branch does not exist."""
 
-    def base_tree(self, local_head: str | None, remote: RemoteHead, synced_tree: str | None) -> str | None:
-        """The tree both sides last agreed on (None: never synced)."""
+    def base_tree(self, local_head: str | None, remote: RemoteHead, synced_tree: Callable[[], str | None]) -> str | None:
+        """The tree both sides last agreed on (None: never synced); `synced_tree()` is the tree of the last
+        remote commit this workspace integrated from this remote, if still held (asked only where needed)."""
 
     def outgoing(self, local_head: str, remote: RemoteHead | None) -> list[tuple[str, str]]:
         """(relpath, blob sha) of every file a push of `local_head` would send."""

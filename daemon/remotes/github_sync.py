@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
-from typing import Mapping
+from typing import Callable, Mapping
 
 import requests
 
@@ -77,8 +77,8 @@ class ApiTransport:
         log.info("GitHub repository %s is empty; seeding it with %s", self.api.repository, path)
         return self.api.put_file(path, data or b"", "kbsync: start the repository", self.branch)
 
-    def base_tree(self, local_head: str | None, remote: RemoteHead, synced_tree: str | None) -> str | None:
-        return synced_tree
+    def base_tree(self, local_head: str | None, remote: RemoteHead, synced_tree: Callable[[], str | None]) -> str | None:
+        return synced_tree()
 
     # ---- push ------------------------------------------------------------------------
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 from kbsync import gitrepo
 from kbsync.remotes.base import RemoteHead
@@ -19,7 +20,7 @@ class GitTransport:
         fetched = gitrepo.fetch(self.root, self.remote, self.branch)
         return None if fetched is None else RemoteHead(fetched[0], fetched[1], fetched[0])
 
-    def base_tree(self, local_head: str | None, remote: RemoteHead, synced_tree: str | None) -> str | None:
+    def base_tree(self, local_head: str | None, remote: RemoteHead, synced_tree: Callable[[], str | None]) -> str | None:
         base = gitrepo.merge_base(self.root, local_head, remote.commit) if local_head else None
         return None if base is None else gitrepo.tree_of(self.root, base)
 

@@ -1,6 +1,6 @@
 """Sync: HTTP requests and wall time per API sync; git-mode sync against plain git on the same change.
 
-    python bench/bench_sync.py [--sessions 2000] [--runs 3] [--sizes 1,10,100]
+    python bench/bench_sync.py [--sessions 2000] [--runs 5] [--sizes 1,10,100]
 
 On a generated workspace (../shared/bench/gen_workspace.py), for 1, 10 and 100 changed
 session files:
@@ -9,8 +9,9 @@ session files:
      + at most 5) and its wall time, in process;
  (b) git mode: `kbsync sync` (a new process: commit, fetch, integrate, push) against
      `git add -A && git commit && git pull --rebase && git push` on a clone of the same
-     repository, the remote having moved by one commit before each run in both cases.
-Medians of --runs.
+     repository. Before each run of either, a third clone pushes one commit, so both always
+     pull: that commit and the other contender's last push (the same number of changed files).
+Medians of --runs; kbsync is byte-compiled first, as an installed package is.
 """
 
 from __future__ import annotations
@@ -141,7 +142,7 @@ def git_figures(bare: Path, tmp: Path, sizes: list[int], runs: int) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sessions", type=int, default=2000)
-    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--sizes", default="1,10,100")
     args = ap.parse_args()
     sizes = [int(x) for x in args.sizes.split(",")]

@@ -73,7 +73,6 @@ class Daemon:
     def run(self) -> int:
         """Serve until SIGTERM/SIGINT; 0 after a clean stop, 1 if the worker failed."""
         self._take_workspace_lock()
-        logging.getLogger("git").setLevel(logging.INFO)  # GitPython logs every command at debug level
         try:
             self._state = {k: v for k, v in status.read_status(self.ws).items()
                            if k in ("last_scan_ns", "last_commit", "last_repair", "jobs")}

@@ -179,10 +179,10 @@ def _rewrite(root: Path, base: str | None, entries: Sequence[gitobjects.Change])
     """(new tree, base tree) for build_tree."""
     dirs = gitobjects.dirs_to_read(p for p, _m, _s in entries)
     found = read_objects(root, [f"{base}^{{tree}}" if d == "" else f"{base}:{d}" for d in dirs]) if base else []
-    trees = {d: gitobjects.parse_tree(obj[2]) for d, obj in zip(dirs, found) if obj and obj[1] == "tree"}
-    base_tree = found[0][0] if found and found[0] else EMPTY_TREE
     if base and not found[0]:
         raise GitError(f"{base} is not a tree or commit in this repository", path=str(root))
+    trees = {d: gitobjects.parse_tree(obj[2]) for d, obj in zip(dirs, found) if obj and obj[1] == "tree"}
+    base_tree = found[0][0] if found and found[0] else EMPTY_TREE
     new = gitobjects.rewrite(trees, entries)
     store_objects(root, [("tree", data) for _sha, data in new.objects])
     return new.tree, base_tree

@@ -10,10 +10,7 @@ import fcntl
 import hashlib
 import json
 import os
-import socket
 import time
-import uuid
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator, Mapping
@@ -87,7 +84,7 @@ def lock_is_stale(lock: Path, now: float | None = None) -> bool:
         return (now or time.time()) - st.st_mtime > (EMPTY_LOCK_GRACE_S if st.st_size == 0 else 60)
     if (now or time.time()) > expire:
         return True
-    return host == socket.gethostname() and not _pid_alive(pid)
+    return host == os.uname().nodename and not _pid_alive(pid)
 
 
 def lock_held(path: Path) -> bool:
@@ -110,7 +107,7 @@ def try_lock(path: Path, ttl_s: float) -> bool:
     """Take the lock once; False if a fresh lock is held by someone else."""
     lock = lock_path(path)
     lock.parent.mkdir(parents=True, exist_ok=True)
-    body = json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "expire": int(time.time() + ttl_s) + 1})
+    body = json.dumps({"pid": os.getpid(), "host": os.uname().nodename, "expire": int(time.time() + ttl_s) + 1})
     for _ in range(2):
         try:
             fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
@@ -156,7 +153,7 @@ def fsync_dir(folder: Path) -> None:
 
 
 def temp_path_for(path: Path) -> Path:
-    return path.with_name(f".{path.name}.{uuid.uuid4().hex[:12]}{TEMP_SUFFIX}")
+    return path.with_name(f".{path.name}.{os.urandom(6).hex()}{TEMP_SUFFIX}")
 
 
 def atomic_write(path: Path, data: bytes) -> None:
@@ -216,6 +213,8 @@ def _concurrently(action: Callable[[Path], None], paths: list[Path]) -> None:
         for path in paths:
             action(path)
         return
+    from concurrent.futures import ThreadPoolExecutor  # here: most writes are of one file, and it costs start-up time
+
     with ThreadPoolExecutor(min(FSYNC_THREADS, len(paths))) as pool:
         list(pool.map(action, paths))
 

@@ -20,7 +20,6 @@ import logging
 import os
 import subprocess
 import time
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -160,7 +159,7 @@ def store_objects(root: Path, objects: Sequence[tuple[str, bytes]]) -> list[str]
     folder = _objects_dir(root)
     new = {folder / sha[:2] / sha[2:]: (kind, data) for sha, (kind, data) in zip(shas, objects)}
     fsio.atomic_write_all({path: gitobjects.loose(kind, data) for path, (kind, data) in new.items() if not path.exists()},
-                          temp=lambda path: path.with_name(f"tmp_obj_{uuid.uuid4().hex[:12]}"), mode=0o444)
+                          temp=lambda path: path.with_name(f"tmp_obj_{os.urandom(6).hex()}"), mode=0o444)
     return shas
 
 

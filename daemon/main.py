@@ -11,8 +11,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
-import pkgutil
+import os
 import sys
+from pathlib import Path
 from typing import Sequence
 
 from kbsync import __version__
@@ -21,9 +22,9 @@ from kbsync.errors import EXIT_INTERRUPTED, EXIT_REMOTE, EXIT_USAGE, KbsyncError
 
 def command_modules() -> list[str]:
     """Every subcommand module (files in kbsync/commands that define `register`)."""
-    import kbsync.commands as pkg
-
-    return sorted(m.name for m in pkgutil.iter_modules(pkg.__path__) if not m.name.startswith("_") and m.name != "common")
+    folder = Path(__file__).parent / "commands"
+    return sorted(name[:-3] for name in os.listdir(folder)
+                  if name.endswith(".py") and not name.startswith("_") and name != "common.py")
 
 
 class _Parser(argparse.ArgumentParser):

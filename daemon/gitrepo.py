@@ -174,12 +174,20 @@ def build_tree(root: Path, base: str | None, entries: Sequence[gitobjects.Change
     return _rewrite(root, base, entries)[0]
 
 
+def _require_sha1(root: Path, sha: str) -> None:
+    if len(sha) != 40:
+        raise GitError("this repository names objects with SHA-256; kbsync writes SHA-1 repositories (git's default, "
+                       "and GitHub's): sync it into a repository made by `git init` or `kbsync init`", path=str(root))
+
+
 def _rewrite(root: Path, base: str | None, entries: Sequence[gitobjects.Change]) -> tuple[str, str]:
     """(new tree, base tree) for build_tree."""
     dirs = gitobjects.dirs_to_read(p for p, _m, _s in entries)
     found = read_objects(root, [f"{base}^{{tree}}" if d == "" else f"{base}:{d}" for d in dirs]) if base else []
     if base and not found[0]:
         raise GitError(f"{base} is not a tree or commit in this repository", path=str(root))
+    if found and found[0]:
+        _require_sha1(root, found[0][0])
     trees = {d: gitobjects.parse_tree(obj[2]) for d, obj in zip(dirs, found) if obj and obj[1] == "tree"}
     base_tree = found[0][0] if found and found[0] else EMPTY_TREE
     new = gitobjects.rewrite(trees, entries)
@@ -232,6 +240,8 @@ def commit_files(
     The commit lands only if HEAD is still `expected_head` (HeadMovedError
     otherwise). The real index is then brought in line for the committed paths.
     """
+    if expected_head:
+        _require_sha1(root, expected_head)
     shas = store_objects(root, [("blob", f.data) for f in files if f.data is not None])
     blob = iter(shas)
     entries = [(f.relpath, "100755" if f.executable else "100644", None if f.data is None else next(blob))

@@ -108,3 +108,14 @@ def test_objects_go_where_git_looks_in_a_linked_worktree(repo: Path, tmp_path: P
     git(repo, "worktree", "add", "-q", "--detach", str(linked))
     sha = gitrepo.write_blob(linked, b"from a linked worktree\n")
     assert git(repo, "cat-file", "-p", sha) == "from a linked worktree\n"
+
+
+def test_a_sha256_repository_is_refused_with_a_clear_error(tmp_path: Path) -> None:
+    root = tmp_path / "sha256"
+    subprocess.run(["git", "init", "-q", "--object-format=sha256", str(root)], check=True)
+    git(root, "-c", "user.name=k", "-c", "user.email=k@x", "commit", "-q", "--allow-empty", "-m", "start")
+    head = gitrepo.head_sha(root)
+    with pytest.raises(GitError, match="SHA-256"):
+        gitrepo.commit_files(root, [gitrepo.Staged("a.md", b"a")], "m", expected_head=head, author=("k", "k@x"))
+    assert gitrepo.head_sha(root) == head
+    assert not [p for p in (root / ".git" / "objects").glob("??/*") if len(p.name) == 38]  # no SHA-1 object written

@@ -1,9 +1,11 @@
 """Bring a remote head into the local workspace: plan (kbsync.integrate), write the work tree, commit.
 
-The same steps for both transports. The work tree is written first (atomic
-writes, conflict copies, a line in logs/errors.md), then the commit lands with
-a compare-and-swap on HEAD; a crash in between leaves changed files that the
-next commit picks up, never a HEAD whose files are missing.
+The same steps for both transports. The work tree is written first: conflict
+copies (with a line in logs/errors.md) before the paths they stand beside are
+overwritten, then the integrated files (atomic writes); then the commit lands
+with a compare-and-swap on HEAD. A crash anywhere in between leaves changed
+files that the next commit picks up, never a HEAD whose files are missing, and
+never a local version that exists only in git's history.
 """
 
 from __future__ import annotations
@@ -49,9 +51,11 @@ def integrate_remote(ws: Workspace, head: str | None, remote: RemoteHead, base_t
     changes = versions(ws, {c.relpath: (base.get(c.relpath), c.old, c.new) for c in diff})
     plan = integrate.plan(changes, skeleton())
     writes = plan.local_writes(changes)
-    apply_writes(ws, writes, {p: v.local for p, v in changes.items()})
+    refuse_locked(ws, writes)
+    # The copies first: a crash before the path is overwritten then leaves both versions on disk.
     copies = [conflicts.save_conflict_copy(ws, c.relpath, c.local, other_desc=f"this machine's version, {c.what}")
               for c in plan.conflicts]
+    apply_writes(ws, writes, {p: v.local for p, v in changes.items()})
     tree, entries = _merged_tree(ws, local_tree, {c.relpath: c for c in diff}, writes, copies)
     new = _new_head(ws, head, local_tree, remote, tree, len(writes), len(copies))
     if new is not None and new != head:
@@ -73,11 +77,15 @@ def _current(ws: Workspace, relpath: str) -> bytes | None:
         return None
 
 
-def apply_writes(ws: Workspace, writes: Mapping[str, bytes | None], committed: Mapping[str, bytes | None]) -> None:
-    """Write the integrated bytes into the work tree; edits not yet committed are kept, never overwritten."""
+def refuse_locked(ws: Workspace, writes: Mapping[str, bytes | None]) -> None:
+    """LockedError, before anything is written, if a path the integration writes is being written."""
     for relpath in writes:
         if fsio.lock_held(ws.path(relpath)):
             raise LockedError("being written (its lock is held); nothing was changed, sync again shortly", path=relpath)
+
+
+def apply_writes(ws: Workspace, writes: Mapping[str, bytes | None], committed: Mapping[str, bytes | None]) -> None:
+    """Write the integrated bytes into the work tree; edits not yet committed are kept, never overwritten."""
     final: dict[str, bytes | None] = {}
     for relpath, data in writes.items():
         now = _current(ws, relpath)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import os
 import random
 import signal
 import subprocess
@@ -275,10 +276,11 @@ def test_killed_repair_commands_over_a_workspace_leave_whole_files(ws: Workspace
 
 def test_killed_syncs_leave_a_sound_repository_and_a_rerun_converges(tmp_path: Path) -> None:
     """`kbsync sync` killed at random moments (while committing, integrating the remote's changes or
-    pushing): git's objects and refs stay sound, no line is lost, and the next sync converges."""
+    pushing): git's objects and refs stay sound, no line is lost, and the next sync converges.
+    KBSYNC_CRASH_SEED picks other moments (it found that conflict copies must come first)."""
     from helpers_sync import all_text, append, git, make_bare, tree_files, workspace
 
-    rng = random.Random(11)
+    rng = random.Random(int(os.environ.get("KBSYNC_CRASH_SEED", "11")))
     bare = make_bare(tmp_path / "remote.git")
     a, b = workspace(tmp_path, "a", bare), workspace(tmp_path, "b", bare)
     for root in (a, b):
@@ -290,7 +292,7 @@ def test_killed_syncs_leave_a_sound_repository_and_a_rerun_converges(tmp_path: P
             for rel in ("memory/facts.md", "logs/tool-calls.md"):
                 append(root, rel, f"- {side} round {n} {rel}")
                 written.append(f"- {side} round {n} {rel}")
-            for k in range(5):
+            for k in range(20):
                 line = f"{side} round {n} file {k}"
                 (root / "memory" / f"{side}-{n}-{k}.md").write_text(f"# {line}\n\n{line}\n", encoding="utf-8")
                 written.append(line)
@@ -298,12 +300,13 @@ def test_killed_syncs_leave_a_sound_repository_and_a_rerun_converges(tmp_path: P
                 assert kbsync("sync", ws=b).returncode in (0, 1)
         child = subprocess.Popen([sys.executable, "-m", "kbsync", "-w", str(a), "sync"],
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(0.08, 0.4))
+        time.sleep(rng.uniform(0.05, 0.35))
         child.send_signal(signal.SIGKILL)
         killed_running += child.wait(30) == -signal.SIGKILL
+        wait_for_git_children(a)  # a git command it started (fetch, push) runs on to its own end
         fsck = subprocess.run(["git", "-C", str(a), "fsck", "--no-dangling", "--no-progress"], capture_output=True,
                               text=True)
-        assert fsck.returncode == 0 and "error" not in fsck.stderr, fsck.stderr
+        assert fsck.returncode == 0 and "error" not in fsck.stderr, fsck.stdout + fsck.stderr
         assert git(a, "cat-file", "-t", "HEAD") == "commit"
         here = all_text({p.name: p.read_bytes() for p in a.rglob("*.md") if ".git" not in p.parts})
         assert [line for line in written if line.startswith("a ") and line not in here] == []
@@ -317,3 +320,23 @@ def test_killed_syncs_leave_a_sound_repository_and_a_rerun_converges(tmp_path: P
     assert git(a, "status", "--porcelain") == ""
     text = all_text(tree_files(bare, "main"))
     assert [line for line in written if line not in text] == []
+
+
+def wait_for_git_children(root: Path, timeout: float = 30.0) -> None:
+    """Wait until no process works in `root`: git commands are in their own process groups (so a
+    timeout can stop a whole group), and survive the kbsync that started them."""
+    deadline = time.monotonic() + timeout
+    while _processes_in(root):
+        assert time.monotonic() < deadline, f"still running in {root}: {_processes_in(root)}"
+        time.sleep(0.02)
+
+
+def _processes_in(root: Path) -> list[str]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and Path(os.readlink(entry / "cwd")).is_relative_to(root):
+                found.append((entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace"))
+        except OSError:
+            pass  # ended meanwhile, or not ours to read
+    return found

@@ -59,6 +59,32 @@ def test_same_file_both_sides_keeps_remote_and_saves_a_conflict_copy(tmp_path: P
     assert b"conflict: memory/facts.md" in files["logs/errors.md"]
 
 
+def test_a_sync_stopped_while_saving_a_conflict_copy_has_not_overwritten_the_local_version(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The copy is saved before the remote's version takes the path, so a crash (here: a full disk)
+    in between leaves this machine's version on disk, not only in git's history."""
+    from kbsync import conflicts
+
+    bare = make_bare(tmp_path / "remote.git")
+    a, b = workspace(tmp_path, "a", bare), workspace(tmp_path, "b", bare)
+    sync(open_ws(a)), sync(open_ws(b))
+    append(a, "memory/facts.md", "- a says")
+    append(b, "memory/facts.md", "- b says")
+    assert sync(open_ws(a)).exit_code == 0
+
+    def disk_full(*_args: object, **_kw: object) -> str:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(conflicts, "save_conflict_copy", disk_full)
+    with pytest.raises(OSError):
+        sync(open_ws(b))
+    assert "- b says" in (b / "memory/facts.md").read_text(encoding="utf-8")
+    monkeypatch.undo()
+    assert sync(open_ws(b)).exit_code == 1
+    here = {p.name: p.read_text(encoding="utf-8") for p in (b / "memory").glob("facts*.md")}
+    assert "- a says" in here["facts.md"] and any("- b says" in text for name, text in here.items() if name != "facts.md")
+
+
 def test_locked_file_in_the_way_postpones_the_sync(tmp_path: Path) -> None:
     bare = make_bare(tmp_path / "remote.git")
     a, b = workspace(tmp_path, "a", bare), workspace(tmp_path, "b", bare)

@@ -13,7 +13,6 @@ import argparse
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -80,7 +79,7 @@ def for_rg(pattern: str) -> str:
 
 def rg_patterns(rg: str, out: Path) -> int:
     """The rule regexes rg accepts, one per line in `out`; how many."""
-    ok = [p for p in (for_rg(r.regex.pattern) for r in default_rules().rules)
+    ok = [p for p in (for_rg(r.regex) for r in default_rules().rules)
           if subprocess.run([rg, *RG, "-q", "-e", p, "-"], input=b"", capture_output=True).returncode in (0, 1)]
     out.write_text("\n".join(ok) + "\n")
     return len(ok)
@@ -102,10 +101,10 @@ def main() -> None:
         ws = corpus(work, args.sessions)
         start_up = median([timed([*KBSYNC, "--version"])[0] for _ in range(args.runs)])
         print(f"start-up of `kbsync --version` (reference): {start_up:.3f} s")
-        for files in (1, 100):
-            plain, _ = commit_times(ws, work, files, args.runs, hook=False)
-            hooked, alone = commit_times(ws, work, files, args.runs, hook=True)
-            print(f"git commit, {files:>3} staged session file(s): without hook {plain:.3f} s, "
+        for count in (1, 100):
+            plain, _ = commit_times(ws, work, count, args.runs, hook=False)
+            hooked, alone = commit_times(ws, work, count, args.runs, hook=True)
+            print(f"git commit, {count:>3} staged session file(s): without hook {plain:.3f} s, "
                   f"with hook {hooked:.3f} s (hook alone {alone:.3f} s, adds {hooked - plain:.3f} s)")
         files = [p for p in ws.rglob("*") if p.is_file()]
         size, mb_s = scanner_mb_s(files, args.runs)
@@ -116,4 +115,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

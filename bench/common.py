@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Sequence
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("KBSYNC_SHARED", REPO.parent / "shared"))
@@ -47,7 +48,7 @@ def timed(cmd: list[str], cwd: Path | None = None) -> tuple[float, int, int]:
     return wall, rss_mb, os.waitstatus_to_exitcode(status)
 
 
-def median(values: list[float]) -> float:
+def median(values: Sequence[float]) -> float:
     return statistics.median(values)
 
 

@@ -36,6 +36,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 ZERO = "0" * 40
 DOCS = "https://docs.github.com/rest"
 Check = Callable[[str, str, int, Any, Any], None]
+HOST = "127.0.0.1"  # loopback only
 
 
 @dataclass
@@ -177,14 +178,13 @@ class GitHubServer:
         self.check = check
         self.write_lock = threading.Lock()
         self.rate_remaining = 5000
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._httpd = ThreadingHTTPServer((HOST, 0), _handler_for(self))
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
 
     @property
     def url(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://{HOST}:{self._httpd.server_address[1]}"
 
     @property
     def repository(self) -> str:

@@ -82,6 +82,14 @@ def report(ws: Workspace) -> dict[str, Any]:
     }
 
 
+PERSON_REASONS = ("invalid", "secret")  # why a file left out waits for a person (locked, changing: it waits for time)
+
+
+def waiting_for_a_person(rep: dict[str, Any]) -> list[str]:
+    """The conflict copies and the files left out as invalid or holding a secret: what no waiting fixes."""
+    return [*rep["conflicts"], *(p for p, why in sorted(rep["skipped"].items()) if why.startswith(PERSON_REASONS))]
+
+
 def _when(item: dict[str, Any] | None, key: str) -> str:
     if not item:
         return "none"

@@ -76,9 +76,20 @@ def test_status_when_not_running_and_with_a_conflict_copy(tmp_path: Path) -> Non
     root = tmp_path / "ws"
     assert kbsync(root, "init").returncode == 0
     copy = root / "sessions" / "2025-06-11" / "1432-a1b2c3d-x.conflict-20250611T063000Z.md"
+    assert kbsync(root, "status").returncode == 0
     copy.parent.mkdir(parents=True)
     copy.write_text("x")
     proc = kbsync(root, "status")
-    assert proc.returncode == 0
+    assert proc.returncode == 1  # something waits for a person
     assert "daemon:      not running" in proc.stdout
     assert "conflicts:   1 waiting for a person" in proc.stdout and copy.name in proc.stdout
+
+
+def test_what_waits_for_a_person() -> None:
+    from kbsync.status import waiting_for_a_person
+
+    rep = {"conflicts": [], "skipped": {"a.md": "locked", "b.md": "changing"}}
+    assert waiting_for_a_person(rep) == []
+    rep["skipped"].update({"c.md": "invalid: c.md:3: error: …", "d.md": "secret: d.md:1: …"})
+    rep["conflicts"] = ["e.conflict-20250611T063000Z.md"]
+    assert waiting_for_a_person(rep) == ["e.conflict-20250611T063000Z.md", "c.md", "d.md"]

@@ -6,24 +6,26 @@ import argparse
 from typing import Any
 
 from kbsync.commands.common import print_json, workspace
-from kbsync.errors import EXIT_OK
+from kbsync.errors import EXIT_OK, EXIT_PROBLEMS
 
 
 def register(sub: Any) -> None:
     p = sub.add_parser("status", help="is the daemon running; last event, repair, commit, sync; what waits",
                        description="Show whether `kbsync run` is running on this workspace (pid), its last "
                                    "event, repair and commit, pending and skipped files with why, conflict "
-                                   "copies waiting for a person and the last sync result.")
+                                   "copies waiting for a person and the last sync result. Exit 1 when "
+                                   "something waits for a person: a conflict copy, or a file left out of "
+                                   "commits as invalid or holding a secret.")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from kbsync.status import render, report
+    from kbsync.status import render, report, waiting_for_a_person
 
     rep = report(workspace(args))
     if args.json:
         print_json(rep)
     else:
         print(render(rep))
-    return EXIT_OK
+    return EXIT_PROBLEMS if waiting_for_a_person(rep) else EXIT_OK

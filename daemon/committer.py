@@ -40,7 +40,6 @@ class CommitResult:
     blocked: str | None = None  # why no commit could be made at all (git's index.lock)
     checked: frozenset[tuple[str, str]] = frozenset()  # (relpath, blob sha) whose bytes passed the checks
 
-
     def as_dict(self) -> dict[str, Any]:
         return {"sha": self.sha, "message": self.message, "committed": self.committed,
                 "skipped": self.skipped, "blocked": self.blocked}

@@ -107,7 +107,8 @@ def test_commit_command(ws: Workspace) -> None:
     write(ws.root, bad, dirty(session_text(bad)), age_s=OLD)
     proc = kbsync(ws.root, "commit", "-m", "by hand")
     assert proc.returncode == 0, proc.stderr
-    assert f"left out {bad}: invalid" in proc.stderr
+    assert f"left out of the commit: {bad} (invalid" in proc.stderr
+    assert proc.stderr.count("left out") == 1  # said once, not by the log and the command both
     assert git(ws.root, "log", "-1", "--format=%s") == "by hand\n"
     again = kbsync(ws.root, "commit", "--json")
     assert again.returncode == 0 and json.loads(again.stdout)["sha"] is None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from kbsync.commands.common import print_json, workspace
@@ -27,7 +26,5 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result.as_dict())
     else:
-        print(result)
-        for rel, why in sorted(result.skipped.items()):
-            sys.stderr.write(f"kbsync: left out {rel}: {why}\n")
+        print(result)  # each file left out was logged with why, on standard error
     return EXIT_REMOTE if result.blocked else EXIT_OK

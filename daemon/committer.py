@@ -88,6 +88,8 @@ def content_problem(ws: Workspace, relpath: str, data: bytes, scan: SecretScan) 
 
 def _stage_one(ws: Workspace, relpath: str, now: float, scan: SecretScan) -> gitrepo.Staged | str:
     """The file as a Staged entry, or the reason it stays out."""
+    if "\n" in relpath:
+        return "invalid: its name holds a line break, which git's batch commands cannot name; rename it"
     path = ws.path(relpath)
     if not os.path.lexists(path):
         return gitrepo.Staged(relpath, None)

@@ -112,6 +112,8 @@ def read_objects(root: Path, specs: Sequence[str]) -> list[Object | None]:
     from one `git cat-file --batch`."""
     if not specs:
         return []
+    if any("\n" in spec for spec in specs):
+        raise GitError("a path holds a line break, which `git cat-file --batch` cannot name; rename it", path=str(root))
     out = _bytes(root, "cat-file", "--batch", stdin="".join(f"{s}\n" for s in specs).encode("utf-8", "surrogateescape"))
     result: list[Object | None] = []
     pos = 0
@@ -426,7 +428,7 @@ def outgoing_blobs(root: Path, head: str, remote_head: str | None) -> list[tuple
     """(relpath, sha) of every blob reachable from `head` but not from `remote_head`: what a push would send."""
     args = ["rev-list", "--objects", "--filter=object:type=blob", head] + (["--not", remote_head] if remote_head else [])
     listed = (line.split(" ", 1) for line in _run(root, *args).splitlines())
-    return [(parts[1], parts[0]) for parts in listed if len(parts) == 2]
+    return [(parts[1], parts[0]) for parts in listed if len(parts) == 2]  # git cuts a name at a line break
 
 
 def has_remote(root: Path, name: str) -> bool:

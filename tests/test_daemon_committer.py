@@ -131,3 +131,11 @@ def test_waits_for_a_busy_index_lock(ws: Workspace) -> None:
     threading.Timer(0.5, lock.unlink).start()
     result = committer.commit_pending(ws, reason="hourly")
     assert result.sha and rel in result.committed
+
+
+def test_a_file_name_with_a_line_break_is_left_out_with_why(ws: Workspace) -> None:
+    write(ws.root, "memory/odd\nname.md", "- odd\n", age_s=OLD)
+    write(ws.root, "memory/facts.md", "- plain\n", age_s=OLD)
+    result = committer.commit_pending(ws, reason="hourly")
+    assert "memory/facts.md" in result.committed and "memory/odd\nname.md" not in result.committed
+    assert result.skipped["memory/odd\nname.md"].startswith("invalid: its name holds a line break")

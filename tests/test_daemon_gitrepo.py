@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kbsync import gitrepo
+from kbsync import gitobjects, gitrepo
 from kbsync.errors import GitError
 
 
@@ -150,3 +150,14 @@ def test_ancestry_and_merge_base(repo: Path) -> None:
         assert gitrepo.tree_of(repo, second) == git(repo, "rev-parse", f"{second}^{{tree}}").strip()
     with pytest.raises(GitError):
         gitrepo.merge_base(repo, first, "f" * 40)
+
+
+def test_what_a_push_would_send_names_every_blob_even_with_a_line_break_in_its_path(repo: Path) -> None:
+    first = gitrepo.commit_files(repo, [gitrepo.Staged("a.md", b"a")], "m", expected_head=None, author=("k", "k@x"))
+    odd = "notes/odd\nname.md"
+    second = gitrepo.commit_files(repo, [gitrepo.Staged(odd, b"token = x"), gitrepo.Staged("b.md", b"b")], "m",
+                                  expected_head=first, author=("k", "k@x"))
+    assert second
+    sent = gitrepo.outgoing_blobs(repo, second, first)
+    assert sorted(gitrepo.read_blobs(repo, [sha for _path, sha in sent])) == [b"b", b"token = x"]  # scanned too
+    assert ("notes/odd", gitobjects.object_id("blob", b"token = x")) in sent  # git cuts the name at the break

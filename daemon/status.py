@@ -62,6 +62,22 @@ def conflicts(ws: Workspace) -> list[str]:
     return [rel for rel in ws.iter_files() if protocol.is_conflict_copy(rel)]
 
 
+LEFTOVER_AGE_S = 60.0  # a temp file this old is no write in progress: its writer was stopped
+
+
+def leftovers(ws: Workspace, now: float | None = None) -> list[str]:
+    """Temp files that interrupted writes left behind (kbsync never deletes them: see docs/protocol.md)."""
+    limit = (time.time() if now is None else now) - LEFTOVER_AGE_S
+    found = []
+    for rel in ws.iter_files(suffix=fsio.TEMP_SUFFIX):
+        try:
+            if ws.path(rel).stat().st_mtime < limit:
+                found.append(rel)
+        except FileNotFoundError:
+            pass  # the write it belonged to finished meanwhile
+    return found
+
+
 def report(ws: Workspace) -> dict[str, Any]:
     """Everything `kbsync status` shows, from the status file, the lock and the workspace."""
     saved = read_status(ws)
@@ -77,6 +93,7 @@ def report(ws: Workspace) -> dict[str, Any]:
         "pending": saved.get("pending", []) if pid else [],
         "skipped": saved.get("skipped", {}),
         "conflicts": conflicts(ws),
+        "leftovers": leftovers(ws),
         "last_sync": saved.get("jobs", {}).get("sync"),
         "jobs": saved.get("jobs", {}),
     }
@@ -86,8 +103,10 @@ PERSON_REASONS = ("invalid", "secret")  # why a file left out waits for a person
 
 
 def waiting_for_a_person(rep: dict[str, Any]) -> list[str]:
-    """The conflict copies and the files left out as invalid or holding a secret: what no waiting fixes."""
-    return [*rep["conflicts"], *(p for p, why in sorted(rep["skipped"].items()) if why.startswith(PERSON_REASONS))]
+    """The conflict copies, the files left out as invalid or holding a secret, and the temp files interrupted
+    writes left: what no waiting fixes."""
+    return [*rep["conflicts"], *(p for p, why in sorted(rep["skipped"].items()) if why.startswith(PERSON_REASONS)),
+            *rep.get("leftovers", [])]
 
 
 def _when(item: dict[str, Any] | None, key: str) -> str:
@@ -112,6 +131,10 @@ def render(rep: dict[str, Any]) -> str:
     lines += [f"  {p}: {why}" for p, why in sorted(rep["skipped"].items())]
     lines.append(f"conflicts:   {len(rep['conflicts'])} waiting for a person")
     lines += [f"  {p}" for p in rep["conflicts"]]
+    if rep["leftovers"]:
+        lines.append(f"temp files:  {len(rep['leftovers'])} left by interrupted writes; look at them, then delete "
+                     "them by hand")
+        lines += [f"  {p}" for p in rep["leftovers"]]
     return "\n".join(lines)
 
 

@@ -92,9 +92,9 @@ class Workspace:
             out += list(self.iter_files(rel)) if self.path(rel).is_dir() else [rel]
         return out
 
-    def iter_files(self, under: str = "") -> Iterator[str]:
-        """Every Markdown file of the workspace (or of folder `under`), workspace-relative, sorted;
-        skips .git and .kbsync."""
+    def iter_files(self, under: str = "", suffix: str = ".md") -> Iterator[str]:
+        """Every Markdown file (or file ending in `suffix`) of the workspace or of folder `under`,
+        workspace-relative, sorted; skips .git and .kbsync."""
         found: list[str] = []
         top = self.path(under) if under not in ("", ".") else self.root
         for dirpath, dirnames, filenames in os.walk(top):
@@ -102,7 +102,7 @@ class Workspace:
             rel_dir = "" if rel_dir == "." else rel_dir.replace(os.sep, "/") + "/"
             dirnames[:] = [d for d in dirnames if not (rel_dir == "" and d in protocol.IGNORED_DIRS)]
             for name in filenames:
-                if name.endswith(".md"):
+                if name.endswith(suffix):
                     found.append(rel_dir + name)
         found.sort()
         yield from found

@@ -7,6 +7,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -93,3 +94,17 @@ def test_what_waits_for_a_person() -> None:
     rep["skipped"].update({"c.md": "invalid: c.md:3: error: …", "d.md": "secret: d.md:1: …"})
     rep["conflicts"] = ["e.conflict-20250611T063000Z.md"]
     assert waiting_for_a_person(rep) == ["e.conflict-20250611T063000Z.md", "c.md", "d.md"]
+
+
+def test_status_lists_temp_files_that_interrupted_writes_left(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    assert kbsync(root, "init").returncode == 0
+    old, fresh = root / "memory" / ".facts.md.0a1b2c3d4e5f.tmp", root / "memory" / ".facts.md.9f8e7d6c5b4a.tmp"
+    old.write_text("- half a save\n")
+    fresh.write_text("- a write in progress\n")
+    os.utime(old, (time.time() - 120, time.time() - 120))
+    proc = kbsync(root, "status")
+    assert proc.returncode == 1
+    assert "temp files:  1 left by interrupted writes" in proc.stdout
+    assert old.name in proc.stdout and fresh.name not in proc.stdout
+    assert old.read_text() == "- half a save\n"  # listed, never deleted

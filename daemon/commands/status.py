@@ -14,8 +14,9 @@ def register(sub: Any) -> None:
                        description="Show whether `kbsync run` is running on this workspace (pid), its last "
                                    "event, repair and commit, pending and skipped files with why, conflict "
                                    "copies waiting for a person and the last sync result. Exit 1 when "
-                                   "something waits for a person: a conflict copy, or a file left out of "
-                                   "commits as invalid or holding a secret.")
+                                   "something waits for a person: a conflict copy, a file left out of "
+                                   "commits as invalid or holding a secret, or a temp file an interrupted "
+                                   "write left behind.")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=run)
 

@@ -328,9 +328,14 @@ def fetch(root: Path, remote: str, branch: str) -> tuple[str, str] | None:
     return commit, tree
 
 
-def push(root: Path, remote: str, branch: str, sha: str) -> bool:
-    """Push commit `sha` to `branch` without force; False when the remote refused it as not a fast forward."""
-    done = _exec(root, ["push", "--porcelain", remote, f"{sha}:refs/heads/{branch}"], check=False)
+def push(root: Path, remote: str, branch: str, sha: str, *, scanned: bool) -> bool:
+    """Push commit `sha` to `branch` without force; False when the remote refused it as not a fast forward.
+
+    `scanned`: the caller has secret-scanned every blob the push can send; kbsync's pre-push hook then
+    skips its own scan of the same objects (other hooks it chains still run).
+    """
+    env = dict(os.environ, KBSYNC_SCANNED=sha) if scanned else None
+    done = _exec(root, ["push", "--porcelain", remote, f"{sha}:refs/heads/{branch}"], env=env, check=False)
     if done.returncode == 0:
         return True
     out = (done.stdout + done.stderr).decode("utf-8", "replace")

@@ -43,6 +43,8 @@ BODIES = {
         "Scans every file version a push would publish for secrets with `kbsync hook pre-push`.",
         "updates=$(cat)\n"
         "if [ -x \"$chained\" ]; then printf '%s\\n' \"$updates\" | \"$chained\" \"$@\" || exit $?; fi\n"
+        "# `kbsync sync` scans what it pushes itself, and names the commit it scanned for:\n"
+        "if [ -n \"$KBSYNC_SCANNED\" ] && [ \"$(printf '%s\\n' \"$updates\" | cut -d' ' -f2)\" = \"$KBSYNC_SCANNED\" ]; then exit 0; fi\n"
         "printf '%s\\n' \"$updates\" | kbsync hook pre-push \"$@\"\n",
     ),
 }

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -83,6 +86,25 @@ def test_a_sync_stopped_while_saving_a_conflict_copy_has_not_overwritten_the_loc
     assert sync(open_ws(b)).exit_code == 1
     here = {p.name: p.read_text(encoding="utf-8") for p in (b / "memory").glob("facts*.md")}
     assert "- a says" in here["facts.md"] and any("- b says" in text for name, text in here.items() if name != "facts.md")
+
+
+def test_the_pre_push_hook_does_not_scan_again_what_sync_scanned(tmp_path: Path) -> None:
+    """With kbsync's hooks installed, `git push` runs `kbsync hook pre-push`; the push `sync` makes skips
+    that second scan of the objects it has just scanned. Here kbsync's hook cannot run at all
+    (KBSYNC_PYTHON=/bin/false): a plain push fails, the sync's push goes through."""
+    bare = make_bare(tmp_path / "remote.git")
+    a = workspace(tmp_path, "a", bare)
+    assert kbsync("-w", str(a), "hook", "install").returncode == 0
+    assert kbsync("-w", str(a), "sync").returncode == 0
+    append(a, "memory/facts.md", "- pushed by sync")
+    broken = {**os.environ, "KBSYNC_PYTHON": "/bin/false"}
+    done = subprocess.run([sys.executable, "-m", "kbsync", "-w", str(a), "sync"], env=broken, capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stderr
+    assert b"- pushed by sync" in tree_files(bare, "main")["memory/facts.md"]
+    git(a, "commit", "-q", "--allow-empty", "--no-verify", "-m", "by hand")
+    plain = subprocess.run(["git", "-C", str(a), "push", "-q", "origin", "HEAD:main"], env=broken, capture_output=True)
+    assert plain.returncode != 0  # the hook ran, and failed as set up
 
 
 def test_locked_file_in_the_way_postpones_the_sync(tmp_path: Path) -> None:

@@ -34,4 +34,5 @@ class Transport(Protocol):
         """(relpath, blob sha) of every file a push of `local_head` would send."""
 
     def push(self, local_head: str, remote: RemoteHead | None) -> RemoteHead | None:
-        """Send `local_head` without force; the new remote head, or None if the remote moved meanwhile."""
+        """Send `local_head` without force; the new remote head, or None if the remote moved meanwhile.
+        Called only after what `outgoing` named passed the secret scan."""

@@ -30,6 +30,6 @@ class GitTransport:
     def push(self, local_head: str, remote: RemoteHead | None) -> RemoteHead | None:
         if remote is not None and remote.commit == local_head:
             return remote
-        if not gitrepo.push(self.root, self.remote, self.branch, local_head):
+        if not gitrepo.push(self.root, self.remote, self.branch, local_head, scanned=True):  # check_outgoing ran
             return None
         return RemoteHead(local_head, gitrepo.tree_of(self.root, local_head), local_head)

@@ -35,7 +35,8 @@ import requests  # noqa: E402
 from kbsync.config import resolve  # noqa: E402
 from kbsync.remotes.github_api import GitHubApi  # noqa: E402
 from kbsync.remotes.github_sync import ApiTransport  # noqa: E402
-from kbsync.syncer import known_remote, sync  # noqa: E402
+from kbsync.syncer import sync  # noqa: E402
+from kbsync.syncstate import known_remote  # noqa: E402
 from kbsync.workspace import Workspace  # noqa: E402
 
 CONFIG = "[daemon]\nquiet_ms = 0\n"

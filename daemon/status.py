@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from kbsync import fsio, protocol
+from kbsync import fsio, protocol, syncstate
 from kbsync.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -94,7 +94,7 @@ def report(ws: Workspace) -> dict[str, Any]:
         "skipped": saved.get("skipped", {}),
         "conflicts": conflicts(ws),
         "leftovers": leftovers(ws),
-        "last_sync": saved.get("jobs", {}).get("sync"),
+        "last_sync": last_sync(saved.get("jobs", {}).get("sync"), syncstate.load(ws)),
         "jobs": saved.get("jobs", {}),
     }
 
@@ -107,6 +107,14 @@ def waiting_for_a_person(rep: dict[str, Any]) -> list[str]:
     writes left: what no waiting fixes."""
     return [*rep["conflicts"], *(p for p, why in sorted(rep["skipped"].items()) if why.startswith(PERSON_REASONS)),
             *rep.get("leftovers", [])]
+
+
+def last_sync(job: dict[str, Any] | None, state: dict[str, Any]) -> dict[str, Any] | None:
+    """The daemon's last sync job, or a sync any process completed later (`kbsync sync`, from sync.json)."""
+    at, remote = state.get("at"), state.get("remote")
+    if not (isinstance(at, str) and isinstance(remote, str)) or (job and str(job.get("time", "")) >= at):
+        return job
+    return {"time": at, "ok": True, "result": f"synced with {state.get('where', 'the remote')} at {remote[:7]}"}
 
 
 def _when(item: dict[str, Any] | None, key: str) -> str:

@@ -5,19 +5,19 @@ One round: read the remote head (transport.pull), integrate it locally
 be sent for secrets, push without force. A push refused because the remote
 moved meanwhile starts another round after a jittered backoff, a bounded
 number of times. The last remote commit integrated or pushed is kept in
-`.kbsync/sync.json`; in API mode its tree is the base of the next integration.
+`.kbsync/sync.json` (kbsync.syncstate); in API mode its tree is the base of
+the next integration.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import random
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
-from kbsync import fsio, gitrepo, merging
+from kbsync import fsio, gitrepo, merging, syncstate
 from kbsync.committer import CommitResult, commit_pending, secret_scanner
 from kbsync.errors import EXIT_OK, EXIT_PROBLEMS, RemoteError, SecretFoundError
 from kbsync.remotes.base import RemoteHead, Transport
@@ -25,7 +25,6 @@ from kbsync.workspace import Workspace
 
 log = logging.getLogger(__name__)
 
-STATE_FILE = "sync.json"
 LOCK_NAME = "sync"
 
 
@@ -61,7 +60,7 @@ def make_transport(ws: Workspace) -> Transport:
     if ws.config.sync.mode == "github-api":
         from kbsync.remotes.github_sync import from_config
 
-        return from_config(ws, known_remote(ws))
+        return from_config(ws, syncstate.known_remote(ws))
     from kbsync.remotes.gitremote import GitTransport
 
     return GitTransport(ws.root, ws.config.sync.remote, ws.config.sync.branch)
@@ -135,28 +134,9 @@ def check_outgoing(ws: Workspace, outgoing: list[tuple[str, str]]) -> None:
 
 # ---- state -------------------------------------------------------------------------------
 
-def state_path(ws: Workspace) -> Any:
-    return ws.state_dir / STATE_FILE
-
-
-def load_state(ws: Workspace) -> dict[str, Any]:
-    try:
-        data = json.loads(state_path(ws).read_text(encoding="utf-8"))
-    except (FileNotFoundError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def known_remote(ws: Workspace) -> dict[str, str]:
-    """{last remote commit: its tree} from the sync state, so an unmoved remote costs one request."""
-    state = load_state(ws)
-    remote, tree = state.get("remote"), state.get("tree")
-    return {remote: tree} if isinstance(remote, str) and isinstance(tree, str) else {}
-
-
 def synced_tree(ws: Workspace, transport: Transport) -> str | None:
     """The tree of the last remote commit integrated from this transport's remote, if still held locally."""
-    state = load_state(ws)
+    state = syncstate.load(ws)
     tree = state.get("tree")
     if state.get("where") != where(transport) or not isinstance(tree, str):
         return None
@@ -168,6 +148,4 @@ def where(transport: Transport) -> str:
 
 
 def save_state(ws: Workspace, transport: Transport, remote: RemoteHead) -> None:
-    state = {"where": where(transport), "remote": remote.commit, "tree": remote.tree,
-             "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-    fsio.atomic_write(state_path(ws), (json.dumps(state, indent=2) + "\n").encode("utf-8"))
+    syncstate.save(ws, where(transport), remote.commit, remote.tree)

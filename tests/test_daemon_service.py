@@ -108,3 +108,14 @@ def test_status_lists_temp_files_that_interrupted_writes_left(tmp_path: Path) ->
     assert "temp files:  1 left by interrupted writes" in proc.stdout
     assert old.name in proc.stdout and fresh.name not in proc.stdout
     assert old.read_text() == "- half a save\n"  # listed, never deleted
+
+
+def test_last_sync_is_the_later_of_the_daemons_and_any_other() -> None:
+    from kbsync.status import last_sync
+
+    job = {"time": "2025-06-11T06:35:00Z", "ok": True, "result": "daemon sync"}
+    state = {"where": "git:origin/main", "remote": "3f9c2e1" + "0" * 33, "at": "2025-06-11T07:00:00Z"}
+    assert last_sync(job, state) == {"time": "2025-06-11T07:00:00Z", "ok": True,
+                                     "result": "synced with git:origin/main at 3f9c2e1"}
+    assert last_sync({**job, "time": "2025-06-11T07:30:00Z"}, state)["result"] == "daemon sync"
+    assert last_sync(None, {}) is None and last_sync(job, {}) == job

@@ -17,7 +17,8 @@ from helpers_sync import (
 )
 from kbsync.remotes.base import RemoteHead
 from kbsync.remotes.gitremote import GitTransport
-from kbsync.syncer import load_state, sync
+from kbsync.syncer import sync
+from kbsync.syncstate import load as load_state
 
 
 def write_session(root: Path, n: int, body: str) -> str:

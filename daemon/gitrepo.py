@@ -22,7 +22,7 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Collection, Sequence
 
 from kbsync import fsio, gitobjects, proc
 from kbsync.errors import ConfigError, GitError
@@ -150,8 +150,9 @@ def _objects_dir(root: Path) -> Path:
     return root / _run(root, "rev-parse", "--git-path", "objects").strip()
 
 
-def store_objects(root: Path, objects: Sequence[tuple[str, bytes]]) -> list[str]:
-    """Write each (kind, content) as a loose object unless the repository has it loose; their shas.
+def store_objects(root: Path, objects: Sequence[tuple[str, bytes]], held: Collection[str] = ()) -> list[str]:
+    """Write each (kind, content) as a loose object unless the repository has it (loose, or among `held`:
+    shas the caller knows it holds, packed ones included); their shas.
 
     Like git: a temporary `tmp_obj_*` file in the object's folder (git's own gc
     removes leftovers), then a rename. Unlike git's default, each file and folder
@@ -159,7 +160,7 @@ def store_objects(root: Path, objects: Sequence[tuple[str, bytes]]) -> list[str]
     """
     shas = [gitobjects.object_id(kind, data) for kind, data in objects]
     folder = _objects_dir(root)
-    new = {folder / sha[:2] / sha[2:]: (kind, data) for sha, (kind, data) in zip(shas, objects)}
+    new = {folder / sha[:2] / sha[2:]: (kind, data) for sha, (kind, data) in zip(shas, objects) if sha not in held}
     fsio.atomic_write_all({path: gitobjects.loose(kind, data) for path, (kind, data) in new.items() if not path.exists()},
                           temp=lambda path: path.with_name(f"tmp_obj_{os.urandom(6).hex()}"), mode=0o444)
     return shas

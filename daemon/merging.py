@@ -114,9 +114,8 @@ def _merged_tree(ws: Workspace, local_tree: str, diff: Mapping[str, gitrepo.Tree
     and those paths as (relpath, mode, blob sha or None) entries: what changed from `local_tree`."""
     touched = sorted(set(writes) | set(copies) | ({protocol.ERRORS_LOG} if copies else set()))
     present = {relpath: data for relpath in touched if (data := _current(ws, relpath)) is not None}
-    shas = {relpath: gitobjects.object_id("blob", data) for relpath, data in present.items()}
     held = {side[1] for c in diff.values() for side in (c.old, c.new) if side}  # both trees' blobs: in the repository
-    gitrepo.store_objects(ws.root, [("blob", present[p]) for p, sha in shas.items() if sha not in held])
+    shas = dict(zip(present, gitrepo.store_objects(ws.root, [("blob", data) for data in present.values()], held)))
     entries = [(relpath, _mode(diff.get(relpath)), shas.get(relpath)) for relpath in touched]
     return gitrepo.build_tree(ws.root, local_tree, entries), entries
 

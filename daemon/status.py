@@ -57,31 +57,32 @@ def daemon_pid(ws: Workspace) -> int | None:
         return None
 
 
-def conflicts(ws: Workspace) -> list[str]:
-    """Conflict copies waiting for a person."""
-    return [rel for rel in ws.iter_files() if protocol.is_conflict_copy(rel)]
-
-
 LEFTOVER_AGE_S = 60.0  # a temp file this old is no write in progress: its writer was stopped
 
 
-def leftovers(ws: Workspace, now: float | None = None) -> list[str]:
-    """Temp files that interrupted writes left behind (kbsync never deletes them: see docs/protocol.md)."""
+def waiting_files(ws: Workspace, now: float | None = None) -> tuple[list[str], list[str]]:
+    """From one walk of the workspace: the conflict copies waiting for a person, and the temp files that
+    interrupted writes left behind (kbsync never deletes them: see docs/protocol.md)."""
     limit = (time.time() if now is None else now) - LEFTOVER_AGE_S
-    found = []
-    for rel in ws.iter_files(suffix=fsio.TEMP_SUFFIX):
+    copies, found = [], []
+    for rel in ws.iter_files(suffix=(".md", fsio.TEMP_SUFFIX)):
+        if not rel.endswith(fsio.TEMP_SUFFIX):
+            if protocol.is_conflict_copy(rel):
+                copies.append(rel)
+            continue
         try:
             if ws.path(rel).stat().st_mtime < limit:
                 found.append(rel)
         except FileNotFoundError:
             pass  # the write it belonged to finished meanwhile
-    return found
+    return copies, found
 
 
 def report(ws: Workspace) -> dict[str, Any]:
     """Everything `kbsync status` shows, from the status file, the lock and the workspace."""
     saved = read_status(ws)
     pid = daemon_pid(ws)
+    copies, leftovers = waiting_files(ws)
     return {
         "workspace": str(ws.root),
         "running": pid is not None,
@@ -92,8 +93,8 @@ def report(ws: Workspace) -> dict[str, Any]:
         "last_commit": saved.get("last_commit"),
         "pending": saved.get("pending", []) if pid else [],
         "skipped": saved.get("skipped", {}),
-        "conflicts": conflicts(ws),
-        "leftovers": leftovers(ws),
+        "conflicts": copies,
+        "leftovers": leftovers,
         "last_sync": last_sync(saved.get("jobs", {}).get("sync"), syncstate.load(ws)),
         "jobs": saved.get("jobs", {}),
     }

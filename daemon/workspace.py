@@ -92,8 +92,8 @@ class Workspace:
             out += list(self.iter_files(rel)) if self.path(rel).is_dir() else [rel]
         return out
 
-    def iter_files(self, under: str = "", suffix: str = ".md") -> Iterator[str]:
-        """Every Markdown file (or file ending in `suffix`) of the workspace or of folder `under`,
+    def iter_files(self, under: str = "", suffix: str | tuple[str, ...] = ".md") -> Iterator[str]:
+        """Every Markdown file (or file ending in `suffix`, or one of them) of the workspace or of folder `under`,
         workspace-relative, sorted; skips .git and .kbsync."""
         found: list[str] = []
         top = self.path(under) if under not in ("", ".") else self.root

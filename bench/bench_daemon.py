@@ -108,9 +108,9 @@ def change(files: list[Path], stamp: str) -> None:
 
 def commit_round(ws: Path, ref: Path, files: list[Path], stamp: str) -> tuple[float, float, float]:
     """One round: the same 100 changes in both repositories; seconds for kbsync (in process, CLI) and git."""
-    from kbsync.committer import commit_pending
+    from kbsync.git.commit import commit_pending
     from kbsync.config import Config
-    from kbsync.workspace import Workspace
+    from kbsync.store.workspace import Workspace
 
     change(files, stamp + "a")
     start = time.perf_counter()
@@ -132,7 +132,7 @@ def commit_round(ws: Path, ref: Path, files: list[Path], stamp: str) -> tuple[fl
 
 def burst(root: Path, n: int) -> float:
     """Seconds from the first write of `n` new sessions until all are processed (the dirty ones repaired)."""
-    from kbsync.protocol import session_relpath
+    from kbsync.core.protocol import session_relpath
 
     template = sessions_of(root, 1)[0].read_text(encoding="utf-8").split("\n", 3)[3]
     dirty: list[Path] = []

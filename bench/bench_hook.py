@@ -19,7 +19,7 @@ from pathlib import Path
 
 from common import KBSYNC, corpus, median, need, timed
 
-from kbsync.secrets import default_rules, scan_bytes
+from kbsync.core.secrets import default_rules, scan_bytes
 
 
 def git(repo: Path, *args: str) -> None:

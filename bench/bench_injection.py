@@ -15,7 +15,7 @@ import json
 import time
 from pathlib import Path
 
-from kbsync.injection import is_flagged
+from kbsync.core.injection import is_flagged
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "tests" / "data"
 DATA = DATA_DIR / "injection_labelled.jsonl"

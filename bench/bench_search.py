@@ -26,9 +26,11 @@ from typing import Callable
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 
-from kbsync import search, searchdb, searchindex  # noqa: E402
-from kbsync.searchtext import CJK_RUN, parse_query  # noqa: E402
-from kbsync.workspace import Workspace  # noqa: E402
+from kbsync.retrieval import search
+from kbsync.retrieval import db as searchdb
+from kbsync.retrieval import index as searchindex
+from kbsync.retrieval.text import CJK_RUN, parse_query
+from kbsync.store.workspace import Workspace
 
 ZH = ("付款 条款 违约 确认 字段 格式 超时 重试 回滚 索引 缓存 冲突 版本 提交 推送 决定 下周 法务 复核 风险 周五 结论 "
       "合同 接口 联调 需求 评审 故障 复盘 发布 计划 数据 迁移 方案 性能 压测 安全 审计 成本 客户 访谈 代码 架构").split()

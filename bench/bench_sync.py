@@ -32,12 +32,12 @@ from ghserver import GitHubServer  # noqa: E402
 
 import requests  # noqa: E402
 
-from kbsync.config import resolve  # noqa: E402
-from kbsync.remotes.github_api import GitHubApi  # noqa: E402
-from kbsync.remotes.github_sync import ApiTransport  # noqa: E402
-from kbsync.syncer import sync  # noqa: E402
-from kbsync.syncstate import known_remote  # noqa: E402
-from kbsync.workspace import Workspace  # noqa: E402
+from kbsync.config import resolve
+from kbsync.sync.transports.githubclient import GitHubApi
+from kbsync.sync.transports.github import ApiTransport
+from kbsync.sync.syncer import sync
+from kbsync.sync.state import known_remote
+from kbsync.store.workspace import Workspace
 
 CONFIG = "[daemon]\nquiet_ms = 0\n"
 

@@ -31,7 +31,7 @@ def _git_identity(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.Temp
 @pytest.fixture
 def ws_root(tmp_path: Path) -> Iterator[Path]:
     """An initialised, empty workspace."""
-    from kbsync.initws import init_workspace
+    from kbsync.app.workspace import init_workspace
 
     root = tmp_path / "ws"
     init_workspace(root)

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from kbsync.board import Entry
+from kbsync.core.board import Entry
 
 
 def entry(**over: Any) -> Entry:

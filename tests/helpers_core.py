@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from kbsync.config import Config
-from kbsync.initws import init_workspace
-from kbsync.workspace import Workspace
+from kbsync.app.workspace import init_workspace
+from kbsync.store.workspace import Workspace
 
 
 def kbsync(*args: str, ws: Path | None = None, stdin: str | bytes | None = None,

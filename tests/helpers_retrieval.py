@@ -13,10 +13,11 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from kbsync import searchdb, searchindex
-from kbsync.board import Entry, upsert
-from kbsync.searchtext import parse_query
-from kbsync.workspace import Workspace
+from kbsync.retrieval import db as searchdb
+from kbsync.retrieval import index as searchindex
+from kbsync.core.board import Entry, upsert
+from kbsync.retrieval.text import parse_query
+from kbsync.store.workspace import Workspace
 from helpers_core import kbsync as run_kbsync
 
 NOISE_ZH = "会议 讨论 计划 进度 人员 安排 周报 文档 需求 评审 页面 设计 用户 体验 报表 指标".split()

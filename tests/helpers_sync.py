@@ -124,7 +124,7 @@ SYNC_CONFIG = "[daemon]\nquiet_ms = 0\n"
 
 def workspace(tmp: Path, name: str, bare: Path, extra_config: str = "") -> Path:
     """A fresh `kbsync init` workspace whose git remote `origin` is `bare`, committing without a quiet delay."""
-    from kbsync.initws import init_workspace
+    from kbsync.app.workspace import init_workspace
 
     root = tmp / name
     init_workspace(root)
@@ -135,7 +135,7 @@ def workspace(tmp: Path, name: str, bare: Path, extra_config: str = "") -> Path:
 
 def open_ws(root: Path) -> "Any":
     from kbsync.config import resolve
-    from kbsync.workspace import Workspace
+    from kbsync.store.workspace import Workspace
 
     _root, cfg = resolve(str(root), None)
     return Workspace(root, cfg)
@@ -153,14 +153,14 @@ def all_text(files: dict[str, bytes]) -> str:
 
 
 def board_entry(title: str, summary: str) -> "Any":
-    from kbsync import board
+    from kbsync.core import board
 
     return board.Entry(title=title, type="方法", topic="sync", summary=summary, core_content=f"{title}: {summary}\n",
                        source="test", source_date="2025-06-11", scenarios=("sync",), confidence="high")
 
 
 def upsert_board(root: Path, title: str, summary: str) -> None:
-    from kbsync import board
+    from kbsync.core import board
 
     p = root / "LEARNING_BOARD.md"
     p.write_text(board.upsert(p.read_text(encoding="utf-8"), board_entry(title, summary))[0], encoding="utf-8")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from kbsync import board as B
+from kbsync.core import board as B
 
 from helpers_board import HAND_EDITED, git, git_workspace, kb, payload
 

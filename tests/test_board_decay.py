@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from kbsync.feedback import Stats, decay_candidates
+from kbsync.board.feedback import Stats, decay_candidates
 
 from helpers_board import entry
 

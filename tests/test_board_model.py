@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kbsync import board as B
-from kbsync.findings import has_errors
+from kbsync.core import board as B
+from kbsync.core.findings import has_errors
 
 from helpers_board import HAND_EDITED, entry
 

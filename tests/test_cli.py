@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from helpers_core import kbsync, new_workspace, one_line_error, save, snapshot
-from kbsync import protocol
+from kbsync.core import protocol
 from kbsync.main import build_parser, command_modules, command_named, main
 
 REPO = Path(__file__).resolve().parent.parent

@@ -20,10 +20,11 @@ from pathlib import Path
 import pytest
 
 from helpers_core import kbsync, new_workspace, snapshot
-from kbsync import fsio, indexmd, protocol
-from kbsync.session import parse_session
-from kbsync.validate import validate_paths
-from kbsync.workspace import Workspace
+from kbsync.store import fsio
+from kbsync.core import indexmd, protocol
+from kbsync.core.session import parse_session
+from kbsync.store.repairfile import validate_paths
+from kbsync.store.workspace import Workspace
 
 ROUNDS = 12  # kills per scenario
 MAX_DELAY_S = 0.12  # a kill lands this long at most after the child said it was running
@@ -41,7 +42,7 @@ def version(n: int) -> bytes:
 ATOMIC_CHILD = inspect.getsource(version) + textwrap.dedent("""
     import sys
     from pathlib import Path
-    from kbsync import fsio
+    from kbsync.store import fsio
     path, n = Path(sys.argv[1]), int(sys.argv[2])
     print("running", flush=True)
     while True:
@@ -52,9 +53,9 @@ ATOMIC_CHILD = inspect.getsource(version) + textwrap.dedent("""
 REPAIR_CHILD = textwrap.dedent("""
     import sys
     from pathlib import Path
-    from kbsync import fsio
-    from kbsync.repairfile import repair_file
-    from kbsync.workspace import Workspace
+    from kbsync.store import fsio
+    from kbsync.store.repairfile import repair_file
+    from kbsync.store.workspace import Workspace
     ws, rel, dirty = Workspace(Path(sys.argv[1])), sys.argv[2], Path(sys.argv[3]).read_bytes()
     print("running", flush=True)
     while True:
@@ -65,8 +66,8 @@ REPAIR_CHILD = textwrap.dedent("""
 SAVE_CHILD = textwrap.dedent("""
     import sys
     from pathlib import Path
-    from kbsync.store import save_session
-    from kbsync.workspace import Workspace
+    from kbsync.store.sessions import save_session
+    from kbsync.store.workspace import Workspace
     ws, n = Workspace(Path(sys.argv[1])), int(sys.argv[2])
     print("running", flush=True)
     while True:

@@ -12,9 +12,11 @@ import pytest
 
 from helpers_daemon import dirty, git, kbsync, new_repo, session_relpath, session_text, write
 from helpers_hook import provider_secrets
-from kbsync import committer, fsio, gitrepo
+from kbsync.git import commit as committer
+from kbsync.store import fsio
+from kbsync.git import repo as gitrepo
 from kbsync.config import Config
-from kbsync.workspace import Workspace
+from kbsync.store.workspace import Workspace
 
 OLD = 5.0  # seconds: files written this long ago are quiet
 

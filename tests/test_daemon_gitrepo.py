@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from kbsync import gitobjects, gitrepo
+from kbsync.git import objects as gitobjects
+from kbsync.git import repo as gitrepo
 from kbsync.errors import GitError
 
 

@@ -1,4 +1,4 @@
-"""kbsync.jobs: every registered job names a function that exists, and intervals come from the config."""
+"""kbsync.service.jobs: every registered job names a function that exists, and intervals come from the config."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import inspect
 
 import pytest
 
-from kbsync import jobs
+from kbsync.service import jobs
 from kbsync.config import Config, DaemonConfig
 
 

@@ -14,9 +14,9 @@ import pytest
 from helpers_daemon import (DaemonProcess, dirty, git, head_files, kbsync, session_relpath, session_text,
                             subjects, wait_for, write)
 from helpers_hook import provider_secrets
-from kbsync import fsio
+from kbsync.store import fsio
 from kbsync.config import Config
-from kbsync.repair import repair_text
+from kbsync.core.repair import repair_text
 
 Start = Callable[..., DaemonProcess]
 

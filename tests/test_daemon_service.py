@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from helpers_daemon import DaemonProcess, kbsync
-from kbsync.units import render_unit
+from kbsync.service.units import render_unit
 
 REPO = Path(__file__).resolve().parents[1]
 needs_systemd = pytest.mark.skipif(shutil.which("systemd-analyze") is None,
@@ -87,7 +87,7 @@ def test_status_when_not_running_and_with_a_conflict_copy(tmp_path: Path) -> Non
 
 
 def test_what_waits_for_a_person() -> None:
-    from kbsync.status import waiting_for_a_person
+    from kbsync.app.status import waiting_for_a_person
 
     rep = {"conflicts": [], "skipped": {"a.md": "locked", "b.md": "changing"}}
     assert waiting_for_a_person(rep) == []
@@ -111,7 +111,7 @@ def test_status_lists_temp_files_that_interrupted_writes_left(tmp_path: Path) ->
 
 
 def test_last_sync_is_the_later_of_the_daemons_and_any_other() -> None:
-    from kbsync.status import last_sync
+    from kbsync.app.status import last_sync
 
     job = {"time": "2025-06-11T06:35:00Z", "ok": True, "result": "daemon sync"}
     state = {"where": "git:origin/main", "remote": "3f9c2e1" + "0" * 33, "at": "2025-06-11T07:00:00Z"}

@@ -1,10 +1,10 @@
-"""kbsync.watch: the debounce queue (injected clock) and which paths events stand for."""
+"""kbsync.service.watch: the debounce queue (injected clock) and which paths events stand for."""
 
 from __future__ import annotations
 
 import pytest
 
-from kbsync.watch import Debouncer, relpath_of
+from kbsync.service.watch import Debouncer, relpath_of
 
 
 class Clock:

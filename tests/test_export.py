@@ -13,7 +13,7 @@ from urllib.request import url2pathname
 import pytest
 from helpers_export import kbsync, parse_html, png, session_text
 
-from kbsync.export import body_html, frontmatter_rows, is_relative_src
+from kbsync.store.export import body_html, frontmatter_rows, is_relative_src
 
 RED, BLUE = png((255, 0, 0)), png((0, 0, 255))
 HAS_PANDOC = shutil.which("pandoc") is not None

@@ -7,7 +7,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kbsync import frontmatter
+from kbsync.core import frontmatter
 
 pieces = st.sampled_from(["a", "合同", " ", ":", ": ", "#", " #", ",", "[", "]", "{", "'", '"', "\\", "-", "?",
                           "2025-06-11T14:32:07+08:00", "null", "yes", "14", "@", "`", "%", "&", "*", "!", "|", ">",

@@ -13,7 +13,7 @@ from typing import Callable
 
 import pytest
 
-from kbsync import fsio
+from kbsync.store import fsio
 from kbsync.errors import ConflictError, LockedError
 
 
@@ -141,7 +141,7 @@ def test_locked_waits_a_bounded_time_then_raises(tmp_path: Path) -> None:
 def test_locked_gets_the_lock_once_the_holder_lets_go(tmp_path: Path) -> None:
     f = tmp_path / "s.md"
     holder = subprocess.Popen([sys.executable, "-c", (
-        "import sys, time; from pathlib import Path; from kbsync import fsio\n"
+        "import sys, time; from pathlib import Path; from kbsync.store import fsio\n"
         f"p = Path({str(f)!r}); assert fsio.try_lock(p, 60); print('held', flush=True)\n"
         "time.sleep(0.5); fsio.unlock(p)")], stdout=subprocess.PIPE, text=True)
     assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
@@ -319,7 +319,7 @@ def test_append_line_writes_exactly_one_line(tmp_path: Path) -> None:
 
 def test_appends_from_many_processes_interleave_whole_lines(tmp_path: Path) -> None:
     log = tmp_path / "log.md"
-    script = ("import sys; from pathlib import Path; from kbsync import fsio\n"
+    script = ("import sys; from pathlib import Path; from kbsync.store import fsio\n"
               "for i in range(150): fsio.append_line(Path(sys.argv[1]), f'{sys.argv[2]}-{i:04d}-' + 'x' * 200)")
     procs = [subprocess.Popen([sys.executable, "-c", script, str(log), f"w{n}"]) for n in range(4)]
     assert [p.wait(60) for p in procs] == [0, 0, 0, 0]

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from kbsync.config import Config
-from kbsync.findings import has_errors
-from kbsync.repairfile import repair_file
-from kbsync.validate import validate_paths
-from kbsync.workspace import Workspace
+from kbsync.core.findings import has_errors
+from kbsync.store.repairfile import repair_file
+from kbsync.store.repairfile import validate_paths
+from kbsync.store.workspace import Workspace
 from tests.conftest import gen_workspace, kbsync
 
 

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kbsync import gitobjects, gitrepo
+from kbsync.git import objects as gitobjects
+from kbsync.git import repo as gitrepo
 from kbsync.errors import GitError
 
 # Names that sort differently as files and as folders in git's tree order ("a" as a folder sorts as "a/").

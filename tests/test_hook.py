@@ -206,7 +206,7 @@ def test_chained_hook_failure_blocks(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("name", ["pre-commit", "pre-push"])
 def test_committed_trampolines_are_the_install_templates(name: str) -> None:
-    from kbsync.hookinstall import trampoline
+    from kbsync.git.hookinstall import trampoline
 
     assert (ROOT / "hooks" / name).read_text() == trampoline(name, None)
 
@@ -263,7 +263,7 @@ def test_clean_push_and_ref_deletion_pass(repo: Path) -> None:
 
 
 def test_pushed_ranges_parse_git_stdin() -> None:
-    from kbsync.hook import pushed_ranges
+    from kbsync.git.hook import pushed_ranges
 
     a, b, zero = "a" * 40, "b" * 40, "0" * 40
     text = f"refs/heads/main {a} refs/heads/main {b}\nrefs/heads/new {a} refs/heads/new {zero}\n" \

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from kbsync.config import Config, parse_config
-from kbsync.findings import has_errors
-from kbsync.repair import repair_text
-from kbsync.validate import validate_text
+from kbsync.core.findings import has_errors
+from kbsync.core.repair import repair_text
+from kbsync.core.validate import validate_text
 
 REL = "sessions/2025-06-11/1432-a1b2c3d-合同风险梳理.md"
 FM = """---

@@ -8,12 +8,12 @@ import socket
 import time
 from pathlib import Path
 
-from kbsync import indexmd
+from kbsync.core import indexmd
 from kbsync.config import Config
-from kbsync.rebuild import rebuild_index
-from kbsync.repairfile import repair_file
-from kbsync.store import save_session
-from kbsync.workspace import Workspace
+from kbsync.store.rebuild import rebuild_index
+from kbsync.store.repairfile import repair_file
+from kbsync.store.sessions import save_session
+from kbsync.store.workspace import Workspace
 from tests.conftest import kbsync
 from tests.test_repair_cases import BODY, REL, VALID
 

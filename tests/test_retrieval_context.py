@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from helpers_retrieval import BROKEN_NAME, kbsync, make_workspace
 from kbsync.config import ContextConfig
-from kbsync.context import BoardItem, Materials, SessionItem, assemble, estimate_tokens
+from kbsync.retrieval.context import BoardItem, Materials, SessionItem, assemble, estimate_tokens
 
 
 @pytest.fixture(scope="module")

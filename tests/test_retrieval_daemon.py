@@ -6,8 +6,8 @@ from pathlib import Path
 
 from helpers_daemon import DaemonProcess, wait_for
 from helpers_retrieval import assert_index_matches_rebuild, keys, make_workspace, session_text, sid_for, write
-from kbsync import searchindex
-from kbsync.workspace import Workspace
+from kbsync.retrieval import index as searchindex
+from kbsync.store.workspace import Workspace
 
 
 def test_daemon_keeps_the_search_index_in_step(tmp_path: Path) -> None:

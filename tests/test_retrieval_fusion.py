@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from kbsync.fusion import Hit, make_rrf, rrf
+from kbsync.retrieval.fusion import Hit, make_rrf, rrf
 
 
 def hits(source: str, *keys: str) -> tuple[str, list[Hit]]:

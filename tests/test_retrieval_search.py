@@ -13,9 +13,10 @@ import pytest
 
 from helpers_retrieval import (LABELLED, PLANTED, assert_index_matches_rebuild, kbsync, keys, make_workspace,
                                session_text, sid_for, write)
-from kbsync import searchdb, searchindex
-from kbsync.searchtext import index_text, parse_query
-from kbsync.workspace import Workspace
+from kbsync.retrieval import db as searchdb
+from kbsync.retrieval import index as searchindex
+from kbsync.retrieval.text import index_text, parse_query
+from kbsync.store.workspace import Workspace
 
 
 @pytest.fixture(scope="module")
@@ -240,7 +241,7 @@ def test_a_hanging_wrapper_with_a_child_is_stopped_whole(tmp_path: Path) -> None
     import time
 
     from kbsync.errors import KbsyncError
-    from kbsync.search import run_bounded
+    from kbsync.retrieval.search import run_bounded
 
     start = time.monotonic()
     with pytest.raises(KbsyncError, match="timed out"):
@@ -266,7 +267,7 @@ def test_an_empty_query_is_a_usage_error(planted: tuple[Path, dict[str, str]]) -
 
 def test_two_machines_with_the_same_files_return_the_same_lists(tmp_path: Path) -> None:
     """One index built in one go, the other file by file in reverse order: same fused lists."""
-    from kbsync.search import federated
+    from kbsync.retrieval.search import federated
 
     a, b = tmp_path / "a", tmp_path / "b"
     make_workspace(a, noise=60)

@@ -6,7 +6,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
-from kbsync import injection
+from kbsync.core import injection
 
 BENCH = Path(__file__).resolve().parent.parent / "bench" / "bench_injection.py"
 

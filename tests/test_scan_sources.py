@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kbsync import board as B
+from kbsync.core import board as B
 
 from helpers_board import git, git_workspace, kb
 
@@ -177,9 +177,9 @@ def test_glob_source_matches_only_its_pattern(tmp_path: Path) -> None:
 
 
 def test_the_daemon_runs_the_scan_as_a_timed_job(tmp_path: Path) -> None:
-    from kbsync import jobs
+    from kbsync.service import jobs
     from kbsync.config import resolve
-    from kbsync.workspace import Workspace
+    from kbsync.store.workspace import Workspace
 
     (job,) = [j for j in jobs.TIMED if j.name == "scan"]
     ws_root, notes = tmp_path / "ws", tmp_path / "notes"

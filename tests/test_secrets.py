@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from helpers_hook import ALNUM, provider_secrets, rand
-from kbsync import secrets
+from kbsync.core import secrets
 from kbsync.errors import ConfigError
-from kbsync.secrets import SecretFinding, default_rules, parse_allowlist, scan_bytes, scan_text
+from kbsync.core.secrets import SecretFinding, default_rules, parse_allowlist, scan_bytes, scan_text
 from tests.conftest import gen_workspace
 
 ROOT = Path(__file__).resolve().parents[1]

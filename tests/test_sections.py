@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 from helpers_core import kbsync, new_workspace, one_line_error, save, snapshot
 
-from kbsync import fsio
-from kbsync.config import Config, synonyms_table
-from kbsync.session import parse_session
-from kbsync.sections import guard_headings, set_section
+from kbsync.store import fsio
+from kbsync.config import Config
+from kbsync.core.protocol import synonyms_table
+from kbsync.core.session import parse_session
+from kbsync.store.sections import guard_headings, set_section
 
 SID = "20250611-1432-a9993e3"  # ts below + sha1("abc")
 PAYLOAD = {"session_id": "abc", "title": "合同", "ts": "2025-06-11T14:32:07+08:00", "tags": ["合同"],

@@ -11,10 +11,10 @@ from helpers_core import kbsync, new_workspace, one_line_error, save, snapshot
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from kbsync import body, protocol
+from kbsync.core import body, protocol
 from kbsync.errors import ProtocolError
-from kbsync.session import parse_session
-from kbsync.split import Child, check_lossless, plan_split, remainder_text
+from kbsync.core.session import parse_session
+from kbsync.store.split import Child, check_lossless, plan_split, remainder_text
 
 SID = "20250611-1432-a9993e3"
 JUDGEMENT = """开场白

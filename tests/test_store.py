@@ -14,11 +14,13 @@ from pathlib import Path
 import pytest
 
 from helpers_core import kbsync, new_workspace, one_line_error, save, snapshot
-from kbsync import fsio, indexmd, protocol, store
+from kbsync.store import fsio
+from kbsync.core import indexmd, protocol
+from kbsync.store import sessions as store
 from kbsync.errors import ConflictError
-from kbsync.session import parse_session
-from kbsync.validate import validate_paths
-from kbsync.workspace import Workspace
+from kbsync.core.session import parse_session
+from kbsync.store.repairfile import validate_paths
+from kbsync.store.workspace import Workspace
 
 TS = "2025-06-11T14:32:07+08:00"
 RAW_ID = "7f3c2a9e-1b2c-4d5e-8f90-a1b2c3d4e5f6"

@@ -12,10 +12,10 @@ from conftest import kbsync
 from ghserver import GitHubServer
 from helpers_daemon import session_relpath, session_text
 from helpers_sync import SpecCheck, all_text, append, git, make_bare, open_ws, tree_files, workspace
-from kbsync.remotes.github_api import GitHubApi, RetryPolicy
-from kbsync.remotes.github_sync import ApiTransport
-from kbsync.syncer import SyncResult, sync
-from kbsync.syncstate import known_remote
+from kbsync.sync.transports.githubclient import GitHubApi, RetryPolicy
+from kbsync.sync.transports.github import ApiTransport
+from kbsync.sync.syncer import SyncResult, sync
+from kbsync.sync.state import known_remote
 
 TOKEN_ENV = "KBSYNC_TEST_TOKEN"
 

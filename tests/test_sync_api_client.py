@@ -11,7 +11,7 @@ import requests
 from ghserver import Canned, GitHubServer
 from helpers_sync import SpecCheck, git, make_bare, seed_bare
 from kbsync.errors import RemoteError
-from kbsync.remotes.github_api import (
+from kbsync.sync.transports.githubclient import (
     EmptyRepositoryError, GitHubApi, LostResponseError, RetryPolicy, TreeEntry, git_blob_sha,
 )
 

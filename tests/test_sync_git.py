@@ -15,10 +15,10 @@ from helpers_daemon import session_relpath, session_text
 from helpers_sync import (
     all_text, append, git, is_ancestor, make_bare, open_ws, tree_files, upsert_board, workspace,
 )
-from kbsync.remotes.base import RemoteHead
-from kbsync.remotes.gitremote import GitTransport
-from kbsync.syncer import sync
-from kbsync.syncstate import load as load_state
+from kbsync.sync.transports.base import RemoteHead
+from kbsync.sync.transports.gitremote import GitTransport
+from kbsync.sync.syncer import sync
+from kbsync.sync.state import load as load_state
 
 
 def write_session(root: Path, n: int, body: str) -> str:
@@ -67,7 +67,7 @@ def test_a_sync_stopped_while_saving_a_conflict_copy_has_not_overwritten_the_loc
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The copy is saved before the remote's version takes the path, so a crash (here: a full disk)
     in between leaves this machine's version on disk, not only in git's history."""
-    from kbsync import conflicts
+    from kbsync.store import conflicts
 
     bare = make_bare(tmp_path / "remote.git")
     a, b = workspace(tmp_path, "a", bare), workspace(tmp_path, "b", bare)
@@ -201,7 +201,7 @@ def test_secret_in_what_would_be_sent_blocks_the_push(tmp_path: Path) -> None:
 
 
 def test_daemon_syncs_only_where_a_remote_is_configured(tmp_path: Path) -> None:
-    from kbsync.syncer import remote_configured
+    from kbsync.sync.syncer import remote_configured
 
     bare = make_bare(tmp_path / "remote.git")
     assert remote_configured(open_ws(workspace(tmp_path, "a", bare)))

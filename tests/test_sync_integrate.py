@@ -5,8 +5,9 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kbsync import board, initws
-from kbsync.integrate import Versions, integrate_path, plan, union
+from kbsync.core import board
+from kbsync.store import initws
+from kbsync.sync.plan import Versions, integrate_path, plan, union
 
 SESSION = "sessions/2025-06-11/1432-a1b2c3d-x.md"
 

@@ -175,7 +175,6 @@ def _check(cfg: Config) -> None:
     for key, text in (("daemon.commit_every", cfg.daemon.commit_every), ("sync.every", cfg.sync.every),
                       ("scan.every", cfg.scan.every)):
         parse_duration(text, key=key, source=src)
-    synonyms_table(cfg)  # a synonym of an unknown heading is reported on load, not at first use
 
 
 def parse_config(text: str, source: str | None = None) -> Config:
@@ -217,22 +216,3 @@ def resolve(workspace_arg: str | None, config_arg: str | None) -> tuple[Path, Co
         if cfg.workspace is None and ws_text is None:
             ws_text = DEFAULT_WORKSPACE
     return root, cfg
-
-
-def synonyms_table(cfg: Config) -> dict[str, str]:
-    """Lower-cased heading synonym -> canonical heading, built-ins merged with config."""
-    from kbsync.protocol import BUILTIN_SYNONYMS, SECTIONS
-
-    table: dict[str, str] = {}
-    for canon, builtin in BUILTIN_SYNONYMS.items():
-        for name in builtin:
-            table[name.casefold()] = canon
-    for canon, names in cfg.protocol.synonyms.items():
-        if canon not in SECTIONS:
-            raise ConfigError(
-                f"protocol.synonyms: {canon!r} is not a section heading; use one of {', '.join(SECTIONS)}",
-                path=cfg.source,
-            )
-        for name in names:
-            table[name.casefold()] = canon
-    return table

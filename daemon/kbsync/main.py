@@ -1,6 +1,6 @@
 """Command-line entry: argparse, logging setup, error handling, dispatch.
 
-Each subcommand lives in its own module under kbsync.commands and exposes
+Each subcommand lives in its own module under kbsync.cli and exposes
 `register(subparsers)`, which adds its parser and sets `func` to a function
 `(args) -> int`. Command modules import heavy libraries only inside `func`, so
 start-up (and the pre-commit hook) stays fast.
@@ -21,8 +21,8 @@ from kbsync.errors import EXIT_INTERRUPTED, EXIT_REMOTE, EXIT_USAGE, KbsyncError
 
 
 def command_modules() -> list[str]:
-    """Every subcommand module (files in kbsync/commands that define `register`)."""
-    folder = Path(__file__).parent / "commands"
+    """Every subcommand module (files in kbsync/cli that define `register`)."""
+    folder = Path(__file__).parent / "cli"
     return sorted(name[:-3] for name in os.listdir(folder)
                   if name.endswith(".py") and not name.startswith("_") and name != "common.py")
 
@@ -63,7 +63,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     verbosity.add_argument("-q", "--quiet", action="store_true", help="only errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in [only] if only else command_modules():
-        importlib.import_module(f"kbsync.commands.{name}").register(sub)
+        importlib.import_module(f"kbsync.cli.{name}").register(sub)
     return parser
 
 

@@ -13,8 +13,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from kbsync import fsio, protocol, syncstate
-from kbsync.workspace import Workspace
+from kbsync.store import fsio
+from kbsync.core import protocol
+from kbsync.sync import state as syncstate
+from kbsync.store.workspace import Workspace
 
 log = logging.getLogger(__name__)
 

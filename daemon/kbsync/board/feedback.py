@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-from kbsync.board import Entry
+from kbsync.core.board import Entry
 from kbsync.errors import KbsyncError
 
 DB_NAME = "feedback.sqlite3"

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Callable
 
-from kbsync.board import Board, Entry, parse_board, upsert
-from kbsync.guardededit import edit_file
-from kbsync.protocol import BOARD_MD
-from kbsync.workspace import Workspace
+from kbsync.core.board import Board, Entry, parse_board, upsert
+from kbsync.store.guardededit import edit_file
+from kbsync.core.protocol import BOARD_MD
+from kbsync.store.workspace import Workspace
 
 
 def read_board(ws: Workspace) -> str:

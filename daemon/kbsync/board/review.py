@@ -8,9 +8,9 @@ from typing import Any
 from pathlib import Path
 
 from kbsync import proc
-from kbsync.board import Board, Entry, parse_board
+from kbsync.core.board import Board, Entry, parse_board
 from kbsync.errors import GitError
-from kbsync.protocol import BOARD_MD
+from kbsync.core.protocol import BOARD_MD
 
 
 @dataclass(frozen=True)
@@ -88,27 +88,6 @@ def drift(counter_keys: set[str], board_text: str) -> list[str]:
     keys = {b.entry.key for b in parse_board(board_text).entries()}
     return [f"feedback counters for {k}, which is not on the board (renamed or removed?)"
             for k in sorted(counter_keys - keys)]
-
-
-def search_drift(state_dir: Path, board_text: str) -> list[str]:
-    """Where the derived search index disagrees with the board's entries (when this machine has one)."""
-    from kbsync import searchdb
-
-    path = searchdb.db_path(state_dir)
-    if not path.exists():
-        return []
-    conn = searchdb.connect(path)
-    try:
-        indexed = {r.key.split("#", 1)[-1]: r for r in searchdb.records(conn, "board")}
-    finally:
-        conn.close()
-    entries = {b.entry.key: b.entry for b in parse_board(board_text).entries()}
-    fix = "; run `kbsync index rebuild --search`"
-    out = [f"{k} is not in the search index{fix}" for k in entries if k not in indexed]
-    out += [f"{k} is in the search index but not on the board{fix}" for k in indexed if k not in entries]
-    out += [f"{k}: the search index holds an older version{fix}" for k, e in entries.items()
-            if k in indexed and (indexed[k].summary, indexed[k].status, indexed[k].type) != (e.summary, e.status, e.type)]
-    return out
 
 
 def render_report(report: dict[str, Any]) -> str:

@@ -18,13 +18,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from kbsync import candidates, fsio, injection, protocol, secrets
-from kbsync.candidates import Candidate
+from kbsync.core import candidates, injection, protocol, secrets
+from kbsync.store import fsio
+from kbsync.core.candidates import Candidate
 from kbsync.config import Config
 from kbsync.errors import EXIT_REMOTE, ConfigError, InputError, KbsyncError
-from kbsync.guardededit import edit_file
-from kbsync.sourcechanges import Counts, Found, folder_changes, folder_files, git_changes, resolve_path
-from kbsync.workspace import Workspace
+from kbsync.store.guardededit import edit_file
+from kbsync.board.sources import Counts, Found, folder_changes, folder_files, git_changes, resolve_path
+from kbsync.store.workspace import Workspace
 
 EXCERPT_CHARS: Final = 240
 STATE_SUBDIR: Final = "scan"

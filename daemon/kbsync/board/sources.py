@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Iterator
 
-from kbsync import proc, protocol
+from kbsync import proc
+from kbsync.core import protocol
 from kbsync.errors import InputError
-from kbsync.workspace import Workspace
+from kbsync.store.workspace import Workspace
 
 TEXT_SUFFIXES: Final = (".md", ".markdown", ".txt")
 _GLOB_CHARS: Final = re.compile(r"[*?\[]")

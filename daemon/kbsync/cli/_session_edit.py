@@ -6,9 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from kbsync.commands.common import print_json, workspace
+from kbsync.cli.common import print_json, workspace
 from kbsync.errors import InputError
-from kbsync.workspace import decode
 
 
 def register(ss: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -37,11 +36,13 @@ def read_text_input(path: str | None) -> str:
         raw = Path(path).read_bytes() if path else sys.stdin.buffer.read()
     except OSError as exc:
         raise InputError(f"cannot read input ({exc.strerror})", path=where) from exc
-    return decode(raw, where)
+    from kbsync.app.sessions import decode_text
+
+    return decode_text(raw, where)
 
 
 def run_section(args: argparse.Namespace) -> int:
-    from kbsync.sections import write_section
+    from kbsync.app.sessions import write_section
 
     text = read_text_input(args.file)
     result = write_section(workspace(args), args.id, args.name, text, append=args.append)
@@ -53,7 +54,7 @@ def run_section(args: argparse.Namespace) -> int:
 
 
 def run_split(args: argparse.Namespace) -> int:
-    from kbsync.split import split_session
+    from kbsync.app.sessions import split_session
 
     result = split_session(workspace(args), args.id, args.at)
     if args.json:

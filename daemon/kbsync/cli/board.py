@@ -3,17 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import sys
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
-from kbsync.commands.common import workspace
-from kbsync.errors import EXIT_OK, InputError, UsageError
-
-if TYPE_CHECKING:
-    from kbsync.board import Board, Entry
-    from kbsync.feedback import DecayCandidate
-    from kbsync.workspace import Workspace
+from kbsync.cli.common import workspace
+from kbsync.errors import EXIT_OK
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -66,48 +60,10 @@ def _now(p: argparse.ArgumentParser) -> None:
     p.add_argument("--now", metavar="TIME", help="the reference time, ISO 8601 (default: the clock)")
 
 
-# ---- shared -----------------------------------------------------------------
-
-def _clock(args: argparse.Namespace) -> dt.datetime:
-    from kbsync.feedback import parse_when
-
-    if not args.now:
-        return dt.datetime.now(dt.timezone.utc)
-    try:
-        return parse_when(args.now)
-    except ValueError as exc:
-        raise UsageError(f"--now: {exc}") from exc
-
-
-def _key(text: str) -> str:
-    from kbsync.board import entry_key, split_key, normalize_date
-
-    try:
-        title, date = split_key(text)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from exc
-    return entry_key(title, normalize_date(date) or date)
-
-
-def _find(board: "Board", key: str) -> "Entry":
-    found = board.find(key)
-    if found is None:
-        raise InputError(f"no entry {key}; see `kbsync board list`", path="LEARNING_BOARD.md")
-    return found.entry
-
-
-def _valid_entry(data: dict[str, Any], where: str) -> "Entry":
-    """The entry a JSON object describes, or InputError listing every problem, one a line."""
-    from kbsync.board import entry_from_dict
-
-    entry, problems = entry_from_dict(data)
-    if entry is None:
-        raise InputError("the entry is not valid:\n" + "\n".join(f"  - {p}" for p in problems), path=where)
-    return entry
-
+# ---- presenting ----------------------------------------------------------------
 
 def _report(args: argparse.Namespace, data: dict[str, Any], line: str) -> int:
-    from kbsync.commands.common import print_json
+    from kbsync.cli.common import print_json
 
     if args.json:
         print_json(data)
@@ -116,55 +72,36 @@ def _report(args: argparse.Namespace, data: dict[str, Any], line: str) -> int:
     return EXIT_OK
 
 
+def _key(text: str) -> str:
+    from kbsync.app.board import entry_key
+
+    return entry_key(text)
+
+
 # ---- entries ----------------------------------------------------------------
 
 def _run_add(args: argparse.Namespace) -> int:
-    from kbsync import boardfile, feedback
+    from kbsync.app import board
+    from kbsync.cli.common import read_json_input
 
-    from kbsync.commands.common import read_json_input
-
-    ws = workspace(args)
-    entry = _valid_entry(read_json_input(args.file), args.file or "<stdin>")
-    action = boardfile.upsert_entry(ws, entry)
-    with feedback.FeedbackStore(ws.state_dir) as store:
-        store.seen(entry.key, _clock(args))
-    return _report(args, {"key": entry.key, "action": action}, f"{action} {entry.key}")
+    done = board.add_entry(workspace(args), read_json_input(args.file), board.clock(args.now), args.file or "<stdin>")
+    return _report(args, {"key": done.key, "action": done.action}, f"{done.action} {done.key}")
 
 
 def _run_update(args: argparse.Namespace) -> int:
-    from kbsync import board, boardfile
-    from kbsync.commands.common import read_json_input
+    from kbsync.app import board
+    from kbsync.cli.common import read_json_input
 
-    ws = workspace(args)
     key = _key(args.key)
-    data = read_json_input(args.file)
-    missing = [k for k in ("title", *board.REQUIRED) if k not in data]
-    if missing:
-        raise InputError(f"a partial update is refused; the full entry is needed, missing: {', '.join(missing)}",
-                         path=args.file or "<stdin>")
-    entry = _valid_entry(data, args.file or "<stdin>")
-    action = ""
-
-    def edit(text: str) -> str:
-        nonlocal action
-        _find(board.parse_board(text), key)
-        try:
-            new, action = board.replace_entry(text, key, entry)
-        except ValueError as exc:
-            raise InputError(f"{exc}; update that entry instead", path="LEARNING_BOARD.md") from exc
-        return new
-
-    boardfile.edit_board(ws, edit)
-    return _report(args, {"key": entry.key, "action": action, "was": key}, f"{action} {entry.key}")
+    done = board.update_entry(workspace(args), key, read_json_input(args.file), args.file or "<stdin>")
+    return _report(args, {"key": done.key, "action": done.action, "was": done.was}, f"{done.action} {done.key}")
 
 
 def _run_list(args: argparse.Namespace) -> int:
-    from kbsync import boardfile
-    from kbsync.commands.common import print_json
+    from kbsync.app import board
+    from kbsync.cli.common import print_json
 
-    entries = [b.entry for b in boardfile.load_board(workspace(args)).entries()]
-    keep = [e for e in entries if (not args.type or e.type == args.type) and (not args.topic or e.topic == args.topic)
-            and (not args.status or e.status == args.status)]
+    keep = board.list_entries(workspace(args), type=args.type, topic=args.topic, status=args.status)
     if args.json:
         print_json([e.as_dict() | {"key": e.key} for e in keep])
         return EXIT_OK
@@ -174,118 +111,70 @@ def _run_list(args: argparse.Namespace) -> int:
 
 
 def _run_show(args: argparse.Namespace) -> int:
-    from kbsync import boardfile, feedback
-    from kbsync.board import render_entry
-    from kbsync.commands.common import print_json
+    from kbsync.app import board
+    from kbsync.cli.common import print_json
 
-    ws = workspace(args)
-    key = _key(args.key)
-    entry = _find(boardfile.load_board(ws), key)
-    with feedback.FeedbackStore(ws.state_dir) as store:
-        stats = store.get(key)
+    shown = board.show_entry(workspace(args), _key(args.key))
+    stats = shown.feedback
     if args.json:
-        print_json(entry.as_dict() | {"key": key, "feedback": stats.as_dict()})
+        print_json(shown.entry.as_dict() | {"key": shown.key, "feedback": stats.as_dict()})
         return EXIT_OK
-    sys.stdout.write(render_entry(entry))
+    sys.stdout.write(board.render_entry(shown.entry))
     print(f"\n(this machine: helpful {stats.helpful}, harmful {stats.harmful}, applied {stats.applied}, "
           f"last applied {stats.last_applied or 'never'})")
     return EXIT_OK
 
 
-def _set_status(ws: "Workspace", keys: list[str], status: str) -> list[str]:
-    """Set `status` on each entry; the keys whose status changed."""
-    from kbsync import board, boardfile
-
-    changed: list[str] = []
-
-    def edit(text: str) -> str:
-        changed.clear()
-        for key in keys:
-            _find(board.parse_board(text), key)
-            text, did = board.set_status(text, key, status)
-            changed.extend([key] if did else [])
-        return text
-
-    boardfile.edit_board(ws, edit)
-    return changed
-
-
 def _run_retire(args: argparse.Namespace) -> int:
+    from kbsync.app import board
+
     key = _key(args.key)
-    changed = _set_status(workspace(args), [key], "retired")
+    changed = board.retire(workspace(args), key)
     word = "retired" if changed else "already retired"
-    return _report(args, {"key": key, "changed": bool(changed)}, f"{word} {key}")
+    return _report(args, {"key": key, "changed": changed}, f"{word} {key}")
 
 
 # ---- feedback, decay, review ---------------------------------------------------
 
 def _run_feedback(args: argparse.Namespace) -> int:
-    from kbsync import boardfile, feedback
+    from kbsync.app import board
 
-    ws = workspace(args)
     key = _key(args.key)
-    _find(boardfile.load_board(ws), key)
-    with feedback.FeedbackStore(ws.state_dir) as store:
-        store.vote(key, helpful=args.helpful)
-        stats = store.get(key)
+    stats = board.give_feedback(workspace(args), key, helpful=args.helpful)
     return _report(args, stats.as_dict(), f"{key}: helpful {stats.helpful}, harmful {stats.harmful}")
 
 
 def _run_applied(args: argparse.Namespace) -> int:
-    from kbsync import boardfile, feedback
+    from kbsync.app import board
 
-    ws = workspace(args)
     keys = [_key(k) for k in args.keys]
-    board = boardfile.load_board(ws)
-    for key in keys:
-        _find(board, key)
-    now = _clock(args)
-    with feedback.FeedbackStore(ws.state_dir) as store:
-        for key in keys:
-            store.applied(key, now)
-        stats = [store.get(k).as_dict() for k in keys]
-    return _report(args, {"applied": stats}, "\n".join(f"applied {k}" for k in keys))
-
-
-def _decay(ws: "Workspace", now: dt.datetime, days: float) -> list["DecayCandidate"]:
-    from kbsync import boardfile, feedback
-
-    entries = [b.entry for b in boardfile.load_board(ws).entries()]
-    with feedback.FeedbackStore(ws.state_dir) as store:
-        return feedback.decay_candidates(entries, store.all(), now, days)
+    stats = board.applied(workspace(args), keys, board.clock(args.now))
+    return _report(args, {"applied": [s.as_dict() for s in stats]}, "\n".join(f"applied {k}" for k in keys))
 
 
 def _run_decay(args: argparse.Namespace) -> int:
-    from kbsync.commands.common import print_json
+    from kbsync.app import board
+    from kbsync.cli.common import print_json
 
-    ws = workspace(args)
-    found = _decay(ws, _clock(args), args.days)
-    marked = _set_status(ws, [c.key for c in found], "decaying") if args.mark and found else []
+    found = board.decay(workspace(args), board.clock(args.now), args.days, mark=args.mark)
     if args.json:
-        print_json({"candidates": [{"key": c.key, "reasons": list(c.reasons)} for c in found], "marked": marked})
+        print_json({"candidates": [{"key": c.key, "reasons": list(c.reasons)} for c in found.candidates],
+                    "marked": found.marked})
     else:
-        for c in found:
+        for c in found.candidates:
             print(f"{c.key}\t{'; '.join(c.reasons)}")
-        for key in marked:
+        for key in found.marked:
             print(f"marked decaying: {key}")
     return EXIT_OK
 
 
 def _run_review(args: argparse.Namespace) -> int:
-    from kbsync import boardfile, feedback, review
-    from kbsync.commands.common import print_json
+    from kbsync.app import board
+    from kbsync.cli.common import print_json
 
-    ws = workspace(args)
-    now = _clock(args)
-    since = args.since or (now - dt.timedelta(days=7)).isoformat(timespec="seconds")
-    text = boardfile.read_board(ws)
-    report = review.review(ws.root, text, since)
-    report["decay"] = [{"key": c.key, "reasons": list(c.reasons)} for c in _decay(ws, now, args.days)]
-    with feedback.FeedbackStore(ws.state_dir) as store:
-        report["drift"] = review.drift(set(store.all()), text) + review.search_drift(ws.state_dir, text)
+    report = board.review(workspace(args), board.clock(args.now), args.since, args.days)
     if args.json:
         print_json(report)
     else:
-        sys.stdout.write(review.render_report(report))
+        sys.stdout.write(board.render_review(report))
     return EXIT_OK
-

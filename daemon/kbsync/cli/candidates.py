@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from kbsync.commands.common import workspace
-from kbsync.errors import EXIT_OK, InputError
-
-if TYPE_CHECKING:
-    from kbsync.candidates import Item
-    from kbsync.workspace import Workspace
+from kbsync.cli.common import workspace
+from kbsync.errors import EXIT_OK
 
 
 def register(subparsers: Any) -> None:
@@ -42,93 +38,42 @@ def register(subparsers: Any) -> None:
     rej.set_defaults(func=_run_reject)
 
 
-def _lists(ws: "Workspace") -> list[tuple[str, list["Item"]]]:
-    from kbsync import candidates, protocol
-    from kbsync.workspace import decode
-
-    folder = ws.root / protocol.CANDIDATES_DIR
-    out: list[tuple[str, list["Item"]]] = []
-    for p in sorted(folder.glob("*.md")) if folder.is_dir() else []:
-        rel = f"{protocol.CANDIDATES_DIR}/{p.name}"
-        out.append((rel, candidates.parse_items(decode(p.read_bytes(), rel))))
-    return out
-
-
-def _find(ws: "Workspace", item_id: str) -> tuple[str, "Item"]:
-    for rel, items in _lists(ws):
-        for it in items:
-            if it.id == item_id:
-                return rel, it
-    raise InputError(f"no candidate {item_id}; see `kbsync candidates list`", path="candidates/")
-
-
-def _pending(rel: str, item: "Item") -> None:
-    from kbsync import candidates
-
-    status = candidates.value(item, "status")
-    if status != "pending":
-        raise InputError(f"item {item.id} is {status} already; nothing to do", path=rel, line=item.start + 1)
-
-
-def _decide(ws: "Workspace", rel: str, item_id: str, status: str) -> None:
-    from kbsync import candidates
-    from kbsync.guardededit import edit_file
-
-    edit_file(ws, rel, lambda text: candidates.set_status(text, item_id, status))
-
-
 def _run_list(args: argparse.Namespace) -> int:
-    from kbsync import candidates
-    from kbsync.commands.common import print_json
+    from kbsync.app.candidates import list_items
+    from kbsync.cli.common import print_json
 
-    rows = [{"id": it.id, "list": rel, "title": it.title, "status": candidates.value(it, "status"),
-             "path": candidates.value(it, "path"), "flags": candidates.flags(it)}
-            for rel, items in _lists(workspace(args)) for it in items]
-    rows = [r for r in rows if not args.status or r["status"] == args.status]
+    rows = list_items(workspace(args), args.status)
     if args.json:
-        print_json(rows)
+        print_json([{"id": r.id, "list": r.list_path, "title": r.title, "status": r.status, "path": r.path,
+                     "flags": r.flags} for r in rows])
         return EXIT_OK
     for r in rows:
-        flags = f"  [{', '.join(r['flags'])}]" if r["flags"] else ""
-        print(f"{r['id']}  {r['status']:<8}  {r['path']}  {r['title']}{flags}")
+        flags = f"  [{', '.join(r.flags)}]" if r.flags else ""
+        print(f"{r.id}  {r.status:<8}  {r.path}  {r.title}{flags}")
     return EXIT_OK
 
 
 def _run_accept(args: argparse.Namespace) -> int:
-    from kbsync import boardfile, candidates
-    from kbsync.commands.common import print_json
+    from kbsync.app.candidates import Overrides, accept
+    from kbsync.cli.common import print_json
 
-    ws = workspace(args)
-    rel, item = _find(ws, args.item)
-    _pending(rel, item)
-    flagged = candidates.flags(item)
-    if flagged and not args.allow_flagged:
-        raise InputError(f"item {item.id} is flagged ({', '.join(flagged)}); read its flagged lines, then "
-                         "accept with --allow-flagged", path=rel, line=item.start + 1)
-    overrides: dict[str, object] = {"title": args.title, "type": args.type, "topic": args.topic,
-                                    "summary": args.summary, "scenarios": args.scenario, "confidence": args.confidence}
-    entry, problems = candidates.to_entry(item, overrides)
-    if entry is None:
-        raise InputError(f"item {item.id} cannot become an entry yet; complete it in the list or pass options:\n"
-                         + "\n".join(f"  - {p}" for p in problems), path=rel, line=item.start + 1)
-    action = boardfile.upsert_entry(ws, entry)
-    _decide(ws, rel, item.id, "accepted")
+    overrides = Overrides(title=args.title, type=args.type, topic=args.topic, summary=args.summary,
+                          scenarios=tuple(args.scenario), confidence=args.confidence)
+    done = accept(workspace(args), args.item, overrides, allow_flagged=args.allow_flagged)
     if args.json:
-        print_json({"item": item.id, "key": entry.key, "action": action})
+        print_json({"item": done.item, "key": done.key, "action": done.action})
     else:
-        print(f"accepted {item.id}: {action} {entry.key}")
+        print(f"accepted {done.item}: {done.action} {done.key}")
     return EXIT_OK
 
 
 def _run_reject(args: argparse.Namespace) -> int:
-    from kbsync.commands.common import print_json
+    from kbsync.app.candidates import reject
+    from kbsync.cli.common import print_json
 
-    ws = workspace(args)
-    rel, item = _find(ws, args.item)
-    _pending(rel, item)
-    _decide(ws, rel, item.id, "rejected")
+    rel = reject(workspace(args), args.item)
     if args.json:
-        print_json({"item": item.id, "status": "rejected", "list": rel})
+        print_json({"item": args.item, "status": "rejected", "list": rel})
     else:
-        print(f"rejected {item.id}")
+        print(f"rejected {args.item}")
     return EXIT_OK

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from kbsync.commands.common import print_json, workspace
+from kbsync.cli.common import print_json, workspace
 from kbsync.errors import EXIT_OK, EXIT_REMOTE
 
 
@@ -20,9 +20,9 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from kbsync.committer import commit_pending
+    from kbsync.app.repo import commit
 
-    result = commit_pending(workspace(args), reason="manual", message=args.message)
+    result = commit(workspace(args), args.message)
     if args.json:
         print_json(result.as_dict())
     else:

@@ -6,24 +6,27 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from kbsync.config import Config, resolve
-from kbsync.errors import InputError, UsageError
-from kbsync.workspace import Workspace
+from kbsync.errors import InputError
+
+if TYPE_CHECKING:
+    from kbsync.config import Config
+    from kbsync.store.workspace import Workspace
 
 
 def context(args: argparse.Namespace) -> tuple[Path, Config]:
     """The workspace root and configuration named by -w / --config / environment."""
-    return resolve(args.workspace, args.config)
+    from kbsync.app.workspace import locate
+
+    return locate(args.workspace, args.config)
 
 
 def workspace(args: argparse.Namespace) -> Workspace:
     """The Workspace named by the global options; UsageError if that folder does not exist."""
-    root, cfg = context(args)
-    if not root.is_dir():
-        raise UsageError(f"no workspace folder here; create one with `kbsync -w {root} init`", path=str(root))
-    return Workspace(root, cfg)
+    from kbsync.app.workspace import open_workspace
+
+    return open_workspace(args.workspace, args.config)
 
 
 def read_json_input(path: str | None) -> dict[str, Any]:

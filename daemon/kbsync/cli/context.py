@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from kbsync.commands.common import print_json, workspace
-from kbsync.errors import EXIT_OK, UsageError
+from kbsync.cli.common import print_json, workspace
+from kbsync.errors import EXIT_OK
 
 HELP = "build the prompt pack (facts, recent sessions, full texts, references, board entries) within a token budget"
 
@@ -21,15 +21,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def run(args: argparse.Namespace) -> int:
-    from kbsync.context import assemble
-    from kbsync.contextfiles import gather
+    from kbsync.app.retrieval import build_context, split_tags
 
-    ws = workspace(args)
-    budget = args.budget if args.budget is not None else ws.config.context.budget
-    if budget <= 0:
-        raise UsageError(f"--budget {budget}: give a positive number of tokens")
-    tags = [t.strip() for t in args.tags.replace("，", ",").split(",") if t.strip()]
-    pack = assemble(gather(ws, args.query, tags), ws.config.context, budget)
+    pack = build_context(workspace(args), args.query, split_tags(args.tags), args.budget)
     if args.json:
         print_json(pack.as_dict())
         return EXIT_OK

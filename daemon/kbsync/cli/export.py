@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
-from kbsync.errors import EXIT_OK, EXIT_PROBLEMS, InputError, UsageError
+from kbsync.errors import EXIT_OK, EXIT_PROBLEMS
 
 FORMATS = ("html", "docx")
 IMAGE_MODES = ("inline", "absolute")
@@ -29,31 +28,11 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=run)
 
 
-def _sources(paths: list[str]) -> list[Path]:
-    """The source files, checked before anything is written."""
-    sources = [Path(p) for p in paths]
-    for src in sources:
-        if not src.is_file():
-            raise InputError("no such file; give the Markdown files to export", path=str(src))
-    stems: dict[str, Path] = {}
-    for src in sources:
-        other = stems.setdefault(src.stem, src)
-        if other != src:
-            raise UsageError(f"{other} and {src} would both be written as {src.stem}.*; export them to different --out folders")
-    return sources
-
-
 def run(args: argparse.Namespace) -> int:
-    from kbsync import export
-    from kbsync.commands.common import print_json
+    from kbsync.app.files import export
+    from kbsync.cli.common import print_json
 
-    sources = _sources(args.paths)
-    out_dir = Path(args.out)
-    if out_dir.exists() and not out_dir.is_dir():
-        raise UsageError("--out must be a folder", path=str(out_dir))
-    if args.to == "docx":
-        export.require_pandoc()
-    done = [export.export_file(src, str(src), out_dir, args.to, args.images) for src in sources]
+    done = export(args.paths, args.out, args.to, args.images)
     findings = [f for d in done for f in d.findings]
     if args.json:
         print_json([{"source": d.source, "output": d.output, "findings": [f.as_dict() for f in d.findings]} for d in done])

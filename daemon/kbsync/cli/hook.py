@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from kbsync.errors import EXIT_OK, EXIT_PROBLEMS
 
 if TYPE_CHECKING:
-    from kbsync.hook import HookReport
+    from kbsync.git.hook import HookReport
 
 
 def register(subparsers: Any) -> None:
@@ -36,23 +35,12 @@ def register(subparsers: Any) -> None:
     ins.set_defaults(func=run_install)
 
 
-def _top(args: argparse.Namespace) -> tuple[Path, str]:
-    from kbsync.staged import top_level
-
-    return top_level(Path(args.workspace or ".").expanduser())
-
-
 def run_pre_commit(args: argparse.Namespace) -> int:
-    from kbsync.config import resolve
-    from kbsync.hook import CHECKS, HookContext, check_staged
+    from kbsync.app.repo import pre_commit
 
-    top, prefix = _top(args)
-    _root, cfg = resolve(str(top / prefix), args.config)
-    fix = cfg.hook.fix if args.fix is None else args.fix
-    ctx = HookContext(top, prefix, cfg, fix=fix, checks=(args.only,) if args.only else CHECKS)
-    report = check_staged(ctx)
+    report = pre_commit(args.workspace, args.config, fix=args.fix, only=args.only)
     if args.json:
-        from kbsync.commands.common import print_json
+        from kbsync.cli.common import print_json
 
         print_json(_as_json(report))
     else:
@@ -61,10 +49,9 @@ def run_pre_commit(args: argparse.Namespace) -> int:
 
 
 def run_pre_push(args: argparse.Namespace) -> int:
-    from kbsync.hook import pushed_ranges, scan_outgoing
+    from kbsync.app.repo import pre_push
 
-    top, prefix = _top(args)
-    found = [f for head, exclude in pushed_ranges(sys.stdin.read()) for f in scan_outgoing(top, head, exclude, prefix)]
+    found = pre_push(args.workspace, sys.stdin.read())
     for s in found:
         print(f"{s.path}:{s.line}: secret: {s.rule} {s.preview}; the push would publish it: remove it from the "
               f"commits (amend or rebase), or if it is not a secret add `{s.fingerprint}` to .kbsync-allow")
@@ -98,9 +85,8 @@ def _as_json(report: HookReport) -> dict[str, Any]:
 
 
 def run_install(args: argparse.Namespace) -> int:
-    from kbsync.hookinstall import install
+    from kbsync.app.repo import install_hooks
 
-    top, _prefix = _top(args)
-    for line in install(top, sys.executable, force=args.force, chain=args.chain):
+    for line in install_hooks(args.workspace, sys.executable, force=args.force, chain=args.chain):
         print(line)
     return EXIT_OK

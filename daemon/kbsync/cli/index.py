@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from kbsync.commands.common import workspace
+from kbsync.cli.common import workspace
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -20,10 +20,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def run_rebuild(args: argparse.Namespace) -> int:
     if args.search:
-        from kbsync.commands.search import rebuild_search
+        from kbsync.cli.search import rebuild_search
 
         return rebuild_search(workspace(args))
-    from kbsync.rebuild import rebuild_index
+    from kbsync.app.files import rebuild_index
 
     n = rebuild_index(workspace(args))
     print(f"index.md: {n} sessions")

@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from kbsync.commands.common import context
-from kbsync.initws import init_workspace, missing_ignores
+from kbsync.cli.common import context
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -17,12 +16,14 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
+    from kbsync.app.workspace import init
+
     root, _cfg = context(args)
-    created = init_workspace(root)
-    for rel in created:
+    result = init(root)
+    for rel in result.created:
         print(f"created {rel}")
-    if not created:
+    if not result.created:
         print(f"{root}: already a workspace; nothing changed")
-    for line in missing_ignores(root):
+    for line in result.missing_ignores:
         sys.stderr.write(f"kbsync: .gitignore: warning: missing {line!r}; add it so local state is never committed\n")
     return 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from kbsync.commands.common import workspace
+from kbsync.cli.common import workspace
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -22,14 +22,14 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run_tool_call(args: argparse.Namespace) -> int:
-    from kbsync.eventlog import log_tool_call
+    from kbsync.app.sessions import log_tool_call
 
     print(log_tool_call(workspace(args), args.session, args.tool, args.status, args.detail))
     return 0
 
 
 def run_error(args: argparse.Namespace) -> int:
-    from kbsync.eventlog import log_error
+    from kbsync.app.sessions import log_error
 
     print(log_error(workspace(args), args.message))
     return 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from kbsync.commands.common import print_json, workspace
+from kbsync.cli.common import print_json, workspace
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -19,11 +19,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
-    from kbsync.repairfile import repair_file
+    from kbsync.app.files import repair
 
-    ws = workspace(args)
-    rels = ws.expand(args.paths) if args.paths else list(ws.iter_files())
-    outcomes = [repair_file(ws, rel, dry_run=args.dry_run) for rel in rels]
+    outcomes = repair(workspace(args), args.paths or None, dry_run=args.dry_run)
     if args.json:
         print_json([{"path": o.relpath, "status": o.status, "fixes": o.fixes,
                      "findings": [f.as_dict() for f in o.findings]} for o in outcomes])

@@ -6,7 +6,7 @@ import argparse
 import logging
 from typing import Any
 
-from kbsync.commands.common import context
+from kbsync.cli.common import context
 
 log = logging.getLogger(__name__)
 
@@ -21,16 +21,12 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from kbsync.initws import init_workspace
-    from kbsync.service import Daemon
-    from kbsync.workspace import Workspace
+    from kbsync.app.workspace import init_workspace, workspace_at
+    from kbsync.service.daemon import Daemon
 
     root, _ = context(args)
     created = init_workspace(root)
     if created:
         log.info("initialised the workspace %s: %s", root, ", ".join(created))
 
-    def load() -> Workspace:
-        return Workspace(root, context(args)[1])
-
-    return Daemon(load).run()
+    return Daemon(lambda: workspace_at(root, context(args)[1])).run()

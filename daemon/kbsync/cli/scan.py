@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 from typing import Any
 
 from kbsync.errors import EXIT_OK
@@ -21,16 +20,11 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from kbsync.commands.common import print_json, workspace
-    from kbsync.errors import UsageError
-    from kbsync.feedback import parse_when
-    from kbsync.scan import run_scan
+    from kbsync.cli.common import print_json, workspace
+    from kbsync.app.board import clock
+    from kbsync.app.candidates import scan
 
-    try:
-        now = parse_when(args.now) if args.now else dt.datetime.now(dt.timezone.utc)
-    except ValueError as exc:
-        raise UsageError(f"--now: {exc}") from exc
-    results = run_scan(workspace(args), now, args.sources or None)
+    results = scan(workspace(args), clock(args.now), args.sources or None)
     if args.json:
         print_json([c.as_dict() | {"list": r.list_path} for r in results for c in r.candidates])
         return EXIT_OK

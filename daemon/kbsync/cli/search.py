@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
-from kbsync.commands.common import print_json, workspace
+from kbsync.cli.common import print_json, workspace
 from kbsync.errors import EXIT_OK, EXIT_PROBLEMS
-from kbsync.workspace import Workspace
 
 HELP = "search the workspace and other configured sources (tag: status: type: since: until: source: filters)"
+
+if TYPE_CHECKING:
+    from kbsync.store.workspace import Workspace
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -22,9 +25,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def run(args: argparse.Namespace) -> int:
-    from kbsync.search import federated
+    from kbsync.app.retrieval import search
 
-    outcome = federated(workspace(args), " ".join(args.query), names=args.source, top=max(0, args.top))
+    outcome = search(workspace(args), " ".join(args.query), sources=args.source, top=args.top)
     for name, why in outcome.failures:
         sys.stderr.write(f"kbsync: search source {name} left out: {why}\n")
     if args.json:
@@ -42,8 +45,8 @@ def run(args: argparse.Namespace) -> int:
 
 def rebuild_search(ws: Workspace) -> int:
     """`kbsync index rebuild --search`: rebuild the search database and say what went in."""
-    from kbsync.searchindex import rebuild
+    from kbsync.app.retrieval import rebuild_search
 
-    got = rebuild(ws)
+    got = rebuild_search(ws)
     print(f"search index: {got.files} files, {got.records} records ({got.broken} with unreadable frontmatter)")
     return EXIT_OK

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from kbsync.commands.common import context
+from kbsync.cli.common import context
 from kbsync.errors import EXIT_OK, UsageError
 
 
@@ -35,18 +35,16 @@ def unit_dir(user: bool) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
-    from kbsync.fsio import atomic_write
-    from kbsync.initws import init_workspace
-    from kbsync.units import render_unit, systemctl_hint
+    from kbsync.app.workspace import init_workspace
+    from kbsync.service.units import systemctl_hint, write_unit
 
     if not args.name or "/" in args.name:
         raise UsageError(f"--name {args.name!r}: give a plain unit name such as kbsync")
     root, _ = context(args)
     if init_workspace(root):  # the service may write only inside it, so it must exist before it starts
         print(f"initialised the workspace {root}")
-    text = render_unit(sys.executable, root, user=args.user, account=None if args.user else getpass.getuser())
     dest = (Path(args.dir) if args.dir else unit_dir(args.user)) / f"{args.name}.service"
-    atomic_write(dest, text.encode("utf-8"))
+    write_unit(dest, sys.executable, root, user=args.user, account=None if args.user else getpass.getuser())
     print(f"wrote {dest}")
     print("now run:")
     for line in systemctl_hint(f"{args.name}.service", user=args.user):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from kbsync.commands import _session_edit
-from kbsync.commands.common import print_json, read_json_input, workspace
+from kbsync.cli import _session_edit
+from kbsync.cli.common import print_json, read_json_input, workspace
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -22,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run_save(args: argparse.Namespace) -> int:
-    from kbsync.store import save_session
+    from kbsync.app.sessions import save_session
 
     payload = read_json_input(args.file)
     result = save_session(workspace(args), payload, args.file or "<stdin>")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from kbsync.commands.common import print_json, workspace
+from kbsync.cli.common import print_json, workspace
 from kbsync.errors import EXIT_OK
 
 HELP = "session counts by tag, month, status or model (copied one way from the files; dirty files skipped)"
@@ -20,20 +20,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def run(args: argparse.Namespace) -> int:
-    from kbsync.stats import group, render, session_rows
+    from kbsync.app.retrieval import render_stats, stats as compute
 
-    ws = workspace(args)
-    rows = session_rows(ws)
-    stats = group(rows, args.by)
-    pushed = None
-    if ws.config.stats.dsn:
-        from kbsync.statspg import push
-
-        pushed = push(ws.config.stats.dsn, rows)
+    result = compute(workspace(args), args.by)
+    stats, pushed = result.stats, result.pushed
     if args.json:
         print_json({**stats.as_dict(), **({"pushed": pushed} if pushed is not None else {})})
     else:
-        print(render(stats))
+        print(render_stats(stats))
         if pushed is not None:
             print(f"{pushed} sessions upserted into PostgreSQL (stats.dsn)")
     return EXIT_OK

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from kbsync.commands.common import print_json, workspace
+from kbsync.cli.common import print_json, workspace
 from kbsync.errors import EXIT_OK, EXIT_PROBLEMS
 
 
@@ -22,7 +22,7 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from kbsync.status import render, report, waiting_for_a_person
+    from kbsync.app.status import render, report, waiting_for_a_person
 
     rep = report(workspace(args))
     if args.json:

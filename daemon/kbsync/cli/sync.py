@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from kbsync.commands.common import print_json, workspace
+from kbsync.cli.common import print_json, workspace
 
 
 def register(sub: Any) -> None:
@@ -21,7 +21,7 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from kbsync.syncer import sync
+    from kbsync.app.repo import sync
 
     result = sync(workspace(args))
     if args.json:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from kbsync.commands.common import print_json, workspace
-from kbsync.findings import has_errors
+from kbsync.cli.common import print_json, workspace
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -18,14 +17,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
-    from kbsync.validate import validate_paths
+    from kbsync.app.files import validate
 
-    ws = workspace(args)
-    rels = ws.expand(args.paths) if args.paths else None
-    findings = validate_paths(ws, rels)
+    findings = validate(workspace(args), args.paths or None)
     if args.json:
         print_json([f.as_dict() for f in findings])
     else:
         for f in findings:
             print(f)
-    return 1 if has_errors(findings) else 0
+    return 1 if any(f.level == "error" for f in findings) else 0

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from kbsync.boardentry import (
+from kbsync.core.boardentry import (
     CONFIDENCES as CONFIDENCES,
     FIELD_NAMES as FIELD_NAMES,
     FIELDS as FIELDS,
@@ -41,8 +41,8 @@ from kbsync.boardentry import (
     strip_eol,
     with_status,
 )
-from kbsync.findings import Finding
-from kbsync.protocol import BOARD_MD, BOARD_SECTIONS
+from kbsync.core.findings import Finding
+from kbsync.core.protocol import BOARD_MD, BOARD_SECTIONS
 
 RECORDS: Final = BOARD_SECTIONS[2]
 _FENCE = re.compile(r"^[ \t]*(```|~~~)")

@@ -11,8 +11,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Final
 
-from kbsync.findings import Level
-from kbsync.protocol import BOARD_MD
+from kbsync.core.findings import Level
+from kbsync.core.protocol import BOARD_MD
 
 TYPES: Final = ("观点", "方法", "踩坑", "工具")
 CONFIDENCES: Final = ("high", "medium", "low")

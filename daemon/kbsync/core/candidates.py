@@ -11,8 +11,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Final
 
-from kbsync import board
-from kbsync.board import Entry
+from kbsync.core import board
+from kbsync.core.board import Entry
 
 STATUSES: Final = ("pending", "accepted", "rejected")
 FLAG_INJECTION: Final = "embedded-instruction"

@@ -6,8 +6,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from kbsync import protocol
-from kbsync.findings import Finding
+from kbsync.core import protocol
+from kbsync.core.findings import Finding
 
 _SPLIT = re.compile(r"(?<!\\)\|")
 HEADER_LINES = protocol.INDEX_HEADER.splitlines()

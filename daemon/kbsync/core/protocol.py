@@ -6,7 +6,10 @@ import hashlib
 import re
 import unicodedata
 from dataclasses import dataclass
-from typing import Final, Mapping
+from typing import TYPE_CHECKING, Final, Mapping
+
+if TYPE_CHECKING:
+    from kbsync.config import Config
 
 # ---- layout -------------------------------------------------------------
 
@@ -172,3 +175,23 @@ def classify(relpath: str) -> FileKind:
         return "session"
     kinds = {MEMORY_DIR: "memory", "logs": "log", ARTIFACTS_DIR: "artifact", CANDIDATES_DIR: "candidate"}
     return kinds.get(top, "other")
+
+
+def synonyms_table(cfg: Config) -> dict[str, str]:
+    """Lower-cased heading synonym -> canonical heading, built-ins merged with config (ConfigError naming
+    `protocol.synonyms` for a synonym of a heading the protocol does not have)."""
+    from kbsync.errors import ConfigError
+
+    table: dict[str, str] = {}
+    for canon, builtin in BUILTIN_SYNONYMS.items():
+        for name in builtin:
+            table[name.casefold()] = canon
+    for canon, names in cfg.protocol.synonyms.items():
+        if canon not in SECTIONS:
+            raise ConfigError(
+                f"protocol.synonyms: {canon!r} is not a section heading; use one of {', '.join(SECTIONS)}",
+                path=cfg.source,
+            )
+        for name in names:
+            table[name.casefold()] = canon
+    return table

@@ -12,11 +12,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
-from kbsync import board, body, frontmatter, protocol
-from kbsync.config import Config, synonyms_table
-from kbsync.findings import Finding, has_errors
-from kbsync.session import field_line
-from kbsync.validate import plain_value_defect, validate_text
+from kbsync.core import board, body, frontmatter, protocol
+from kbsync.config import Config
+from kbsync.core.findings import Finding, has_errors
+from kbsync.core.session import field_line
+from kbsync.core.validate import plain_value_defect, validate_text
 
 REBUILT = "rebuilt-frontmatter"
 _FULLWIDTH_KEY = re.compile(r"^([^\s:：#'\"\[\]{}-][^\s:：]*?)[ \t]*：[ \t]*(.*)$")
@@ -211,7 +211,7 @@ def fix_missing_sections(text: str, ctx: RepairContext) -> tuple[str, list[str]]
 # ---- driver ---------------------------------------------------------------------
 
 def context_for(relpath: str, cfg: Config) -> RepairContext:
-    return RepairContext(relpath, cfg.protocol.default_offset, synonyms_table(cfg))
+    return RepairContext(relpath, cfg.protocol.default_offset, protocol.synonyms_table(cfg))
 
 
 def repair_session(text: str, ctx: RepairContext) -> tuple[str, list[str]]:

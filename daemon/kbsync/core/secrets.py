@@ -24,7 +24,7 @@ from typing import Any, Iterator
 
 from kbsync.errors import ConfigError
 
-RULES_FILE = Path(__file__).parent / "data" / "secret-rules.toml"
+RULES_FILE = Path(__file__).parent.parent / "data" / "secret-rules.toml"
 ALLOW_FILE = ".kbsync-allow"
 INLINE_MARKER = "kbsync:allow"
 MASK = "********"

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from kbsync import body, frontmatter, protocol
+from kbsync.core import body, frontmatter, protocol
 from kbsync.errors import ProtocolError
 
 _QUOTED = re.compile(r"""^(['"]).*\1$""")

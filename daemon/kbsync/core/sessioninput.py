@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from kbsync import protocol
+from kbsync.core import protocol
 from kbsync.errors import InputError
 
 KEYS = ("session_id", "title", "ts", "role", "tags", "model", "turns", "tokens_in", "tokens_out",

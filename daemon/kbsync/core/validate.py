@@ -1,17 +1,15 @@
-"""Validation of workspace files against the protocol: pure checks plus a workspace walk."""
+"""Validation of workspace files against the protocol: pure checks of one file's text."""
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
-from kbsync import board, body, frontmatter, protocol
+from kbsync.core import board, body, frontmatter, protocol
 from kbsync.config import Config
-from kbsync.findings import Finding
-from kbsync.session import typed_field
+from kbsync.core.findings import Finding
+from kbsync.core.session import typed_field
 
-if TYPE_CHECKING:
-    from kbsync.workspace import Workspace
 
 _FULLWIDTH_KEY = re.compile(r"^([^\s:：#'\"\[\]{}-][^\s:：]*?)[ \t]*：")
 _TIME_FIRST = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?Z")
@@ -156,7 +154,7 @@ def check_session(relpath: str, text: str, cfg: Config) -> list[Finding]:
 
 
 def check_index(relpath: str, text: str, cfg: Config) -> list[Finding]:
-    from kbsync import indexmd
+    from kbsync.core import indexmd
 
     return indexmd.findings(relpath, text)
 
@@ -197,18 +195,3 @@ def validate_text(relpath: str, text: str, cfg: Config) -> list[Finding]:
     """Every protocol finding for one file's text (LF or CRLF)."""
     check = CHECKS.get(protocol.classify(relpath))
     return check(relpath, text.replace("\r\n", "\n"), cfg) if check else []
-
-
-def validate_paths(ws: "Workspace", relpaths: list[str] | None = None) -> list[Finding]:
-    """Findings for the given workspace files, or for every Markdown file of the workspace."""
-    from kbsync.errors import InputError
-
-    out: list[Finding] = []
-    for rel in relpaths if relpaths is not None else list(ws.iter_files()):
-        try:
-            text = ws.read_text(rel)
-        except InputError as exc:
-            out.append(Finding(rel, exc.line or 1, "error", exc.message))
-            continue
-        out += validate_text(rel, text, ws.config)
-    return out

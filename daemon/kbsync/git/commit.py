@@ -16,13 +16,16 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from kbsync import fsio, gitobjects, gitrepo, protocol
+from kbsync.store import fsio
+from kbsync.git import objects as gitobjects
+from kbsync.git import repo as gitrepo
+from kbsync.core import protocol
 from kbsync.config import parse_duration
 from kbsync.errors import InputError
-from kbsync.frontmatter import parse, split
-from kbsync.secrets import ALLOW_FILE, SecretFinding, parse_allowlist, scan_bytes
-from kbsync.validate import validate_text
-from kbsync.workspace import Workspace, decode
+from kbsync.core.frontmatter import parse, split
+from kbsync.core.secrets import ALLOW_FILE, SecretFinding, parse_allowlist, scan_bytes
+from kbsync.core.validate import validate_text
+from kbsync.store.workspace import Workspace, decode
 
 log = logging.getLogger(__name__)
 

@@ -13,15 +13,16 @@ import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kbsync import protocol, staged
+from kbsync.core import protocol
+from kbsync.git import staged
 from kbsync.config import Config
 from kbsync.errors import ConflictError, InputError, LockedError
-from kbsync.findings import Finding, has_errors
-from kbsync.fsio import backup, guarded_replace, read_with_fingerprint
-from kbsync.secrets import ALLOW_FILE, SecretFinding, parse_allowlist, scan_bytes
-from kbsync.staged import StagedFile
-from kbsync.validate import validate_text
-from kbsync.workspace import decode
+from kbsync.core.findings import Finding, has_errors
+from kbsync.store.fsio import backup, guarded_replace, read_with_fingerprint
+from kbsync.core.secrets import ALLOW_FILE, SecretFinding, parse_allowlist, scan_bytes
+from kbsync.git.staged import StagedFile
+from kbsync.core.validate import validate_text
+from kbsync.store.workspace import decode
 
 CHECKS = ("validate", "secrets")
 
@@ -109,7 +110,7 @@ def _at(f: Finding, path: str) -> Finding:
 def _fix(ctx: HookContext, entry: StagedFile, rel: str, staged_content: tuple[str, bytes], found: list[Finding],
          report: HookReport) -> list[Finding]:
     """Repair on disk and stage the result, or explain why not; the findings that remain."""
-    from kbsync.repair import repair_text
+    from kbsync.core.repair import repair_text
 
     text, data = staged_content
     path = ctx.top / entry.path

@@ -12,7 +12,7 @@ import shlex
 from pathlib import Path
 
 from kbsync.errors import UsageError
-from kbsync.fsio import atomic_write
+from kbsync.store.fsio import atomic_write
 from kbsync.proc import git
 
 HOOKS = ("pre-commit", "pre-push")

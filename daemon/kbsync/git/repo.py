@@ -24,7 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Collection, Sequence
 
-from kbsync import fsio, gitobjects, proc
+from kbsync.store import fsio
+from kbsync.git import objects as gitobjects
+from kbsync import proc
 from kbsync.errors import ConfigError, GitError
 
 log = logging.getLogger(__name__)
@@ -57,6 +59,11 @@ class Staged:
 
 def is_repo(root: Path) -> bool:
     return (root / ".git").exists()
+
+
+def init_repository(root: Path) -> None:
+    """`git init` with the branch main, in an existing folder."""
+    proc.git(["init", "-q", "-b", "main"], cwd=root)
 
 
 def _exec(root: Path, args: Sequence[str], *, stdin: bytes | None = None, env: dict[str, str] | None = None,

@@ -11,13 +11,15 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from kbsync import protocol, searchdb, searchindex
-from kbsync.context import MAX_EXPANDED, BoardItem, Materials, SessionItem
+from kbsync.core import protocol
+from kbsync.retrieval import db as searchdb
+from kbsync.retrieval import index as searchindex
+from kbsync.retrieval.context import MAX_EXPANDED, BoardItem, Materials, SessionItem
 from kbsync.errors import KbsyncError
-from kbsync.searchdb import Row
-from kbsync.searchtext import parse_query
-from kbsync.session import parse_session
-from kbsync.workspace import Workspace
+from kbsync.retrieval.db import Row
+from kbsync.retrieval.text import parse_query
+from kbsync.core.session import parse_session
+from kbsync.store.workspace import Workspace
 
 MAX_HITS = 50
 

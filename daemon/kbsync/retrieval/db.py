@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from kbsync.errors import KbsyncError
-from kbsync.searchdoc import KIND_SOURCES, Record
-from kbsync.searchtext import Query, fts_expression, index_text
+from kbsync.retrieval.records import KIND_SOURCES, Record
+from kbsync.retrieval.text import Query, fts_expression, index_text
 
 DB_NAME = "search.sqlite"
 SCHEMA_VERSION = 1

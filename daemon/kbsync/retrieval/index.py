@@ -15,11 +15,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-from kbsync import protocol, searchdb
+from kbsync.core import protocol
+from kbsync.retrieval import db as searchdb
 from kbsync.errors import InputError
-from kbsync.searchdb import FileState
-from kbsync.searchdoc import Record, plain_record, records_for
-from kbsync.workspace import Workspace, decode
+from kbsync.retrieval.db import FileState
+from kbsync.retrieval.records import Record, plain_record, records_for
+from kbsync.store.workspace import Workspace, decode
 
 log = logging.getLogger(__name__)
 INDEXED_KINDS = ("session", "board", "memory", "artifact")

@@ -13,10 +13,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from kbsync import protocol
-from kbsync.board import parse_board
+from kbsync.core import protocol
+from kbsync.core.board import parse_board
 from kbsync.errors import KbsyncError
-from kbsync.session import parse_session
+from kbsync.core.session import parse_session
 
 _H1 = re.compile(r"^# +(.+?)\s*$", re.MULTILINE)
 _DAY = re.compile(r"/(\d{4}-\d{2}-\d{2})/")

@@ -15,12 +15,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from kbsync import proc, searchdb, searchindex
+from kbsync import proc
+from kbsync.retrieval import db as searchdb
+from kbsync.retrieval import index as searchindex
 from kbsync.errors import ConfigError, KbsyncError, UsageError
-from kbsync.fusion import FusionFn, Fused, Hit, SourceHits, make_rrf
-from kbsync.searchdoc import KIND_SOURCES
-from kbsync.searchtext import Query, parse_query
-from kbsync.workspace import Workspace
+from kbsync.retrieval.fusion import FusionFn, Fused, Hit, SourceHits, make_rrf
+from kbsync.retrieval.records import KIND_SOURCES
+from kbsync.retrieval.text import Query, parse_query
+from kbsync.store.workspace import Workspace
 
 WORKSPACE_KINDS = {v: k for k, v in KIND_SOURCES.items()}  # source kind -> record kind
 MAX_SUMMARY = 100

@@ -12,9 +12,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from kbsync import searchdb, searchindex
-from kbsync.searchdb import Row
-from kbsync.workspace import Workspace
+from kbsync.retrieval import db as searchdb
+from kbsync.retrieval import index as searchindex
+from kbsync.retrieval.db import Row
+from kbsync.store.workspace import Workspace
 
 DIMENSIONS = ("tag", "month", "status", "model")
 NONE = "(none)"

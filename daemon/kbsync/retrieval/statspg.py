@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from kbsync.errors import ConfigError, RemoteError
-from kbsync.searchdb import Row
+from kbsync.retrieval.db import Row
 
 TABLE = "kbsync_sessions"
 _CREATE = f"""

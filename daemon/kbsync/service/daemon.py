@@ -20,10 +20,15 @@ from typing import Any, Callable
 
 import schedule
 
-from kbsync import committer, fsio, gitrepo, jobs, protocol, status, watch
+from kbsync.git import commit as committer
+from kbsync.store import fsio
+from kbsync.git import repo as gitrepo
+from kbsync.service import jobs, watch
+from kbsync.core import protocol
+from kbsync.app import status
 from kbsync.errors import KbsyncError, LockedError
-from kbsync.repairfile import RepairOutcome, repair_file
-from kbsync.workspace import Workspace
+from kbsync.store.repairfile import RepairOutcome, repair_file
+from kbsync.store.workspace import Workspace
 
 log = logging.getLogger(__name__)
 

@@ -44,13 +44,13 @@ class TimedJob:
 
 
 POST_WRITE: tuple[PostWriteJob, ...] = (
-    PostWriteJob("search index", "kbsync.searchindex:update"),
+    PostWriteJob("search index", "kbsync.retrieval.index:update"),
 )
 
 TIMED: tuple[TimedJob, ...] = (
-    TimedJob("commit", "daemon.commit_every", "kbsync.committer:scheduled_commit"),
-    TimedJob("sync", "sync.every", "kbsync.syncer:sync", when="kbsync.syncer:remote_configured"),
-    TimedJob("scan", "scan.every", "kbsync.scan:scheduled_scan", when="kbsync.scan:sources_configured"),
+    TimedJob("commit", "daemon.commit_every", "kbsync.git.commit:scheduled_commit"),
+    TimedJob("sync", "sync.every", "kbsync.sync.syncer:sync", when="kbsync.sync.syncer:remote_configured"),
+    TimedJob("scan", "scan.every", "kbsync.board.scan:scheduled_scan", when="kbsync.board.scan:sources_configured"),
 )
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
+from kbsync.store.fsio import atomic_write
+
 HARDENING = """\
 UMask=0077
 NoNewPrivileges=yes
@@ -62,3 +64,8 @@ def systemctl_hint(name: str, *, user: bool) -> list[str]:
     if user:
         hint.append("loginctl enable-linger \"$USER\"   # keep it running while you are logged out")
     return hint
+
+
+def write_unit(dest: Path, python: str, workspace: Path, *, user: bool, account: str | None = None) -> None:
+    """The rendered unit, written atomically to `dest`."""
+    atomic_write(dest, render_unit(python, workspace, user=user, account=account).encode("utf-8"))

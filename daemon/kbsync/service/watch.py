@@ -22,7 +22,8 @@ from watchdog.events import (DirCreatedEvent, DirDeletedEvent, DirMovedEvent, Fi
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 
-from kbsync import fsio, protocol
+from kbsync.store import fsio
+from kbsync.core import protocol
 
 log = logging.getLogger(__name__)
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from kbsync import frontmatter, fsio, protocol
-from kbsync.eventlog import log_error
-from kbsync.workspace import Workspace
+from kbsync.core import frontmatter, protocol
+from kbsync.store import fsio
+from kbsync.store.eventlog import log_error
+from kbsync.store.workspace import Workspace
 
 
 def conflict_text(relpath: str, text: str) -> str:

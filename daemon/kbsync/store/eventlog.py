@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import time
 
-from kbsync import fsio, protocol
-from kbsync.workspace import Workspace
+from kbsync.store import fsio
+from kbsync.core import protocol
+from kbsync.store.workspace import Workspace
 
 
 def utc_now_iso(now: float | None = None) -> str:

@@ -23,11 +23,12 @@ from urllib.parse import unquote, urlsplit
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from kbsync import frontmatter, proc
+from kbsync.core import frontmatter
+from kbsync import proc
 from kbsync.errors import EXIT_REMOTE, InputError, KbsyncError
-from kbsync.findings import Finding
-from kbsync.fsio import atomic_write
-from kbsync.workspace import decode
+from kbsync.core.findings import Finding
+from kbsync.store.fsio import atomic_write
+from kbsync.store.workspace import decode
 
 Format = Literal["html", "docx"]
 ImageMode = Literal["absolute", "inline"]

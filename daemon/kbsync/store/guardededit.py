@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Callable
 
-from kbsync import fsio
-from kbsync.workspace import Workspace, decode
+from kbsync.store import fsio
+from kbsync.store.workspace import Workspace, decode
 
 
 def edit_file(ws: Workspace, relpath: str, edit: Callable[[str], str],

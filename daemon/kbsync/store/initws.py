@@ -1,10 +1,12 @@
-"""`kbsync init`: the workspace layout, created idempotently."""
+"""The workspace layout (folders and skeleton files), created idempotently; the repository is git's part
+(kbsync.app.workspace puts the two together)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from kbsync import fsio, protocol, proc
+from kbsync.store import fsio
+from kbsync.core import protocol
 
 BOARD_SKELETON = """# LEARNING_BOARD
 
@@ -32,8 +34,8 @@ DIRS = (protocol.SESSIONS_DIR, protocol.ENTITIES_DIR, protocol.ARTIFACTS_DIR, pr
 KEEP = ".gitkeep"
 
 
-def init_workspace(root: Path) -> list[str]:
-    """Create what is missing (folders, skeleton files, git repository); return what was created.
+def lay_out(root: Path) -> list[str]:
+    """Create the folders and skeleton files that are missing; return what was created.
 
     Nothing that exists is changed.
     """
@@ -51,9 +53,6 @@ def init_workspace(root: Path) -> list[str]:
         if not p.exists():
             fsio.atomic_write(p, content.encode("utf-8"))
             created.append(rel)
-    if not (root / ".git").exists():
-        proc.git(["init", "-q", "-b", "main"], cwd=root)
-        created.append(".git/")
     return created
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import datetime as dt
 import os
 
-from kbsync import fsio, frontmatter, indexmd, protocol
-from kbsync.workspace import Workspace
+from kbsync.store import fsio
+from kbsync.core import frontmatter, indexmd, protocol
+from kbsync.store.workspace import Workspace
 
 
 def utc_key(ts: str) -> str:

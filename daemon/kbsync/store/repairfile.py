@@ -7,13 +7,13 @@ import logging
 from dataclasses import dataclass, field
 from typing import Literal
 
-from kbsync import fsio
+from kbsync.store import fsio
 from kbsync.errors import ConflictError, InputError, LockedError
-from kbsync.eventlog import log_error
-from kbsync.findings import Finding, has_errors
-from kbsync.repair import REBUILT, repair_text
-from kbsync.validate import validate_text
-from kbsync.workspace import Workspace, decode
+from kbsync.store.eventlog import log_error
+from kbsync.core.findings import Finding, has_errors
+from kbsync.core.repair import REBUILT, repair_text
+from kbsync.core.validate import validate_text
+from kbsync.store.workspace import Workspace, decode
 
 log = logging.getLogger(__name__)
 Status = Literal["valid", "repaired", "would-repair", "locked", "changed", "invalid"]
@@ -71,3 +71,16 @@ def repair_file(ws: Workspace, relpath: str, *, dry_run: bool = False) -> Repair
         log_error(ws, f"{relpath}: no frontmatter; rebuilt from the file name with status: conflict; review and fill it in")
     log.info("%s: repaired (%s)", relpath, "; ".join(result.fixes))
     return RepairOutcome(relpath, "repaired", result.fixes, result.findings)
+
+
+def validate_paths(ws: Workspace, relpaths: list[str] | None = None) -> list[Finding]:
+    """Findings for the given workspace files, or for every Markdown file of the workspace."""
+    out: list[Finding] = []
+    for rel in relpaths if relpaths is not None else list(ws.iter_files()):
+        try:
+            text = ws.read_text(rel)
+        except InputError as exc:
+            out.append(Finding(rel, exc.line or 1, "error", exc.message))
+            continue
+        out += validate_text(rel, text, ws.config)
+    return out

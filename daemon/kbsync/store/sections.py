@@ -12,12 +12,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from kbsync import body, frontmatter, fsio, protocol
+from kbsync.core import body, frontmatter, protocol
+from kbsync.store import fsio
 from kbsync.errors import InputError, ProtocolError
-from kbsync.session import normalize_content
-from kbsync.store import find_by_id, write_session
-from kbsync.validate import validate_text
-from kbsync.workspace import Workspace, decode
+from kbsync.core.session import normalize_content
+from kbsync.store.sessions import find_by_id, write_session
+from kbsync.core.validate import validate_text
+from kbsync.store.workspace import Workspace, decode
 
 
 @dataclass(frozen=True)

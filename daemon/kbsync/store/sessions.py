@@ -7,15 +7,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kbsync import fsio, indexmd, protocol
-from kbsync.conflicts import save_conflict_copy
+from kbsync.store import fsio
+from kbsync.core import indexmd, protocol
+from kbsync.store.conflicts import save_conflict_copy
 from kbsync.errors import ConflictError, InputError, ProtocolError
-from kbsync.findings import has_errors
-from kbsync.repair import repair_text
-from kbsync.session import SessionDoc, ordered_sections, parse_session, render_session
-from kbsync.sessioninput import SessionInput, now_iso, parse_input
-from kbsync.validate import validate_text
-from kbsync.workspace import Workspace, decode
+from kbsync.core.findings import has_errors
+from kbsync.core.repair import repair_text
+from kbsync.core.session import SessionDoc, ordered_sections, parse_session, render_session
+from kbsync.core.sessioninput import SessionInput, now_iso, parse_input
+from kbsync.core.validate import validate_text
+from kbsync.store.workspace import Workspace, decode
 
 
 @dataclass(frozen=True)

@@ -21,12 +21,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from kbsync import body, frontmatter, fsio, indexmd, protocol
+from kbsync.core import body, frontmatter, indexmd, protocol
+from kbsync.store import fsio
 from kbsync.errors import InputError, ProtocolError
-from kbsync.session import SessionDoc, parse_session, render_session
-from kbsync.store import append_index_row, find_by_id, write_session
-from kbsync.sections import read_valid
-from kbsync.workspace import Workspace
+from kbsync.core.session import SessionDoc, parse_session, render_session
+from kbsync.store.sessions import append_index_row, find_by_id, write_session
+from kbsync.store.sections import read_valid
+from kbsync.store.workspace import Workspace
 
 LINKS_SECTION = "子会话"
 _H3 = "### "

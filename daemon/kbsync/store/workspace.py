@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
-from kbsync import protocol
-from kbsync.config import Config, synonyms_table
+from kbsync.core import protocol
+from kbsync.config import Config
 from kbsync.errors import InputError
 
 
@@ -18,6 +18,9 @@ from kbsync.errors import InputError
 class Workspace:
     root: Path
     config: Config = field(default_factory=Config)
+
+    def __post_init__(self) -> None:
+        protocol.synonyms_table(self.config)  # a synonym of an unknown heading is reported on opening
 
     @property
     def state_dir(self) -> Path:
@@ -31,7 +34,7 @@ class Workspace:
         return self.root / relpath
 
     def synonyms(self) -> dict[str, str]:
-        return synonyms_table(self.config)
+        return protocol.synonyms_table(self.config)
 
     def relpath(self, given: str | Path) -> str:
         """The workspace-relative path of `given`; InputError if it lies outside.

@@ -14,11 +14,15 @@ import os
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from kbsync import conflicts, fsio, gitobjects, gitrepo, initws, integrate, protocol
+from kbsync.store import conflicts, fsio, initws
+from kbsync.git import objects as gitobjects
+from kbsync.git import repo as gitrepo
+from kbsync.sync import plan as integrate
+from kbsync.core import protocol
 from kbsync.errors import LockedError
-from kbsync.integrate import Versions
-from kbsync.remotes.base import RemoteHead
-from kbsync.workspace import Workspace
+from kbsync.sync.plan import Versions
+from kbsync.sync.transports.base import RemoteHead
+from kbsync.store.workspace import Workspace
 
 
 @dataclass

@@ -24,7 +24,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Mapping
 
-from kbsync import board, protocol
+from kbsync.core import board, protocol
 
 
 @dataclass(frozen=True)

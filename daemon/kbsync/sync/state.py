@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from kbsync import fsio
-from kbsync.workspace import Workspace
+from kbsync.store import fsio
+from kbsync.store.workspace import Workspace
 
 STATE_FILE = "sync.json"
 

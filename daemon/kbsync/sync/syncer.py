@@ -17,11 +17,14 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
-from kbsync import fsio, gitrepo, merging, syncstate
-from kbsync.committer import CommitResult, commit_pending, secret_scanner
+from kbsync.store import fsio
+from kbsync.git import repo as gitrepo
+from kbsync.sync import merge as merging
+from kbsync.sync import state as syncstate
+from kbsync.git.commit import CommitResult, commit_pending, secret_scanner
 from kbsync.errors import EXIT_OK, EXIT_PROBLEMS, RemoteError, SecretFoundError
-from kbsync.remotes.base import RemoteHead, Transport
-from kbsync.workspace import Workspace
+from kbsync.sync.transports.base import RemoteHead, Transport
+from kbsync.store.workspace import Workspace
 
 log = logging.getLogger(__name__)
 
@@ -58,10 +61,10 @@ class SyncResult:
 def make_transport(ws: Workspace) -> Transport:
     """The transport `[sync] mode` names."""
     if ws.config.sync.mode == "github-api":
-        from kbsync.remotes.github_sync import from_config
+        from kbsync.sync.transports.github import from_config
 
         return from_config(ws, syncstate.known_remote(ws))
-    from kbsync.remotes.gitremote import GitTransport
+    from kbsync.sync.transports.gitremote import GitTransport
 
     return GitTransport(ws.root, ws.config.sync.remote, ws.config.sync.branch)
 

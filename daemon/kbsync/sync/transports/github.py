@@ -18,11 +18,11 @@ from typing import Callable, Mapping
 
 import requests
 
-from kbsync import gitrepo
+from kbsync.git import repo as gitrepo
 from kbsync.errors import ConfigError, RemoteError
-from kbsync.remotes.base import RemoteHead
-from kbsync.remotes.github_api import EmptyRepositoryError, GitHubApi, LostResponseError, RetryPolicy, TreeEntry
-from kbsync.workspace import Workspace
+from kbsync.sync.transports.base import RemoteHead
+from kbsync.sync.transports.githubclient import EmptyRepositoryError, GitHubApi, LostResponseError, RetryPolicy, TreeEntry
+from kbsync.store.workspace import Workspace
 
 log = logging.getLogger(__name__)
 

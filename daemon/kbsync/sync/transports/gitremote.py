@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from kbsync import gitrepo
-from kbsync.remotes.base import RemoteHead
+from kbsync.git import repo as gitrepo
+from kbsync.sync.transports.base import RemoteHead
 
 
 class GitTransport:

@@ -1,0 +1,124 @@
+"""The watermark scan and a person's decisions on what it found: list, accept into the board, reject."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from kbsync.errors import InputError
+
+if TYPE_CHECKING:
+    from kbsync.board.scan import SourceResult
+    from kbsync.core.candidates import Item
+    from kbsync.store.workspace import Workspace
+
+
+@dataclass(frozen=True)
+class Row:
+    id: str
+    list_path: str  # the candidate list's workspace path
+    title: str
+    status: str  # pending, accepted, rejected
+    path: str  # the item's path in its source
+    flags: list[str]
+
+
+@dataclass(frozen=True)
+class Accepted:
+    item: str
+    key: str
+    action: str  # what the board did: added, updated, unchanged
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """Fields a person gives when accepting, over what the item holds (None or empty: keep the item's)."""
+    title: str | None = None
+    type: str | None = None
+    topic: str | None = None
+    summary: str | None = None
+    scenarios: tuple[str, ...] = ()
+    confidence: str | None = None
+
+
+def scan(ws: Workspace, now: dt.datetime, sources: list[str] | None = None) -> list[SourceResult]:
+    """Scan the configured knowledge sources (or the named ones) past their watermarks."""
+    from kbsync.board.scan import run_scan
+
+    return run_scan(ws, now, sources or None)
+
+
+def _lists(ws: Workspace) -> list[tuple[str, list[Item]]]:
+    from kbsync.core import candidates, protocol
+    from kbsync.store.workspace import decode
+
+    folder = ws.root / protocol.CANDIDATES_DIR
+    out: list[tuple[str, list[Item]]] = []
+    for p in sorted(folder.glob("*.md")) if folder.is_dir() else []:
+        rel = f"{protocol.CANDIDATES_DIR}/{p.name}"
+        out.append((rel, candidates.parse_items(decode(p.read_bytes(), rel))))
+    return out
+
+
+def _find(ws: Workspace, item_id: str) -> tuple[str, Item]:
+    for rel, items in _lists(ws):
+        for it in items:
+            if it.id == item_id:
+                return rel, it
+    raise InputError(f"no candidate {item_id}; see `kbsync candidates list`", path="candidates/")
+
+
+def _pending(rel: str, item: Item) -> None:
+    from kbsync.core import candidates
+
+    status = candidates.value(item, "status")
+    if status != "pending":
+        raise InputError(f"item {item.id} is {status} already; nothing to do", path=rel, line=item.start + 1)
+
+
+def _decide(ws: Workspace, rel: str, item_id: str, status: str) -> None:
+    from kbsync.core import candidates
+    from kbsync.store.guardededit import edit_file
+
+    edit_file(ws, rel, lambda text: candidates.set_status(text, item_id, status))
+
+
+def list_items(ws: Workspace, status: str | None = None) -> list[Row]:
+    """Every item of every candidate list, optionally only those with `status`."""
+    from kbsync.core import candidates
+
+    rows = [Row(it.id, rel, it.title, candidates.value(it, "status"), candidates.value(it, "path"),
+                candidates.flags(it)) for rel, items in _lists(ws) for it in items]
+    return [r for r in rows if not status or r.status == status]
+
+
+def accept(ws: Workspace, item_id: str, overrides: Overrides, *, allow_flagged: bool = False) -> Accepted:
+    """Turn a pending item into a board entry (refused without scenarios, or when flagged unless allowed)."""
+    from kbsync.board import file as boardfile
+    from kbsync.core import candidates
+
+    rel, item = _find(ws, item_id)
+    _pending(rel, item)
+    flagged = candidates.flags(item)
+    if flagged and not allow_flagged:
+        raise InputError(f"item {item.id} is flagged ({', '.join(flagged)}); read its flagged lines, then "
+                         "accept with --allow-flagged", path=rel, line=item.start + 1)
+    fields: dict[str, object] = {"title": overrides.title, "type": overrides.type, "topic": overrides.topic,
+                                 "summary": overrides.summary, "scenarios": list(overrides.scenarios),
+                                 "confidence": overrides.confidence}
+    entry, problems = candidates.to_entry(item, fields)
+    if entry is None:
+        raise InputError(f"item {item.id} cannot become an entry yet; complete it in the list or pass options:\n"
+                         + "\n".join(f"  - {p}" for p in problems), path=rel, line=item.start + 1)
+    action = boardfile.upsert_entry(ws, entry)
+    _decide(ws, rel, item.id, "accepted")
+    return Accepted(item.id, entry.key, action)
+
+
+def reject(ws: Workspace, item_id: str) -> str:
+    """Mark a pending item rejected so that it is not proposed again; the list it is in."""
+    rel, item = _find(ws, item_id)
+    _pending(rel, item)
+    _decide(ws, rel, item.id, "rejected")
+    return rel

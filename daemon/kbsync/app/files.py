@@ -1,0 +1,63 @@
+"""The workspace's files as a whole: validate, repair, rebuild index.md, export to HTML or DOCX."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from kbsync.errors import InputError, UsageError
+
+if TYPE_CHECKING:
+    from kbsync.core.findings import Finding
+    from kbsync.store.export import Exported, Format, ImageMode
+    from kbsync.store.repairfile import RepairOutcome
+    from kbsync.store.workspace import Workspace
+
+
+def validate(ws: Workspace, paths: list[str] | None = None) -> list[Finding]:
+    """Findings for the named files (globs allowed), or for every workspace file."""
+    from kbsync.store.repairfile import validate_paths
+
+    return validate_paths(ws, ws.expand(paths) if paths else None)
+
+
+def repair(ws: Workspace, paths: list[str] | None = None, *, dry_run: bool = False) -> list[RepairOutcome]:
+    """The lossless repairs of the named files (or all), applied unless `dry_run`."""
+    from kbsync.store.repairfile import repair_file
+
+    rels = ws.expand(paths) if paths else list(ws.iter_files())
+    return [repair_file(ws, rel, dry_run=dry_run) for rel in rels]
+
+
+def rebuild_index(ws: Workspace) -> int:
+    """Regenerate index.md from the sessions; the number of rows."""
+    from kbsync.store.rebuild import rebuild_index as rebuild
+
+    return rebuild(ws)
+
+
+def _sources(paths: list[str]) -> list[Path]:
+    """The source files, checked before anything is written."""
+    sources = [Path(p) for p in paths]
+    for src in sources:
+        if not src.is_file():
+            raise InputError("no such file; give the Markdown files to export", path=str(src))
+    stems: dict[str, Path] = {}
+    for src in sources:
+        other = stems.setdefault(src.stem, src)
+        if other != src:
+            raise UsageError(f"{other} and {src} would both be written as {src.stem}.*; export them to different --out folders")
+    return sources
+
+
+def export(paths: list[str], out: str, to: Format, images: ImageMode) -> list[Exported]:
+    """Each file as a self-contained HTML page or a DOCX document in the folder `out`."""
+    from kbsync.store import export as exporter
+
+    sources = _sources(paths)
+    out_dir = Path(out)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise UsageError("--out must be a folder", path=str(out_dir))
+    if to == "docx":
+        exporter.require_pandoc()
+    return [exporter.export_file(src, str(src), out_dir, to, images) for src in sources]

@@ -1,0 +1,72 @@
+"""Retrieval: federated search, the context pack within a token budget, the search index, statistics."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Sequence
+
+from kbsync.errors import UsageError
+
+if TYPE_CHECKING:
+    from kbsync.retrieval.context import Pack
+    from kbsync.retrieval.index import BuildResult
+    from kbsync.retrieval.search import Outcome
+    from kbsync.retrieval.stats import Stats
+    from kbsync.store.workspace import Workspace
+
+
+@dataclass(frozen=True)
+class StatsResult:
+    stats: Stats
+    pushed: int | None  # sessions upserted into PostgreSQL when [stats] dsn is set
+
+
+def search(ws: Workspace, query: str, *, sources: Sequence[str] | None = None, top: int = 10) -> Outcome:
+    """Search every configured source (or the named ones) and fuse their rankings with RRF."""
+    from kbsync.retrieval.search import federated
+
+    return federated(ws, query, names=sources, top=max(0, top))
+
+
+def split_tags(text: str) -> list[str]:
+    """Tags from a comma-separated list (ASCII or full-width commas)."""
+    return [t.strip() for t in text.replace("，", ",").split(",") if t.strip()]
+
+
+def build_context(ws: Workspace, query: str, tags: list[str], budget: int | None = None) -> Pack:
+    """The prompt pack for `query`: facts, recent summaries, full texts, references and board entries,
+    within `budget` tokens (default: the config's)."""
+    from kbsync.retrieval.context import assemble
+    from kbsync.retrieval.contextfiles import gather
+
+    budget = budget if budget is not None else ws.config.context.budget
+    if budget <= 0:
+        raise UsageError(f"--budget {budget}: give a positive number of tokens")
+    return assemble(gather(ws, query, tags), ws.config.context, budget)
+
+
+def rebuild_search(ws: Workspace) -> BuildResult:
+    """Rebuild the search database from the workspace's files."""
+    from kbsync.retrieval.index import rebuild
+
+    return rebuild(ws)
+
+
+def stats(ws: Workspace, by: str) -> StatsResult:
+    """Session statistics grouped `by` tag, month, status or model; pushed to PostgreSQL when configured."""
+    from kbsync.retrieval.stats import group, session_rows
+
+    rows = session_rows(ws)
+    pushed = None
+    if ws.config.stats.dsn:
+        from kbsync.retrieval.statspg import push
+
+        pushed = push(ws.config.stats.dsn, rows)
+    return StatsResult(group(rows, by), pushed)
+
+
+def render_stats(stats: Stats) -> str:
+    """The statistics as a plain-text table."""
+    from kbsync.retrieval.stats import render
+
+    return render(stats)

@@ -1,0 +1,53 @@
+"""Finding, opening and laying out a workspace."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from kbsync.config import Config, resolve
+from kbsync.errors import UsageError
+from kbsync.git import repo as gitrepo
+from kbsync.store import initws
+from kbsync.store.workspace import Workspace
+
+
+@dataclass(frozen=True)
+class InitResult:
+    root: Path
+    created: list[str]  # folders and files made, ".git/" for the repository
+    missing_ignores: list[str]  # lines an existing .gitignore lacks
+
+
+def locate(workspace_arg: str | None, config_arg: str | None) -> tuple[Path, Config]:
+    """The workspace folder and its configuration, by the command-line contract."""
+    return resolve(workspace_arg, config_arg)
+
+
+def open_workspace(workspace_arg: str | None, config_arg: str | None) -> Workspace:
+    """The Workspace the options name; UsageError if that folder does not exist."""
+    root, cfg = locate(workspace_arg, config_arg)
+    if not root.is_dir():
+        raise UsageError(f"no workspace folder here; create one with `kbsync -w {root} init`", path=str(root))
+    return Workspace(root, cfg)
+
+
+def workspace_at(root: Path, cfg: Config) -> Workspace:
+    """The workspace in folder `root` with configuration `cfg` (the daemon reloads it on SIGHUP)."""
+    return Workspace(root, cfg)
+
+
+def init_workspace(root: Path) -> list[str]:
+    """Create what is missing (folders, skeleton files, the git repository); what was created.
+    Nothing that exists is changed."""
+    created = initws.lay_out(root)
+    if not (root / ".git").exists():
+        gitrepo.init_repository(root)
+        created.append(".git/")
+    return created
+
+
+def init(root: Path) -> InitResult:
+    """`kbsync init`: the layout and repository, and what an existing .gitignore lacks."""
+    created = init_workspace(root)
+    return InitResult(root, created, initws.missing_ignores(root))

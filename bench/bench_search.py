@@ -131,7 +131,7 @@ def category(q: str) -> str:
 
 
 def recall_table() -> None:
-    from helpers_retrieval import LABELLED, make_workspace
+    from helpers.retrieval import LABELLED, make_workspace
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)

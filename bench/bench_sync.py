@@ -4,7 +4,7 @@
 
 On a generated workspace (../shared/bench/gen_workspace.py), for 1, 10 and 100 changed
 session files:
- (a) github-api mode against the local test server (tests/ghserver.py, real HTTP on
+ (a) github-api mode against the local test server (tests/helpers/ghserver.py, real HTTP on
      127.0.0.1 over a bare repository): HTTP requests of one `sync` (target: changed blobs
      + at most 5) and its wall time, in process;
  (b) git mode: `kbsync sync` (a new process: commit, fetch, integrate, push) against
@@ -28,7 +28,7 @@ from common import KBSYNC, REPO, corpus, median, timed
 
 sys.path.insert(0, str(REPO / "tests"))
 
-from ghserver import GitHubServer  # noqa: E402
+from helpers.ghserver import GitHubServer  # noqa: E402
 
 import requests  # noqa: E402
 

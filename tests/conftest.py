@@ -1,4 +1,4 @@
-"""Shared fixtures: a git identity for real repositories, and fresh workspaces."""
+"""Shared fixtures: a git identity for real repositories, the real command line (`cli`), fresh workspaces."""
 
 from __future__ import annotations
 
@@ -9,11 +9,10 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
-from helpers_core import kbsync as run_kbsync
+from helpers.cli import Cli, kbsync
 
 REPO = Path(__file__).resolve().parent.parent
-SHARED = Path(os.environ.get("KBSYNC_SHARED", REPO.parent / "shared"))
-GEN_WORKSPACE = SHARED / "bench" / "gen_workspace.py"
+GEN_WORKSPACE = REPO / "bench" / "gen_workspace.py"
 
 
 @pytest.fixture(autouse=True)
@@ -28,6 +27,12 @@ def _git_identity(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.Temp
     monkeypatch.delenv("KBSYNC_WORKSPACE", raising=False)
 
 
+@pytest.fixture(scope="session")
+def cli() -> Cli:
+    """The real command line as a subprocess: `cli(*args, ws=..., stdin=..., env=..., cwd=..., timeout=...)`."""
+    return kbsync
+
+
 @pytest.fixture
 def ws_root(tmp_path: Path) -> Iterator[Path]:
     """An initialised, empty workspace."""
@@ -38,16 +43,8 @@ def ws_root(tmp_path: Path) -> Iterator[Path]:
     yield root
 
 
-def kbsync(*args: str, input: str | None = None, cwd: Path | None = None,
-           env: dict[str, str] | None = None, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    """Run the real command line: `python -m kbsync ARGS`."""
-    return run_kbsync(*args, stdin=input, cwd=cwd, env=env, timeout=timeout)
-
-
 def gen_workspace(out: Path, sessions: int, dirty: float = 0.0, seed: int = 7) -> Path:
-    """The shared benchmark corpus generator, run for real."""
-    if not GEN_WORKSPACE.exists():
-        pytest.skip(f"corpus generator not found at {GEN_WORKSPACE}; set KBSYNC_SHARED")
+    """The project's corpus generator, bench/gen_workspace.py, run for real."""
     subprocess.run([sys.executable, str(GEN_WORKSPACE), str(out), "--sessions", str(sessions),
                     "--dirty", str(dirty), "--seed", str(seed)], check=True, capture_output=True)
     return out

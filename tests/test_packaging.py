@@ -8,7 +8,6 @@ import sys
 import zipfile
 from pathlib import Path
 
-import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 PACKAGE = REPO / "daemon" / "kbsync"
@@ -25,12 +24,11 @@ def _tracked_tree(dest: Path) -> None:
             shutil.copy2(src, dest / rel)
 
 
-@pytest.mark.slow
 def test_the_wheel_holds_every_module_and_the_rules(tmp_path: Path) -> None:
     src, out = tmp_path / "src", tmp_path / "out"
     _tracked_tree(src)
     subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(out),
-                    str(src)], check=True, capture_output=True)
+                    str(src)], check=True, capture_output=True, text=True)
     wheel = next(out.glob("kbsync-*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
     modules = {p.relative_to(PACKAGE.parent).as_posix() for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts}

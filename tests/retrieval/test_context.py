@@ -1,0 +1,98 @@
+"""`kbsync context`: never over budget, in the documented order, broken records skipped with a note."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from helpers.retrieval import BROKEN_NAME, make_workspace
+from kbsync.config import ContextConfig
+from kbsync.retrieval.context import BoardItem, Materials, SessionItem, assemble, estimate_tokens
+from helpers.cli import kbsync, Cli
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    root = tmp_path_factory.mktemp("ctx")
+    return root, make_workspace(root, noise=40)
+
+
+def pack(root: Path, *args: str) -> dict[str, object]:
+    out = kbsync("context", *args, "--json", ws=root)
+    assert out.returncode == 0, out.stderr
+    data: dict[str, object] = json.loads(out.stdout)
+    return data
+
+
+def test_estimate_counts_chinese_and_english() -> None:
+    assert estimate_tokens("") == 0
+    assert estimate_tokens("合同") == 3  # 1.5 per CJK character
+    assert estimate_tokens("abcdef") == 2  # 1 per 3 other characters
+    assert estimate_tokens("合同，abc") == 6  # full-width punctuation counts as wide
+    assert estimate_tokens("合同 abc") >= estimate_tokens("合同") + 1
+
+
+words = st.text(alphabet="合同风险付款 deployrollbak\n-:", max_size=400)
+sessions = st.builds(SessionItem, relpath=st.text(min_size=1, max_size=30), title=words, date=st.just("2025-01-01"),
+                     tags=st.tuples(words), summary=words, full_text=words)
+boards = st.builds(BoardItem, title=words, type=st.just("方法"), confidence=st.just("high"), summary=words)
+
+
+@settings(max_examples=150, deadline=None)
+@given(facts=st.lists(words, max_size=20), ss=st.lists(sessions, max_size=30), bs=st.lists(boards, max_size=8),
+       budget=st.integers(min_value=1, max_value=6000),
+       shares=st.tuples(st.floats(0, 0.5), st.floats(0, 0.5), st.floats(0, 0.9)))
+def test_pack_never_exceeds_its_budget(facts: list[str], ss: list[SessionItem], bs: list[BoardItem], budget: int,
+                                       shares: tuple[float, float, float]) -> None:
+    cfg = ContextConfig(share_facts=shares[0], share_summaries=shares[1], share_input=shares[2])
+    p = assemble(Materials(tuple(facts), tuple(ss), tuple(bs)), cfg, budget)
+    assert estimate_tokens(p.text()) <= p.limit <= budget
+    assert len(p.sections.get("board", [])) <= 6 and sum(1 for ln in p.sections.get("sessions", []) if ln.startswith("### ")) <= 3
+
+
+@pytest.mark.parametrize("budget", [1, 50, 400, 4000, 30000])
+def test_cli_pack_within_budget_for_any_budget(planted: tuple[Path, dict[str, str]], budget: int) -> None:
+    data = pack(planted[0], "--query", "合同", "--tags", "法务,风险", "--budget", str(budget))
+    assert estimate_tokens(str(data["text"])) <= int(budget * 0.4)
+    assert data["tokens"] == estimate_tokens(str(data["text"]))
+
+
+def test_pack_order_and_content(planted: tuple[Path, dict[str, str]]) -> None:
+    root, names = planted
+    data = pack(root, "--query", "合同", "--tags", "法务", "--budget", "20000")
+    sections = data["sections"]
+    assert isinstance(sections, dict)
+    assert list(sections) == ["facts", "summaries", "sessions", "references", "board"] or \
+        list(sections) == ["facts", "summaries", "sessions", "board"]
+    assert "用户偏好中文回复" in sections["facts"] and "vendor-acme" in sections["facts"]
+    assert "project-alpha" not in sections["facts"]  # no tag or query word names it
+    assert names["P1"] in sections["summaries"] and names["P2"] in sections["summaries"]
+    assert f"({names['P1']})" in sections["sessions"] and "客户合同第三条" in sections["sessions"]
+    assert "合同审查清单" in sections["board"] and "部署回滚踩坑" not in sections["board"]
+    text = str(data["text"])
+    assert text.index("## Long-term facts") < text.index("## Recent sessions") < text.index("## Sessions in full")
+
+
+def test_broken_frontmatter_is_skipped_with_a_note(planted: tuple[Path, dict[str, str]], cli: Cli) -> None:
+    data = pack(planted[0], "--query", "合同", "--budget", "20000")
+    assert BROKEN_NAME not in str(data["text"])
+    assert any(BROKEN_NAME in n and "skipped" in n for n in data["notes"])  # type: ignore[attr-defined]
+    plain = cli("context", "--query", "合同", ws=planted[0])
+    assert plain.returncode == 0 and BROKEN_NAME in plain.stderr and BROKEN_NAME not in plain.stdout
+
+
+def test_tags_alone_rank_by_overlap_then_recency(planted: tuple[Path, dict[str, str]]) -> None:
+    root, names = planted
+    summaries = str(pack(root, "--tags", "合同,风险", "--budget", "20000")["sections"]["summaries"])  # type: ignore[index]
+    # P1 has both tags; P3 has one and is newer than nothing else with one.
+    assert summaries.index(names["P1"]) < summaries.index(names["P3"])
+    assert names["P4"] not in summaries
+
+
+def test_bad_budget_is_a_usage_error(planted: tuple[Path, dict[str, str]], cli: Cli) -> None:
+    out = cli("context", "--budget", "0", ws=planted[0])
+    assert out.returncode == 2 and "--budget" in out.stderr

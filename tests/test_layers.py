@@ -205,3 +205,35 @@ def test_the_command_line_starts_without_heavy_libraries() -> None:
     loaded = _loaded_after("from kbsync.main import build_parser\nbuild_parser()")
     heavy = [m for m in loaded if m.split(".")[0] in HEAVY]
     assert not heavy, f"building the parser loaded {heavy}; import them inside the command's run()"
+
+
+def starts_git(source: str) -> list[int]:
+    """Lines where `source` starts git itself: `proc.git(...)`, `git(...)` imported from kbsync.proc, or a
+    command list that begins with "git"."""
+    tree = ast.parse(source)
+    proc_git = any(isinstance(n, ast.ImportFrom) and n.module == "kbsync.proc" and any(a.name == "git" for a in n.names)
+                   for n in ast.walk(tree))
+    found: list[int] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            f = node.func
+            if (isinstance(f, ast.Attribute) and f.attr == "git" and isinstance(f.value, ast.Name) and f.value.id == "proc") \
+                    or (proc_git and isinstance(f, ast.Name) and f.id == "git"):
+                found.append(node.lineno)
+        elif isinstance(node, ast.List) and node.elts and isinstance(node.elts[0], ast.Constant) and node.elts[0].value == "git":
+            found.append(node.lineno)
+    return found
+
+
+def test_starts_git_sees_each_form() -> None:
+    assert starts_git("from kbsync import proc\nproc.git(['log'], root)\n") == [2]
+    assert starts_git("from kbsync.proc import git\ngit(['log'], root)\n") == [2]
+    assert starts_git("import subprocess\nsubprocess.run(['git', 'log'])\n") == [2]
+    assert starts_git("def git(x):\n    pass\ngit(1)\n") == []
+
+
+@pytest.mark.parametrize("path", [p for p in _modules() if floor(module_name(p)) != "git"
+                                  and module_name(p) != "kbsync.proc"], ids=lambda p: module_name(p))
+def test_only_the_git_folder_starts_git(path: Path) -> None:
+    lines = starts_git(path.read_text(encoding="utf-8"))
+    assert not lines, f"{module_name(path)} starts git at lines {lines}; call a function of kbsync.git instead"

@@ -11,8 +11,9 @@ import requests
 from helpers.ghserver import Canned, GitHubServer
 from helpers.sync import SpecCheck, git, make_bare, seed_bare
 from kbsync.errors import RemoteError
+from kbsync.git.objects import blob_id
 from kbsync.sync.transports.githubclient import (
-    EmptyRepositoryError, GitHubApi, LostResponseError, RetryPolicy, TreeEntry, git_blob_sha,
+    EmptyRepositoryError, GitHubApi, LostResponseError, RetryPolicy, TreeEntry,
 )
 
 
@@ -50,7 +51,7 @@ def test_blob_tree_commit_ref_round_trip(server: GitHubServer, checked: SpecChec
     assert set(files) == {"index.md", "memory/facts.md"}
     assert api.get_blob(files["index.md"][1]) == b"| a |\n"
     blob = api.create_blob("新的\n".encode())
-    assert blob == git_blob_sha("新的\n".encode())
+    assert blob == blob_id("新的\n".encode())
     tree = api.create_tree(commit.tree, [TreeEntry("memory/new.md", "100644", blob), TreeEntry("index.md", "100644", None)])
     new = api.create_commit("add and remove", tree, [head])
     assert api.update_ref("main", new) is True
@@ -90,7 +91,7 @@ def test_headers_and_uncached_ref_read(server: GitHubServer) -> None:
 def test_secondary_limit_waits_then_retries(server: GitHubServer, retry_after: int | None, least: float) -> None:
     sleeps = Sleeps()
     server.faults.secondary_limit("POST", "blobs", retry_after)
-    assert client(server, sleeps).create_blob(b"x\n") == git_blob_sha(b"x\n")
+    assert client(server, sleeps).create_blob(b"x\n") == blob_id(b"x\n")
     assert len(sleeps) == 1 and sleeps[0] >= least
     assert [r.status for r in server.requests_sent("POST", "blobs")] == [403, 201]
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from pathlib import Path
 
-from kbsync import proc
+from kbsync.git import history
 from kbsync.core.board import Board, Entry, parse_board
 from kbsync.errors import GitError
 from kbsync.core.protocol import BOARD_MD
@@ -49,19 +49,18 @@ def counts(entries: list[Entry]) -> dict[str, dict[str, int]]:
 def board_before(root: Path, since: str) -> tuple[str, str | None]:
     """The board as committed last before `since` ("" if none) and that commit's id."""
     try:
-        sha = proc.git(["log", "-1", f"--before={since}", "--format=%H", "--", BOARD_MD], root).strip()
+        sha = history.last_commit_before(root, BOARD_MD, since)
     except GitError as exc:
         raise GitError(f"cannot read the board's history ({exc.message}); is the workspace a git repository?",
                        path=str(root)) from exc
     if not sha:
         return "", None
-    return proc.git(["show", f"{sha}:{BOARD_MD}"], root), sha
+    return history.file_at(root, sha, BOARD_MD), sha
 
 
 def commits_since(root: Path, since: str) -> list[str]:
     """`<short id> <date> <subject>` of each commit that touched the board since `since`."""
-    out = proc.git(["log", f"--since={since}", "--format=%h %cs %s", "--", BOARD_MD], root)
-    return [line for line in out.splitlines() if line.strip()]
+    return history.log_lines(root, BOARD_MD, since)
 
 
 def review(root: Path, current: str, since: str) -> dict[str, Any]:

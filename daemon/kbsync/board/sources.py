@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Iterator
 
-from kbsync import proc
+from kbsync.git import history
 from kbsync.core import protocol
 from kbsync.errors import InputError
 from kbsync.store.workspace import Workspace
@@ -112,17 +112,17 @@ def folder_changes(base: Path, files: list[str], mark: dict[str, list[Any]],
 
 def git_changes(repo: Path, branch: str, last: str | None) -> tuple[list[Found], str, Counts]:
     """Text files added or changed on `branch` since commit `last` (all of them when None)."""
-    head = proc.git(["rev-parse", "--verify", f"{branch}^{{commit}}"], repo).strip()
+    head = history.resolve_commit(repo, branch)
     counts = Counts()
     if head == last:
         return [], head, counts
-    if last and proc.run(["git", "cat-file", "-e", f"{last}^{{commit}}"], cwd=str(repo), check=False).returncode == 0:
+    if last and history.has_commit(repo, last):
         paths = _diff(repo, last, head, counts)
     else:
-        paths = {p: "new" for p in proc.git(["ls-tree", "-r", "-z", "--name-only", head], repo).split("\0") if p}
+        paths = {p: "new" for p in history.tree_paths(repo, head)}
     paths = {p: k for p, k in paths.items() if p.endswith(TEXT_SUFFIXES)}
-    day = proc.git(["log", "-1", "--format=%cI", head], repo).strip()[:10]
-    blobs = _cat_files(repo, head, sorted(paths))
+    day = history.commit_date(repo, head)[:10]
+    blobs = history.files_at(repo, head, sorted(paths))
     found = [Found(p, data, hashlib.sha256(data).hexdigest(), day, paths[p]) for p, data in blobs]
     counts.new = sum(f.kind == "new" for f in found)
     counts.changed = len(found) - counts.new
@@ -130,7 +130,7 @@ def git_changes(repo: Path, branch: str, last: str | None) -> tuple[list[Found],
 
 
 def _diff(repo: Path, old: str, new: str, counts: Counts) -> dict[str, str]:
-    tokens = proc.git(["diff", "--name-status", "-z", "-M", "--no-ext-diff", old, new], repo).split("\0")
+    tokens = history.name_status(repo, old, new)
     out: dict[str, str] = {}
     i = 0
     while i < len(tokens) - 1:
@@ -147,23 +147,3 @@ def _diff(repo: Path, old: str, new: str, counts: Counts) -> dict[str, str]:
             out[tokens[i + 1]] = "new" if status == "A" else "changed"
         i += 2
     return out
-
-
-def _cat_files(repo: Path, commit: str, paths: list[str]) -> list[tuple[str, bytes]]:
-    """The contents of `paths` at `commit`, in one `git cat-file --batch`."""
-    if not paths:
-        return []
-    request = "".join(f"{commit}:{p}\n" for p in paths).encode("utf-8")
-    out = proc.run(["git", "cat-file", "--batch"], cwd=str(repo), input=request).stdout
-    result: list[tuple[str, bytes]] = []
-    pos = 0
-    for p in paths:
-        end = out.index(b"\n", pos)
-        head = out[pos:end].split()
-        pos = end + 1
-        if len(head) < 3 or head[1] != b"blob":
-            continue
-        size = int(head[2])
-        result.append((p, out[pos:pos + size]))
-        pos += size + 1
-    return result

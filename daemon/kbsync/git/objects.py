@@ -25,6 +25,11 @@ def object_id(kind: str, data: bytes) -> str:
     return hashlib.sha1(b"%s %d\0" % (kind.encode(), len(data)) + data).hexdigest()
 
 
+def blob_id(data: bytes) -> str:
+    """The sha-1 git gives a blob holding `data`: the one blob-sha function of kbsync."""
+    return object_id("blob", data)
+
+
 LOOSE_LEVEL = 1  # git's default core.looseCompression: best speed
 
 

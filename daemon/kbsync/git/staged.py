@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Sequence
 
 from kbsync.errors import GitError
+from kbsync.git import repo as gitrepo
 from kbsync.proc import git, run
 
 GITLINK = "160000"  # a submodule entry: no blob to read
@@ -61,23 +62,10 @@ def outgoing_files(top: Path, head: str, exclude: Sequence[str]) -> list[StagedF
 
 def read_objects(top: Path, names: list[str]) -> dict[str, bytes | None]:
     """The content of each object name (`<sha>`, or `:<path>` for an index entry); None if missing."""
-    if not names:
-        return {}
-    proc = run(["git", "cat-file", "--batch"], cwd=top, input="".join(f"{n}\n" for n in names).encode())
-    data, pos = proc.stdout, 0
-    out: dict[str, bytes | None] = {}
-    for name in names:
-        end = data.index(b"\n", pos)
-        header = data[pos:end].split(b" ")
-        if header[-1] == b"missing":
-            out[name], pos = None, end + 1
-            continue
-        size = int(header[2])
-        out[name], pos = data[end + 1 : end + 1 + size], end + 2 + size
-    return out
+    return dict(zip(names, gitrepo.read_blobs(top, names)))
 
 
 def stage_bytes(top: Path, entry: StagedFile, data: bytes) -> None:
     """Put exactly `data` in the index for `entry.path`, whatever the working tree holds."""
-    blob = run(["git", "hash-object", "-w", "--stdin"], cwd=top, input=data).stdout.decode().strip()
+    blob = gitrepo.write_blob(top, data)
     git(["update-index", "--cacheinfo", f"{entry.mode},{blob},{entry.path}"], cwd=top)

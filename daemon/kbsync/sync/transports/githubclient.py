@@ -10,7 +10,6 @@ injected so tests run without waiting.
 from __future__ import annotations
 
 import base64
-import hashlib
 import logging
 import random
 import time
@@ -21,16 +20,12 @@ import requests
 
 from kbsync import __version__
 from kbsync.errors import RemoteError
+from kbsync.git.objects import blob_id
 
 log = logging.getLogger(__name__)
 
 API_VERSION = "2022-11-28"
 RETRYABLE_NETWORK = (requests.ConnectionError, requests.Timeout)
-
-
-def git_blob_sha(data: bytes) -> str:
-    """The sha git gives a blob holding `data`."""
-    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
 class EmptyRepositoryError(RemoteError):
@@ -121,7 +116,7 @@ class GitHubApi:
     def create_blob(self, data: bytes) -> str:
         body = {"content": base64.b64encode(data).decode("ascii"), "encoding": "base64"}
         sha = str(self._call("POST", "git/blobs", body, ok=(201,)).body["sha"])
-        expected = git_blob_sha(data)
+        expected = blob_id(data)
         if sha != expected:
             raise RemoteError(f"GitHub stored a blob as {sha}, but its bytes hash to {expected}; nothing was pushed, run sync again")
         return sha
@@ -129,7 +124,7 @@ class GitHubApi:
     def get_blob(self, sha: str) -> bytes:
         body = self._call("GET", f"git/blobs/{sha}", ok=(200,)).body
         data = base64.b64decode(body["content"]) if body.get("encoding") == "base64" else str(body["content"]).encode()
-        if git_blob_sha(data) != sha:
+        if blob_id(data) != sha:
             raise RemoteError(f"blob {sha} from GitHub does not hash to its sha; nothing was changed, run sync again")
         return data
 

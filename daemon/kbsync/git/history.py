@@ -1,0 +1,56 @@
+"""What a repository's history says: for the board's weekly review (the workspace) and for the watermark
+scan of a git knowledge source (any repository). Reads only; every git process goes through kbsync.proc."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kbsync import proc
+from kbsync.git import repo as gitrepo
+
+
+def last_commit_before(root: Path, relpath: str, when: str) -> str | None:
+    """The last commit before `when` that touched `relpath`, or None."""
+    sha = proc.git(["log", "-1", f"--before={when}", "--format=%H", "--", relpath], root).strip()
+    return sha or None
+
+
+def file_at(root: Path, commit: str, relpath: str) -> str:
+    """`relpath` as committed in `commit`, as text."""
+    return proc.git(["show", f"{commit}:{relpath}"], root)
+
+
+def log_lines(root: Path, relpath: str, since: str) -> list[str]:
+    """`<short id> <date> <subject>` of each commit that touched `relpath` since `since`."""
+    out = proc.git(["log", f"--since={since}", "--format=%h %cs %s", "--", relpath], root)
+    return [line for line in out.splitlines() if line.strip()]
+
+
+def resolve_commit(root: Path, rev: str) -> str:
+    """The commit id `rev` names (GitError if it names none)."""
+    return proc.git(["rev-parse", "--verify", f"{rev}^{{commit}}"], root).strip()
+
+
+def has_commit(root: Path, sha: str) -> bool:
+    return proc.run(["git", "cat-file", "-e", f"{sha}^{{commit}}"], cwd=str(root), check=False).returncode == 0
+
+
+def tree_paths(root: Path, commit: str) -> list[str]:
+    """Every file path in `commit`'s tree."""
+    return [p for p in proc.git(["ls-tree", "-r", "-z", "--name-only", commit], root).split("\0") if p]
+
+
+def commit_date(root: Path, commit: str) -> str:
+    """The committer date of `commit`, ISO 8601."""
+    return proc.git(["log", "-1", "--format=%cI", commit], root).strip()
+
+
+def name_status(root: Path, old: str, new: str) -> list[str]:
+    """`git diff --name-status -z -M` between two commits, as its NUL-separated tokens."""
+    return proc.git(["diff", "--name-status", "-z", "-M", "--no-ext-diff", old, new], root).split("\0")
+
+
+def files_at(root: Path, commit: str, relpaths: list[str]) -> list[tuple[str, bytes]]:
+    """The bytes of each of `relpaths` that is a file in `commit` (one `git cat-file --batch`)."""
+    blobs = gitrepo.read_blobs(root, [f"{commit}:{p}" for p in relpaths])
+    return [(p, data) for p, data in zip(relpaths, blobs) if data is not None]

@@ -8,7 +8,7 @@ pandoc run once per file (the same job) and once over all files (a lower bound).
 Section writes: one `kbsync session section --append` call, against a bare
 `python -c pass` (the interpreter's start-up, the floor of any CLI call).
 Split: `kbsync session split` of a ~300 KB session with 40 topics.
-The corpus comes from ../shared/bench/gen_workspace.py (or $KBSYNC_SHARED/bench/), via bench/common.py.
+The corpus comes from bench/gen_workspace.py (or the generator $KBSYNC_GEN names), via bench/common.py.
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 
     python bench/bench_scan.py [--files 10000] [--new 50] [--runs 3]
 
-The source is the sessions/ folder of a generated corpus (../shared/bench/gen_workspace.py, or
-$KBSYNC_SHARED/bench/). First scan: no watermark, every file becomes a candidate (hashing,
+The source is the sessions/ folder of a generated corpus (bench/gen_workspace.py, or the generator
+$KBSYNC_GEN names: see bench/common.py). First scan: no watermark, every file becomes a candidate (hashing,
 instruction and secret checks of every file). Incremental: `--new` files added, the rest
 untouched (stat only). Reference tools in the same run: `rg --files` (the walk alone) and
 `rg -l` of an English injection phrase over every file (reading everything once).

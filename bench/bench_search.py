@@ -3,9 +3,9 @@
 
     python bench/bench_search.py [--sessions 12000] [--queries 100] [--runs 3] [--workspace DIR]
 
-Generates the workspace with the shared corpus generator
-(`$KBSYNC_SHARED/bench/gen_workspace.py`, default `../shared` beside the repo)
-unless --workspace names one already generated. Prints medians of --runs runs.
+Generates the workspace with the project's corpus generator, bench/gen_workspace.py (or the
+generator script that $KBSYNC_GEN names, with the same command line; see bench/common.py) unless
+--workspace names one already generated. Prints medians of --runs runs.
 """
 
 from __future__ import annotations
@@ -62,11 +62,9 @@ def ms(seconds: float) -> str:
 
 
 def generate(out: Path, sessions: int) -> None:
-    shared = Path(os.environ.get("KBSYNC_SHARED", REPO.parent / "shared"))
-    gen = shared / "bench" / "gen_workspace.py"
-    if not gen.is_file():
-        sys.exit(f"corpus generator not found at {gen}; set KBSYNC_SHARED")
-    subprocess.run([sys.executable, str(gen), str(out), "--sessions", str(sessions), "--dirty", "0.02"],
+    from common import generator  # bench/gen_workspace.py, or $KBSYNC_GEN
+
+    subprocess.run([sys.executable, str(generator()), str(out), "--sessions", str(sessions), "--dirty", "0.02"],
                    check=True, stdout=subprocess.DEVNULL)
 
 

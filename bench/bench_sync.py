@@ -2,8 +2,8 @@
 
     python bench/bench_sync.py [--sessions 2000] [--runs 5] [--sizes 1,10,100]
 
-On a generated workspace (../shared/bench/gen_workspace.py), for 1, 10 and 100 changed
-session files:
+On a generated workspace (bench/gen_workspace.py, or $KBSYNC_GEN: see bench/common.py), for 1,
+10 and 100 changed session files:
  (a) github-api mode against the local test server (tests/helpers/ghserver.py, real HTTP on
      127.0.0.1 over a bare repository): HTTP requests of one `sync` (target: changed blobs
      + at most 5) and its wall time, in process;

@@ -1,8 +1,20 @@
-"""Shared helpers for the benchmark scripts: corpus generation, timed child processes, medians."""
+"""Shared helpers for the benchmark scripts: corpus generation, timed child processes, medians.
+
+The corpus comes from the project's own generator, bench/gen_workspace.py (see its docstring). To
+take the figures on a corpus from another generator, set KBSYNC_GEN to that script's path: it must
+take the same command line, `GEN OUT --sessions N --dirty R --seed S` (a relative path is taken from
+the current folder). For example:
+
+    KBSYNC_GEN=/path/to/other/gen_workspace.py python bench/bench_validate.py
+
+Generated corpora are cached under the benchmark's output folder by their parameters and by a
+digest of the generator script, so a corpus made by one generator is never reused for another.
+"""
 
 from __future__ import annotations
 
 import compileall
+import hashlib
 import os
 import resource
 import shutil
@@ -14,8 +26,7 @@ from pathlib import Path
 from typing import Sequence
 
 REPO = Path(__file__).resolve().parent.parent
-SHARED = Path(os.environ.get("KBSYNC_SHARED", REPO.parent / "shared"))
-GEN = SHARED / "bench" / "gen_workspace.py"
+GEN = Path(os.environ.get("KBSYNC_GEN") or Path(__file__).resolve().parent / "gen_workspace.py")
 KBSYNC = [sys.executable, "-m", "kbsync"]
 
 
@@ -28,9 +39,18 @@ def _compile_package() -> None:
 _compile_package()
 
 
+def generator() -> Path:
+    """The corpus generator script: bench/gen_workspace.py, or the one $KBSYNC_GEN names."""
+    if not GEN.is_file():
+        named = " (named by KBSYNC_GEN; unset it to use bench/gen_workspace.py)" if os.environ.get("KBSYNC_GEN") else ""
+        sys.exit(f"bench: corpus generator not found at {GEN}{named}")
+    return GEN
+
+
 def corpus(out_root: Path, sessions: int, dirty: float = 0.0, seed: int = 7) -> Path:
-    """A generated workspace, cached by its parameters under `out_root`."""
-    out = out_root / f"ws-{sessions}-{dirty}-{seed}"
+    """A generated workspace, cached under `out_root` by its parameters and the generator's digest."""
+    tag = hashlib.sha256(generator().read_bytes()).hexdigest()[:8]
+    out = out_root / f"ws-{sessions}-{dirty}-{seed}-{tag}"
     if not (out / "index.md").exists():
         shutil.rmtree(out, ignore_errors=True)
         subprocess.run([sys.executable, str(GEN), str(out), "--sessions", str(sessions), "--dirty", str(dirty),
@@ -59,4 +79,4 @@ def need(tool: str) -> str:
     return path
 
 
-__all__ = ["corpus", "timed", "median", "need", "KBSYNC", "resource"]
+__all__ = ["corpus", "generator", "timed", "median", "need", "GEN", "KBSYNC", "resource"]

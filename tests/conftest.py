@@ -2,18 +2,11 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Iterator
 
 import pytest
 from helpers.cli import Cli, kbsync
-
-REPO = Path(__file__).resolve().parent.parent
-GEN_WORKSPACE = REPO / "bench" / "gen_workspace.py"
-
 
 @pytest.fixture(autouse=True)
 def _git_identity(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
@@ -41,10 +34,3 @@ def ws_root(tmp_path: Path) -> Iterator[Path]:
     root = tmp_path / "ws"
     init_workspace(root)
     yield root
-
-
-def gen_workspace(out: Path, sessions: int, dirty: float = 0.0, seed: int = 7) -> Path:
-    """The project's corpus generator, bench/gen_workspace.py, run for real."""
-    subprocess.run([sys.executable, str(GEN_WORKSPACE), str(out), "--sessions", str(sessions),
-                    "--dirty", str(dirty), "--seed", str(seed)], check=True, capture_output=True)
-    return out

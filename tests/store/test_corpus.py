@@ -11,7 +11,7 @@ from kbsync.core.findings import has_errors
 from kbsync.store.repairfile import repair_file
 from kbsync.store.repairfile import validate_paths
 from kbsync.store.workspace import Workspace
-from tests.conftest import gen_workspace
+from helpers.corpus import gen_workspace
 from helpers.cli import Cli
 
 

@@ -164,14 +164,14 @@ def test_mixed_git_and_api_machines_converge_with_conflict_copies(tmp_path: Path
     for r in range(2):
         for root, who in ((a, "api"), (g, "git")):
             line = f"- {who} fact {r}"
-            append(root, "memory/facts.md", line)
+            append(root, "artifacts/notes.md", line)
             append(root, "index.md", f"| 2025-06-11 | {who}{r} | t | s | x.md |")
             lines += [line, f"{who}{r}"]
         api_sync(a, server)
         sync(open_ws(g))
     api_sync(a, server)
     assert_converged(server, [a, g], lines)
-    assert any(p.startswith("memory/facts.conflict-") for p in tree_files(server.repo.path, "main"))
+    assert any(p.startswith("artifacts/notes.conflict-") for p in tree_files(server.repo.path, "main"))
 
 
 def test_changed_blobs_plus_at_most_five_requests(tmp_path: Path, server: GitHubServer) -> None:

@@ -112,10 +112,10 @@ def test_ref_moved_by_another_writer_before_the_patch(tmp_path: Path, server: Gi
 
 
 @pytest.mark.parametrize("retry_after", [5, None])
-def test_secondary_limit_on_blobs_and_trees(tmp_path: Path, server: GitHubServer, retry_after: int | None) -> None:
+def test_secondary_limit_on_trees_and_commits(tmp_path: Path, server: GitHubServer, retry_after: int | None) -> None:
     a, g = started(tmp_path, server)
     write_session(a, 4, "limited")
-    server.faults.secondary_limit("POST", "blobs", retry_after)
+    server.faults.secondary_limit("POST", "commits", retry_after)
     server.faults.secondary_limit("POST", "trees", retry_after)
     sleeps: list[float] = []
     assert api_sync(a, server, sleeps).pushed

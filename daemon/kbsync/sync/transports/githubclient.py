@@ -25,6 +25,7 @@ from kbsync.git.objects import blob_id
 log = logging.getLogger(__name__)
 
 API_VERSION = "2022-11-28"
+SUBMODULE = "160000"
 RETRYABLE_NETWORK = (requests.ConnectionError, requests.Timeout)
 
 
@@ -49,6 +50,7 @@ class TreeEntry:
     path: str
     mode: str
     sha: str | None  # None deletes the path from the base tree
+    content: str | None = None  # the file's text, sent instead of a blob sha (GitHub writes the blob)
 
 
 @dataclass(frozen=True)
@@ -130,13 +132,19 @@ class GitHubApi:
 
     def get_tree(self, sha: str) -> dict[str, tuple[str, str]]:
         """Every blob under tree (or commit) `sha`: path -> (mode, blob sha)."""
+        return {p: entry for p, entry in self.get_listing(sha)[1].items() if entry[0] != SUBMODULE}
+
+    def get_listing(self, sha: str) -> tuple[str, dict[str, tuple[str, str]]]:
+        """The tree sha of tree or commit `sha` (one request, no commit read) and every entry under it that
+        is no folder: path -> (mode, sha)."""
         body = self._call("GET", f"git/trees/{sha}?recursive=1", ok=(200,)).body
         if body.get("truncated"):
             raise RemoteError(f"GitHub truncated the listing of tree {sha}; the repository is too large for API sync, use mode = \"git\"")
-        return {e["path"]: (e["mode"], e["sha"]) for e in body["tree"] if e["type"] == "blob"}
+        return str(body["sha"]), {e["path"]: (e["mode"], e["sha"]) for e in body["tree"] if e["type"] != "tree"}
 
     def create_tree(self, base_tree: str | None, entries: Sequence[TreeEntry]) -> str:
-        tree = [{"path": e.path, "mode": e.mode, "type": "blob", "sha": e.sha} for e in entries]
+        tree = [{"path": e.path, "mode": e.mode, "type": "blob", **({"content": e.content} if e.content is not None
+                                                                     else {"sha": e.sha})} for e in entries]
         body: dict[str, Any] = {"tree": tree}
         if base_tree:
             body["base_tree"] = base_tree

@@ -11,6 +11,7 @@ from kbsync.sync.transports.base import RemoteHead
 
 class GitTransport:
     mode = "git"
+    requests_sent = 0
 
     def __init__(self, root: Path, remote: str, branch: str) -> None:
         self.root, self.remote, self.branch = root, remote, branch

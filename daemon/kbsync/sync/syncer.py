@@ -87,9 +87,12 @@ def sync(ws: Workspace, transport: Transport | None = None, *, sleep: Callable[[
         first: CommitResult = commit_pending(ws, reason="sync")
         result = SyncResult(chosen.mode, committed=first.sha)
         try:
-            return _rounds(ws, chosen, result, first.checked, sleep, jitter)
+            _rounds(ws, chosen, result, first.checked, sleep, jitter)
         finally:
             result.requests = chosen.requests_sent
+        log.info("sync %s: %s (%d round%s, %d request%s)", where(chosen), result, result.rounds,
+                 "" if result.rounds == 1 else "s", result.requests, "" if result.requests == 1 else "s")
+        return result
 
 
 def _rounds(ws: Workspace, transport: Transport, result: SyncResult, checked: frozenset[tuple[str, str]],
@@ -105,6 +108,8 @@ def _rounds(ws: Workspace, transport: Transport, result: SyncResult, checked: fr
             head = merged.head
             result.pulled += [p for p in merged.pulled if p not in result.pulled]
             result.conflicts += merged.copies
+            for copy in merged.copies:
+                log.warning("conflict: %s saved (this machine's version) for a person to settle", copy)
             save_state(ws, transport, remote)
         if head is None:
             return result
@@ -129,7 +134,7 @@ def backoff_s(window_s: float, lost: int, draw: float) -> float:
     many windows as there are contenders. The window is how long the lost round took here (pull to refused
     push: others need about as long); the contenders are estimated from the races lost, doubling with each,
     so the machines that lost spread over the time they need to push one after another. Capped at 30 s."""
-    return min(BACKOFF_CAP_S, max(BACKOFF_MIN_WINDOW_S, window_s) * 2 ** lost * draw)
+    return min(BACKOFF_CAP_S, max(BACKOFF_MIN_WINDOW_S, window_s) * float(2 ** lost) * draw)
 
 
 # ---- what leaves the machine ---------------------------------------------------------

@@ -22,7 +22,10 @@ class RemoteHead:
 class Transport(Protocol):
     mode: str  # "git" or "github-api"
     where: str  # the remote and branch, for messages and for the sync state
-    requests_sent: int  # HTTP requests sent so far (0 for git)
+
+    @property
+    def requests_sent(self) -> int:
+        """HTTP requests sent so far (0 for git)."""
 
     def pull(self) -> RemoteHead | None:
         """The remote branch's head with its tree in the local repository; None if the branch does not exist."""

@@ -26,6 +26,7 @@ log = logging.getLogger(__name__)
 
 API_VERSION = "2022-11-28"
 SUBMODULE = "160000"
+LOST_RACE = ("fast forward", "cannot be updated")  # 422 messages of a ref another writer moved meanwhile
 RETRYABLE_NETWORK = (requests.ConnectionError, requests.Timeout)
 
 
@@ -105,7 +106,7 @@ class GitHubApi:
         """Move `branch` to `sha` only as a fast forward; False if GitHub refuses it as not one."""
         reply = self._call("PATCH", f"git/refs/heads/{branch}", {"sha": sha, "force": False}, ok=(200,), passthrough=(422,))
         if reply.status == 422:
-            if "fast forward" in _message(reply.body).lower():
+            if any(why in _message(reply.body).lower() for why in LOST_RACE):
                 return False
             raise self._error("PATCH", f"git/refs/heads/{branch}", reply.status, reply.body)
         return True

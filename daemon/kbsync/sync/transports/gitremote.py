@@ -11,11 +11,14 @@ from kbsync.sync.transports.base import RemoteHead
 
 class GitTransport:
     mode = "git"
-    requests_sent = 0
 
     def __init__(self, root: Path, remote: str, branch: str) -> None:
         self.root, self.remote, self.branch = root, remote, branch
         self.where = f"{remote}/{branch}"
+
+    @property
+    def requests_sent(self) -> int:
+        return 0
 
     def pull(self) -> RemoteHead | None:
         fetched = gitrepo.fetch(self.root, self.remote, self.branch)

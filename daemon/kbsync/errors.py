@@ -75,3 +75,7 @@ class RemoteError(KbsyncError):
 
 class SecretFoundError(KbsyncError):
     """The secret scan found something that must not leave the machine."""
+
+
+class NotFoundError(KbsyncError):
+    """What was asked for (a fact, a conflict) is not there; exit 1, as a search without hits."""

@@ -16,6 +16,7 @@ from typing import Any
 from kbsync.store import fsio
 from kbsync.core import protocol
 from kbsync.sync import state as syncstate
+from kbsync.store.machine import machine_id
 from kbsync.store.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -87,6 +88,7 @@ def report(ws: Workspace) -> dict[str, Any]:
     copies, leftovers = waiting_files(ws)
     return {
         "workspace": str(ws.root),
+        "machine": machine_id(ws),
         "running": pid is not None,
         "pid": pid,
         "updated": saved.get("updated"),
@@ -130,6 +132,7 @@ def render(rep: dict[str, Any]) -> str:
     """The human-readable form of a report."""
     lines = [
         f"workspace:   {rep['workspace']}",
+        f"machine:     {rep.get('machine', 'unknown')} (names this machine's conflict copies)",
         f"daemon:      running (pid {rep['pid']})" if rep["running"] else "daemon:      not running",
         f"last event:  {_when(rep['last_event'], 'path')}",
         f"last repair: {_when(rep['last_repair'], 'path')}",

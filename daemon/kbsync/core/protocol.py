@@ -67,7 +67,8 @@ TS_RE: Final = re.compile(
     r"^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$"
 )
 SESSION_NAME_RE: Final = re.compile(r"^(\d{2})(\d{2})-([0-9a-f]{7})(?:-(.*))?\.md$")
-CONFLICT_RE: Final = re.compile(r"\.conflict-\d{8}T\d{6}Z(?:-\d+)?\.md$")
+CONFLICT_RE: Final = re.compile(r"\.conflict-(\d{8}T\d{6}Z)((?:-[0-9a-z]+)*)\.md$")
+MACHINE_ID_RE: Final = re.compile(r"^[0-9a-f]{6}$")
 
 _UNSAFE_TITLE = re.compile(r'[/\\:*?"<>|\x00-\x1f\x7f]')
 _DASHES = re.compile(r"-{2,}")
@@ -152,10 +153,37 @@ def is_conflict_copy(relpath: str) -> bool:
     return bool(CONFLICT_RE.search(relpath))
 
 
-def conflict_name(relpath: str, utc_stamp: str) -> str:
-    """`<stem>.conflict-<UTC yyyymmddTHHMMSSZ>.md` beside the file."""
-    stem = relpath[:-3] if relpath.endswith(".md") else relpath
-    return f"{stem}.conflict-{utc_stamp}.md"
+def conflict_name(relpath: str, utc_stamp: str, machine: str = "") -> str:
+    """`<stem>.conflict-<UTC yyyymmddTHHMMSSZ>-<machine id>.md` beside the file; a copy of a copy is named
+    after the original file, so copies never nest."""
+    original = original_of(relpath)
+    stem = original[:-3] if original.endswith(".md") else original
+    return f"{stem}.conflict-{utc_stamp}{'-' + machine if machine else ''}.md"
+
+
+def original_of(relpath: str) -> str:
+    """The file a conflict copy stands beside (`relpath` itself when it is no copy); nested copies too."""
+    while (m := CONFLICT_RE.search(relpath)) is not None:
+        relpath = relpath[: m.start()] + ".md"
+    return relpath
+
+
+@dataclass(frozen=True)
+class CopyName:
+    """What a conflict copy's name says: the file it belongs to, when (UTC) and on which machine it was made."""
+
+    original: str
+    stamp: str  # yyyymmddTHHMMSSZ
+    machine: str | None  # None for copies named before machine ids
+
+
+def parse_conflict_name(relpath: str) -> CopyName | None:
+    m = CONFLICT_RE.search(relpath)
+    if m is None:
+        return None
+    tail = [part for part in m.group(2).split("-") if part]
+    machine = next((part for part in tail if MACHINE_ID_RE.match(part)), None)
+    return CopyName(original_of(relpath), m.group(1), machine)
 
 
 FileKind = str  # "session" | "board" | "index" | "memory" | "log" | "artifact" | "candidate" | "other"

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
-from kbsync.core import board, body, frontmatter, protocol
+from kbsync.core import board, body, facts, frontmatter, protocol
 from kbsync.config import Config
 from kbsync.core.findings import Finding, has_errors
 from kbsync.core.session import field_line
@@ -254,6 +254,8 @@ def repair_text(relpath: str, text: str, cfg: Config) -> RepairResult:
         new, fixes = board.repair_board(lf)
     elif kind == "index":
         new, fixes = _repair_index(lf)
+    elif kind == "memory":
+        new, fixes = facts.repair(lf)
     after = validate_text(relpath, new, cfg)
     if not fixes:
         return RepairResult(text, [], before)

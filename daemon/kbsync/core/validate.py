@@ -172,14 +172,9 @@ def check_log(relpath: str, text: str, cfg: Config) -> list[Finding]:
 
 
 def check_memory(relpath: str, text: str, cfg: Config) -> list[Finding]:
-    if relpath not in (protocol.FACTS_MD, protocol.PREFERENCES_MD):
-        return []
-    out: list[Finding] = []
-    for i, line in enumerate(text.split("\n")):
-        s = line.strip()
-        if s and not s.startswith(("#", "- ", "* ", "+ ")) and not line.startswith((" ", "\t")):
-            out.append(Finding(relpath, i + 1, "warning", "a fact is one bullet (`- ...`) per line"))
-    return out
+    from kbsync.core import facts
+
+    return facts.findings(relpath, text) if facts.is_entry_file(relpath) else []
 
 
 CHECKS: dict[str, Check] = {

@@ -10,6 +10,7 @@ the work tree for a later commit, and the commit message lists it with why.
 from __future__ import annotations
 
 import logging
+import math
 import os
 import stat
 import time
@@ -18,6 +19,7 @@ from typing import Any, Callable, Sequence
 
 from kbsync.store import fsio
 from kbsync.git import objects as gitobjects
+from kbsync.git import history
 from kbsync.git import repo as gitrepo
 from kbsync.core import protocol
 from kbsync.config import parse_duration
@@ -229,7 +231,7 @@ def commit_pending(ws: Workspace, *, reason: str, message: str | None = None,
         if not staged:
             return CommitResult(None, "", skipped=skipped)
         closed = newly_closed(ws, head, staged)
-        text = compose(reason, message, staged, closed, skipped)
+        text = with_machine(ws, compose(reason, message, staged, closed, skipped))
         try:
             sha = gitrepo.commit_files(ws.root, staged, text, expected_head=head,
                                        author=(dcfg.author_name, dcfg.author_email))
@@ -241,6 +243,31 @@ def commit_pending(ws: Workspace, *, reason: str, message: str | None = None,
         log.info("committed %s: %s", sha[:7], text.splitlines()[0])
         checked = frozenset((f.relpath, gitobjects.object_id("blob", f.data)) for f in staged if f.data is not None)
         return CommitResult(sha, text, [f.relpath for f in staged], skipped, checked=checked)
+    raise gitrepo.HeadMovedError(f"HEAD kept moving during {CAS_ATTEMPTS} attempts; try again", path=str(ws.root))
+
+
+def with_machine(ws: Workspace, text: str) -> str:
+    """The message with a `Kbsync-Machine: <id>` trailer: which machine made the commit (for `kbsync conflicts`)."""
+    from kbsync.store.machine import machine_id
+
+    return f"{text.rstrip()}\n\n{history.MACHINE_TRAILER}: {machine_id(ws)}\n"
+
+
+def commit_paths(ws: Workspace, relpaths: Sequence[str], message: str) -> CommitResult:
+    """Commit exactly `relpaths` as they are now (a person's action: no quiet time), each checked as by every
+    commit (valid, no secret, unlocked); nothing is committed when one of them is left out."""
+    dcfg = ws.config.daemon
+    for _ in range(CAS_ATTEMPTS):
+        head = gitrepo.head_sha(ws.root)
+        staged, skipped = select(ws, relpaths, math.inf)
+        if skipped:
+            return CommitResult(None, "", skipped=skipped)
+        text = with_machine(ws, message)
+        try:
+            sha = gitrepo.commit_files(ws.root, staged, text, expected_head=head, author=(dcfg.author_name, dcfg.author_email))
+        except gitrepo.HeadMovedError:
+            continue
+        return CommitResult(sha, text if sha else "", [f.relpath for f in staged] if sha else [])
     raise gitrepo.HeadMovedError(f"HEAD kept moving during {CAS_ATTEMPTS} attempts; try again", path=str(ws.root))
 
 

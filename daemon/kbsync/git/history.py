@@ -6,7 +6,25 @@ from __future__ import annotations
 from pathlib import Path
 
 from kbsync import proc
+from kbsync.errors import GitError
 from kbsync.git import repo as gitrepo
+
+
+MACHINE_TRAILER = "Kbsync-Machine"
+
+
+def last_change(root: Path, relpath: str) -> tuple[str, str | None] | None:
+    """(author time ISO 8601, machine id from its `Kbsync-Machine` trailer or None) of the last commit that
+    touched `relpath`; None when none did (or there is no repository)."""
+    fmt = f"--format=%aI%x00%(trailers:key={MACHINE_TRAILER},valueonly,separator=%x2C)"
+    try:
+        out = proc.git(["log", "-1", fmt, "--", relpath], root).strip()
+    except GitError:
+        return None
+    if not out:
+        return None
+    when, _, machine = out.partition("\0")
+    return when, machine.strip().split(",")[0] or None
 
 
 def last_commit_before(root: Path, relpath: str, when: str) -> str | None:

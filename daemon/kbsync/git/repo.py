@@ -447,3 +447,11 @@ def outgoing_blobs(root: Path, head: str, remote_head: str | None) -> list[tuple
 def has_remote(root: Path, name: str) -> bool:
     """True if the repository has a remote called `name`."""
     return name in _run(root, "remote").split()
+
+
+def is_commit(root: Path, sha: str) -> bool:
+    """Whether the repository holds `sha` (40 hex digits, else False) as a commit."""
+    if not _is_sha(sha):
+        return False
+    done = _exec(root, ["cat-file", "-t", sha], check=False)
+    return done.returncode == 0 and done.stdout.strip() == b"commit"

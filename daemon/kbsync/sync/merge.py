@@ -89,15 +89,15 @@ def refuse_locked(ws: Workspace, writes: Mapping[str, bytes | None]) -> None:
 
 
 def apply_writes(ws: Workspace, writes: Mapping[str, bytes | None], committed: Mapping[str, bytes | None]) -> None:
-    """Write the integrated bytes into the work tree; edits not yet committed are kept, never overwritten."""
+    """Write the integrated bytes into the work tree; edits not yet committed are kept, never overwritten: merged
+    with the integrated bytes by the same rules (the committed version as their base), else saved as a copy."""
     final: dict[str, bytes | None] = {}
     for relpath, data in writes.items():
         now = _current(ws, relpath)
         if now != committed[relpath] and now is not None:
-            if integrate.is_append_only(relpath):
-                data = integrate.union(committed[relpath], now, data)
-            else:
-                conflicts.save_conflict_copy(ws, relpath, now, other_desc="uncommitted edit on this machine")
+            data, found = integrate.integrate_path(relpath, Versions(committed[relpath], now, data))
+            for c in found:
+                conflicts.save_conflict_copy(ws, relpath, c.local, other_desc=f"uncommitted edit on this machine, {c.what}")
         final[relpath] = data
     fsio.atomic_write_all({ws.path(relpath): data for relpath, data in final.items() if data is not None})
     for relpath, data in final.items():

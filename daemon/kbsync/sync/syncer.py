@@ -40,6 +40,7 @@ class SyncResult:
     conflicts: list[str] = field(default_factory=list)
     rounds: int = 0
     committed: str | None = None  # the sha `sync` committed first, if any
+    requests: int = 0  # HTTP requests sent (github-api mode)
 
     @property
     def exit_code(self) -> int:
@@ -85,14 +86,20 @@ def sync(ws: Workspace, transport: Transport | None = None, *, sleep: Callable[[
     with fsio.locked(ws.state_dir / LOCK_NAME, ttl_s=max(cfg.lock_ttl_s, 600), wait_s=cfg.lock_wait_s):
         first: CommitResult = commit_pending(ws, reason="sync")
         result = SyncResult(chosen.mode, committed=first.sha)
-        return _rounds(ws, chosen, result, first.checked, sleep, jitter)
+        try:
+            _rounds(ws, chosen, result, first.checked, sleep, jitter)
+        finally:
+            result.requests = chosen.requests_sent
+        log.info("sync %s: %s (%d round%s, %d request%s)", where(chosen), result, result.rounds,
+                 "" if result.rounds == 1 else "s", result.requests, "" if result.requests == 1 else "s")
+        return result
 
 
 def _rounds(ws: Workspace, transport: Transport, result: SyncResult, checked: frozenset[tuple[str, str]],
             sleep: Callable[[float], None], jitter: Callable[[], float]) -> SyncResult:
     retries = ws.config.sync.max_retries
     for attempt in range(retries + 1):
-        result.rounds = attempt + 1
+        result.rounds, started = attempt + 1, time.monotonic()
         remote = transport.pull()
         head = gitrepo.head_sha(ws.root)
         if remote is not None:
@@ -101,6 +108,8 @@ def _rounds(ws: Workspace, transport: Transport, result: SyncResult, checked: fr
             head = merged.head
             result.pulled += [p for p in merged.pulled if p not in result.pulled]
             result.conflicts += merged.copies
+            for copy in merged.copies:
+                log.warning("conflict: %s saved (this machine's version) for a person to settle", copy)
             save_state(ws, transport, remote)
         if head is None:
             return result
@@ -110,10 +119,22 @@ def _rounds(ws: Workspace, transport: Transport, result: SyncResult, checked: fr
             save_state(ws, transport, pushed)
             result.remote_head, result.pushed = pushed.commit, remote is None or pushed.commit != remote.commit
             return result
-        wait = min(30.0, 0.5 * 2 ** attempt) * (0.5 + jitter() / 2)
-        log.info("the remote moved while pushing; integrating again in %.1fs", wait)
+        wait = backoff_s(time.monotonic() - started, attempt + 1, jitter())
+        log.info("the remote moved while pushing (race %d lost); integrating again in %.1fs", attempt + 1, wait)
         sleep(wait)
     raise RemoteError(f"the remote kept moving during {retries + 1} rounds; nothing was lost, sync again")
+
+
+BACKOFF_CAP_S = 30.0
+BACKOFF_MIN_WINDOW_S = 0.2
+
+
+def backoff_s(window_s: float, lost: int, draw: float) -> float:
+    """The wait after losing the race to push `lost` times in a row: a uniform draw (`draw` in [0, 1)) over as
+    many windows as there are contenders. The window is how long the lost round took here (pull to refused
+    push: others need about as long); the contenders are estimated from the races lost, doubling with each,
+    so the machines that lost spread over the time they need to push one after another. Capped at 30 s."""
+    return min(BACKOFF_CAP_S, max(BACKOFF_MIN_WINDOW_S, window_s) * float(2 ** lost) * draw)
 
 
 # ---- what leaves the machine ---------------------------------------------------------

@@ -16,6 +16,10 @@ class GitTransport:
         self.root, self.remote, self.branch = root, remote, branch
         self.where = f"{remote}/{branch}"
 
+    @property
+    def requests_sent(self) -> int:
+        return 0
+
     def pull(self) -> RemoteHead | None:
         fetched = gitrepo.fetch(self.root, self.remote, self.branch)
         return None if fetched is None else RemoteHead(fetched[0], fetched[1], fetched[0])

@@ -19,6 +19,7 @@ from typing import Callable, Mapping
 import requests
 
 from kbsync.git import repo as gitrepo
+from kbsync.store import pathgate
 from kbsync.errors import ConfigError, RemoteError
 from kbsync.sync.transports.base import RemoteHead
 from kbsync.sync.transports.githubclient import EmptyRepositoryError, GitHubApi, LostResponseError, RetryPolicy, TreeEntry
@@ -53,6 +54,7 @@ class ApiTransport:
             return RemoteHead(sha, self.trees[sha], None)
         commit = self.api.get_commit(sha)
         files = self.api.get_tree(commit.tree)
+        pathgate.check_remote_tree(sha, [(p, mode) for p, (mode, _s) in files.items()])  # before any blob is fetched
         for blob in sorted(gitrepo.missing_objects(self.root, [s for _m, s in files.values()])):
             if gitrepo.write_blob(self.root, self.api.get_blob(blob)) != blob:
                 raise RemoteError(f"blob {blob} from GitHub was stored under another sha; sync again")

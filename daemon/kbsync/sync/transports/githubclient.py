@@ -129,11 +129,12 @@ class GitHubApi:
         return data
 
     def get_tree(self, sha: str) -> dict[str, tuple[str, str]]:
-        """Every blob under tree (or commit) `sha`: path -> (mode, blob sha)."""
+        """Every entry but folders under tree (or commit) `sha`: path -> (mode, sha); links and submodules
+        included, so that the path gate can name them."""
         body = self._call("GET", f"git/trees/{sha}?recursive=1", ok=(200,)).body
         if body.get("truncated"):
             raise RemoteError(f"GitHub truncated the listing of tree {sha}; the repository is too large for API sync, use mode = \"git\"")
-        return {e["path"]: (e["mode"], e["sha"]) for e in body["tree"] if e["type"] == "blob"}
+        return {e["path"]: (e["mode"], e["sha"]) for e in body["tree"] if e["type"] != "tree"}
 
     def create_tree(self, base_tree: str | None, entries: Sequence[TreeEntry]) -> str:
         tree = [{"path": e.path, "mode": e.mode, "type": "blob", "sha": e.sha} for e in entries]

@@ -14,7 +14,7 @@ import stat
 from pathlib import Path
 from typing import Iterable
 
-from kbsync.core import pathrules
+from kbsync.core import pathrules, protocol
 from kbsync.errors import InputError, RemoteError
 
 
@@ -38,8 +38,6 @@ def disk_refusal(root: Path, relpath: str, *, final: bool = True) -> str | None:
             return f"passes through {'/'.join(parts[:n + 1])}, a symlink on this machine"
         if stat.S_ISLNK(mode) and final:
             return "is a symlink on this machine, which kbsync never replaces or follows"
-        if not last and not stat.S_ISDIR(mode):
-            return f"lies under {'/'.join(parts[:n + 1])}, which is not a folder on this machine"
     return None
 
 
@@ -54,6 +52,16 @@ def checked(root: Path, relpath: str) -> Path:
     if why:
         raise UnsafePathError(f"refused: the path {why}; nothing was written", path=relpath)
     return root / relpath
+
+
+def output_refusal(dest: Path) -> str | None:
+    """Why a file a person asked for (an export) must not be written at `dest`, or None: it would land in a
+    git or kbsync state folder, or replace a symlink."""
+    if any(pathrules.folded(part) in (".git", protocol.STATE_DIR) for part in dest.absolute().parts):
+        return "lies in a .git or .kbsync folder, which kbsync never writes into"
+    if dest.is_symlink():
+        return "is a symlink, which kbsync never replaces or follows"
+    return None
 
 
 def remote_refusal(entries: Iterable[tuple[str, str]], root: Path | None = None, written: Iterable[str] = (),

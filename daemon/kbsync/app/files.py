@@ -38,8 +38,13 @@ def rebuild_index(ws: Workspace) -> int:
 
 def _sources(paths: list[str]) -> list[Path]:
     """The source files, checked before anything is written."""
+    from kbsync.store.workspace import left_out
+
     sources = [Path(p) for p in paths]
     for src in sources:
+        why = left_out(src)
+        if why:
+            raise InputError(f"left out: {why}; export the file it points to", path=str(src))
         if not src.is_file():
             raise InputError("no such file; give the Markdown files to export", path=str(src))
     stems: dict[str, Path] = {}

@@ -10,14 +10,14 @@ import glob
 import hashlib
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Iterator
 
 from kbsync.git import history
 from kbsync.core import protocol
 from kbsync.errors import InputError
-from kbsync.store.workspace import Workspace
+from kbsync.store.workspace import Workspace, left_out
 
 TEXT_SUFFIXES: Final = (".md", ".markdown", ".txt")
 _GLOB_CHARS: Final = re.compile(r"[*?\[]")
@@ -40,6 +40,7 @@ class Counts:
     renamed: int = 0
     deleted: int = 0
     proposed_before: int = 0
+    left_out: dict[str, str] = field(default_factory=dict)  # path in the source -> why it was not read
 
 
 def resolve_path(ws: Workspace, text: str) -> Path:
@@ -84,6 +85,10 @@ def folder_changes(base: Path, files: list[str], mark: dict[str, list[Any]],
     root = str(base)
     for rel in files:
         full = os.path.join(root, rel)
+        why = left_out(Path(full))
+        if why:
+            counts.left_out[rel] = why
+            continue
         try:
             st = os.stat(full)
         except FileNotFoundError:

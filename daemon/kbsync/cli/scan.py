@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from kbsync.errors import EXIT_OK
@@ -36,4 +37,6 @@ def run(args: argparse.Namespace) -> int:
         for cand in r.candidates:
             flags = f"  [{', '.join(cand.flags)}]" if cand.flags else ""
             print(f"  {cand.id}  {cand.path}  {cand.title}{flags}")
+        for path, why in sorted(c.left_out.items()):
+            sys.stderr.write(f"{r.source}: {path}: left out: {why}\n")
     return EXIT_OK

@@ -27,7 +27,7 @@ from kbsync.errors import InputError
 from kbsync.core.frontmatter import parse, split
 from kbsync.core.secrets import ALLOW_FILE, SecretFinding, parse_allowlist, scan_bytes
 from kbsync.core.validate import validate_text
-from kbsync.store.workspace import Workspace, decode
+from kbsync.store.workspace import Workspace, decode, left_out
 
 log = logging.getLogger(__name__)
 
@@ -98,7 +98,10 @@ def _stage_one(ws: Workspace, relpath: str, now: float, scan: SecretScan) -> git
     path = ws.path(relpath)
     if not os.path.lexists(path):
         return gitrepo.Staged(relpath, None)
-    if not path.is_file() or path.is_symlink():
+    why = left_out(path)
+    if why:
+        return why
+    if not path.is_file():
         return "not a regular file"
     if fsio.lock_held(path):
         return "locked"

@@ -444,6 +444,13 @@ def outgoing_blobs(root: Path, head: str, remote_head: str | None) -> list[tuple
     return [(parts[1], parts[0]) for parts in listed if len(parts) == 2]  # git cuts a name at a line break
 
 
+def is_tracked(root: Path, relpath: str) -> bool:
+    """Whether `relpath` is in git's index (tracked, so a commit or a sync may have written it)."""
+    if not is_repo(root):
+        return False
+    return _exec(root, ["ls-files", "--error-unmatch", "--", relpath], check=False).returncode == 0
+
+
 def has_remote(root: Path, name: str) -> bool:
     """True if the repository has a remote called `name`."""
     return name in _run(root, "remote").split()

@@ -20,7 +20,7 @@ from kbsync.retrieval import db as searchdb
 from kbsync.errors import InputError
 from kbsync.retrieval.db import FileState
 from kbsync.retrieval.records import Record, plain_record, records_for
-from kbsync.store.workspace import Workspace, decode
+from kbsync.store.workspace import Workspace, decode, left_out
 
 log = logging.getLogger(__name__)
 INDEXED_KINDS = ("session", "board", "memory", "artifact")
@@ -92,7 +92,7 @@ def refresh(ws: Workspace) -> int:
     conn = open_index(ws)
     try:
         known = searchdb.indexed_files(conn)
-        current = {rp: _state(ws.path(rp)) for rp in ws.iter_files() if indexable(rp)}
+        current = {rp: _state(ws.path(rp)) for rp in ws.iter_files() if indexable(rp) and not left_out(ws.path(rp))}
         stale = [rp for rp, st in current.items() if known.get(rp) != st] + [rp for rp in known if rp not in current]
         if stale:
             with searchdb.transaction(conn):
@@ -106,7 +106,7 @@ def refresh(ws: Workspace) -> int:
 def _index_one(conn: sqlite3.Connection, ws: Workspace, relpath: str, *, fresh: bool = False) -> list[Record] | None:
     """Index one file (or drop it when it is gone or not indexable); its records, None when dropped."""
     path = ws.path(relpath)
-    if not indexable(relpath) or not path.is_file():
+    if not indexable(relpath) or left_out(path) or not path.is_file():
         searchdb.drop_file(conn, relpath)
         return None
     try:

@@ -28,7 +28,7 @@ from kbsync.core import protocol
 from kbsync.app import status
 from kbsync.errors import KbsyncError, LockedError
 from kbsync.store.repairfile import RepairOutcome, repair_file
-from kbsync.store.workspace import Workspace
+from kbsync.store.workspace import Workspace, left_out
 
 log = logging.getLogger(__name__)
 
@@ -228,6 +228,10 @@ class Daemon:
     def _process(self, rel: str) -> bool:
         """Validate and repair one quiet file; True if it changed since last seen."""
         path = self.ws.path(rel)
+        why = left_out(path)
+        if why:
+            self._leave_out(rel, why)
+            return False
         fp = fsio.fingerprint(path) if path.is_file() else None
         if fp is None:
             self._forget(rel)
@@ -253,6 +257,12 @@ class Daemon:
             log.info("%s: closed session written; committing once the queue is empty", rel)
             self._commit_wanted = "session"
         return True
+
+    def _leave_out(self, rel: str, why: str) -> None:
+        if self._skipped.get(rel) != why:
+            log.warning("%s: left out: %s", rel, why)
+        self._forget(rel)
+        self._skipped[rel] = why
 
     def _secret_free(self, rel: str, data: bytes) -> bool:
         found = self._scan(rel, data)

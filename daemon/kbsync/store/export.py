@@ -28,6 +28,7 @@ from kbsync import proc
 from kbsync.errors import EXIT_REMOTE, InputError, KbsyncError
 from kbsync.core.findings import Finding
 from kbsync.store.fsio import atomic_write
+from kbsync.store.pathgate import UnsafePathError, output_refusal
 from kbsync.store.workspace import decode
 
 Format = Literal["html", "docx"]
@@ -204,5 +205,8 @@ def export_file(source: Path, display: str, out_dir: Path, fmt: Format, mode: Im
     page, findings = render_file(source, display, mode, uri=fmt == "html")
     data = page.encode("utf-8") if fmt == "html" else html_to_docx(page, display)
     dest = out_dir / f"{source.stem}.{fmt}"
+    why = output_refusal(dest)
+    if why:
+        raise UnsafePathError(f"the output {why}; choose another --out folder", path=str(dest))
     atomic_write(dest, data)
     return Exported(display, str(dest), findings)

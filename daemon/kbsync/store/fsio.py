@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator, Mapping
 
-from kbsync.errors import ConflictError, LockedError
+from kbsync.errors import ConflictError, InputError, LockedError
 
 LOCK_SUFFIX = ".lock"
 TEMP_SUFFIX = ".tmp"
@@ -271,8 +271,10 @@ def guarded_replace(
     Takes the file's lock (LockedError if a fresh one is held), re-checks the
     fingerprint just before writing (ConflictError if it changed), backs up the
     old bytes, writes atomically, re-reads, and restores the old bytes if `check`
-    rejects what is on disk.
+    rejects what is on disk. A symlink is never replaced (by a file holding its target's bytes): InputError.
     """
+    if path.is_symlink():
+        raise InputError("left out: a symlink, which kbsync never replaces or follows", path=str(path))
     if hold_lock and not try_lock(path, ttl_s):
         raise LockedError("skipped: the file is locked by a writer", path=str(path))
     try:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kbsync.store import fsio
+from kbsync.store import fsio, pathgate
 from kbsync.core import indexmd, protocol
 from kbsync.store.conflicts import save_conflict_copy
 from kbsync.errors import ConflictError, InputError, ProtocolError
@@ -123,9 +123,8 @@ def _title_of(relpath: str) -> str:
 
 
 def _target(ws: Workspace, relpath: str) -> Path:
-    """The session file's path; InputError if it or its folder is a symlink out of the workspace."""
-    ws.relpath(ws.path(relpath))
-    return ws.path(relpath)
+    """The session file's path; InputError if it or a folder on its way is a symlink (kbsync.store.pathgate)."""
+    return pathgate.checked(ws.root, relpath)
 
 
 def save_session(ws: Workspace, payload: dict[str, Any], where: str = "<stdin>") -> SaveResult:

@@ -66,16 +66,16 @@ class Workspace:
         return self.root.resolve()
 
     def checked_path(self, relpath: str) -> Path:
-        """The path of a workspace file kbsync may read: regular, inside, not oversize."""
+        """The path of a workspace file kbsync may read: regular (never a symlink, which is not followed),
+        not oversize."""
         p = self.path(relpath)
         try:
             st = p.lstat()
         except FileNotFoundError as exc:
             raise InputError("no such file", path=relpath) from exc
-        if stat.S_ISLNK(st.st_mode):
-            if self.real_root not in p.resolve().parents:
-                raise InputError("a symlink out of the workspace; kbsync will not follow it", path=relpath)
-            st = p.stat()
+        why = left_out_reason(st)
+        if why:
+            raise InputError(f"left out: {why}", path=relpath)
         if not stat.S_ISREG(st.st_mode):
             raise InputError("not a regular file", path=relpath)
         if st.st_size > protocol.max_bytes(relpath):
@@ -109,6 +109,24 @@ class Workspace:
                     found.append(rel_dir + name)
         found.sort()
         yield from found
+
+
+SYMLINK = "symlink (kbsync never follows a link in the workspace; commit one by hand with git if it belongs there)"
+
+
+def left_out_reason(st: os.stat_result) -> str | None:
+    """Why kbsync leaves a workspace path out rather than read it, judged by its lstat; None to read it."""
+    if stat.S_ISLNK(st.st_mode):
+        return SYMLINK
+    return None
+
+
+def left_out(path: Path) -> str | None:
+    """`left_out_reason` of the path itself (a link is not followed); None when it does not exist."""
+    try:
+        return left_out_reason(path.lstat())
+    except FileNotFoundError:
+        return None
 
 
 def decode(data: bytes, where: str) -> str:

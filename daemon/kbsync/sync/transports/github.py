@@ -20,17 +20,17 @@ from typing import Callable, Mapping
 import requests
 
 from kbsync.git import repo as gitrepo
+from kbsync.store import pathgate
 from kbsync.errors import ConfigError, RemoteError
 from kbsync.sync.transports.base import RemoteHead
-from kbsync.sync.transports.githubclient import (SUBMODULE, EmptyRepositoryError, GitHubApi, LostResponseError,
-                                                 RetryPolicy, TreeEntry)
+from kbsync.sync.transports.githubclient import (EmptyRepositoryError, GitHubApi, LostResponseError, RetryPolicy,
+                                                 TreeEntry)
 from kbsync.store.workspace import Workspace
 
 log = logging.getLogger(__name__)
 
 PATHS_PER_TREE = 100
 SEED_FIRST = (".gitattributes", ".gitignore")
-LINK = "120000"
 SHA = re.compile(r"^[0-9a-f]{40}$")
 INLINE_MAX = 256 * 1024  # text up to this size goes inside the tree request (GitHub writes its blob)
 BASE_WALK = 10  # remote commits read back, at most, to find one this repository holds
@@ -71,9 +71,7 @@ class ApiTransport:
         """The tree of remote `commit`, held locally: one listing, the blobs this repository lacks, the tree
         rebuilt locally (it must have GitHub's sha)."""
         tree_sha, files = self.api.get_listing(commit)
-        if any(mode in (SUBMODULE, LINK) for mode, _s in files.values()):
-            raise RemoteError(f"the remote tree {tree_sha} holds submodules or symbolic links, which kbsync cannot "
-                              "sync over the API; use mode = \"git\"")
+        pathgate.check_remote_tree(commit, [(p, mode) for p, (mode, _s) in files.items()])  # before any blob is fetched
         for blob in sorted(gitrepo.missing_objects(self.root, [s for _m, s in files.values()])):
             if gitrepo.write_blob(self.root, self.api.get_blob(blob)) != blob:
                 raise RemoteError(f"blob {blob} from GitHub was stored under another sha; sync again")

@@ -45,6 +45,10 @@ class InputError(KbsyncError):
     exit_code = EXIT_USAGE
 
 
+class NotFoundError(InputError):
+    """What the input names (a session, a board entry, a candidate) does not exist."""
+
+
 class ProtocolError(KbsyncError):
     """A workspace file breaks the protocol in a way kbsync will not guess about."""
 
@@ -69,6 +73,12 @@ class GitError(KbsyncError):
 
 class RemoteError(KbsyncError):
     """A remote (git or the GitHub API) failed after retries; safe to run again."""
+
+    exit_code = EXIT_REMOTE
+
+
+class UnavailableError(KbsyncError):
+    """Something kbsync needs on this machine is not running or cannot be reached (e.g. the local server)."""
 
     exit_code = EXIT_REMOTE
 

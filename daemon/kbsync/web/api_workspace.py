@@ -25,8 +25,7 @@ def get_status(ws: WS) -> m.Status:
 def post_commit(ws: WS, body: m.CommitRequest) -> m.CommitResult:
     result = repo.commit(ws, body.message)
     if result.blocked:
-        raise LockedError("git's index.lock is held by another git process; try again shortly",
-                          path=".git/index.lock")
+        raise LockedError(f"{result.blocked}; try again shortly", path=".git/index.lock")
     return m.CommitResult.model_validate(result.as_dict())
 
 

@@ -66,7 +66,7 @@ class CommitResult(BaseModel):
     message: str
     committed: list[str]
     skipped: dict[str, str] = Field(description="file -> why it was left out")
-    blocked: bool
+    blocked: str | None = Field(description="why no commit could be made at all; then the answer is 409 instead")
 
 
 class SyncResult(BaseModel):

@@ -92,7 +92,7 @@ def http_error(_request: Request, exc: Exception) -> JSONResponse:
 
 
 def unexpected(request: Request, exc: Exception) -> JSONResponse:
-    log.error("%s %s failed", request.method, request.url.path, exc_info=exc)
+    log.error("%s %s failed: %r (the traceback follows from the server)", request.method, request.url.path, exc)
     return error_response(500, "internal", f"an unexpected error ({type(exc).__name__}); the server's log has "
                                            "the details")
 

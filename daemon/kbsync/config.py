@@ -89,6 +89,15 @@ class StatsConfig:
 
 
 @dataclass(frozen=True)
+class WebConfig:
+    enabled: bool = True
+    host: str = "127.0.0.1"
+    port: int = 8420
+    allow_remote: bool = False
+    max_body_kb: int = 8192
+
+
+@dataclass(frozen=True)
 class Config:
     workspace: str | None = None
     protocol: ProtocolConfig = field(default_factory=ProtocolConfig)
@@ -100,6 +109,7 @@ class Config:
     search: SearchConfig = field(default_factory=SearchConfig)
     context: ContextConfig = field(default_factory=ContextConfig)
     stats: StatsConfig = field(default_factory=StatsConfig)
+    web: WebConfig = field(default_factory=WebConfig)
     source: str | None = None  # the file it was read from, for messages
 
 
@@ -175,6 +185,10 @@ def _check(cfg: Config) -> None:
     for key, text in (("daemon.commit_every", cfg.daemon.commit_every), ("sync.every", cfg.sync.every),
                       ("scan.every", cfg.scan.every)):
         parse_duration(text, key=key, source=src)
+    if not 0 <= cfg.web.port <= 65535:
+        raise ConfigError(f"web.port = {cfg.web.port}; give a port from 1 to 65535, or 0 for any free port", path=src)
+    if cfg.web.max_body_kb <= 0:
+        raise ConfigError(f"web.max_body_kb = {cfg.web.max_body_kb}; give a positive size in KB", path=src)
 
 
 def parse_config(text: str, source: str | None = None) -> Config:

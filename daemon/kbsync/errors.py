@@ -45,6 +45,10 @@ class InputError(KbsyncError):
     exit_code = EXIT_USAGE
 
 
+class NotFoundError(InputError):
+    """What the input names (a session, a board entry, a candidate) does not exist."""
+
+
 class ProtocolError(KbsyncError):
     """A workspace file breaks the protocol in a way kbsync will not guess about."""
 
@@ -73,9 +77,17 @@ class RemoteError(KbsyncError):
     exit_code = EXIT_REMOTE
 
 
+class UnavailableError(KbsyncError):
+    """Something kbsync needs on this machine is not running or cannot be reached (e.g. the local server)."""
+
+    exit_code = EXIT_REMOTE
+
+
 class SecretFoundError(KbsyncError):
     """The secret scan found something that must not leave the machine."""
 
 
-class NotFoundError(KbsyncError):
-    """What was asked for (a fact, a conflict) is not there; exit 1, as a search without hits."""
+class NothingFoundError(NotFoundError):
+    """A lookup found nothing (a fact, a conflict): exit 1, as a search without hits."""
+
+    exit_code = EXIT_PROBLEMS

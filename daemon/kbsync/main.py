@@ -1,9 +1,15 @@
-"""Command-line entry: argparse, logging setup, error handling, dispatch.
+"""Command-line entry: argparse, logging setup, error handling, dispatch; and the one place where the
+front doors are composed.
 
-Each subcommand lives in its own module under kbsync.cli and exposes
-`register(subparsers)`, which adds its parser and sets `func` to a function
-`(args) -> int`. Command modules import heavy libraries only inside `func`, so
-start-up (and the pre-commit hook) stays fast.
+Each subcommand lives in its own module and exposes `register(subparsers)`, which adds its parser
+and sets `func` to a function `(args) -> int`: the modules of kbsync/cli, one per command, and the
+`command.py` of each other front door, whose command is named after it (kbsync/web/command.py is
+`kbsync web`). Command modules import heavy libraries only inside `func`, so start-up (and the
+pre-commit hook) stays fast.
+
+Front doors never import one another, so what joins them happens here: every command is given
+`args.door_servers`, the function that lists the servers the doors run inside the daemon (today the
+local web server); `kbsync run` hands them to the daemon.
 """
 
 from __future__ import annotations
@@ -14,17 +20,35 @@ import logging
 import os
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Collection, Sequence
 
 from kbsync import __version__
 from kbsync.errors import EXIT_INTERRUPTED, EXIT_REMOTE, EXIT_USAGE, KbsyncError
 
+if TYPE_CHECKING:
+    from kbsync.service.daemon import Server
+    from kbsync.store.workspace import Workspace
 
-def command_modules() -> list[str]:
-    """Every subcommand module (files in kbsync/cli that define `register`)."""
-    folder = Path(__file__).parent / "cli"
-    return sorted(name[:-3] for name in os.listdir(folder)
-                  if name.endswith(".py") and not name.startswith("_") and name != "common.py")
+DOORS = ("web", "mcp")  # the front doors beside cli; each one's command is <door>/command.py
+
+
+def command_modules() -> dict[str, str]:
+    """Every subcommand and the module that registers it: each module of kbsync/cli but the helpers
+    (`_*.py`, common.py), and the `command` module of each other front door that has one."""
+    here = Path(__file__).parent
+    found = {name[:-3]: f"kbsync.cli.{name[:-3]}" for name in os.listdir(here / "cli")
+             if name.endswith(".py") and not name.startswith("_") and name != "common.py"}
+    found.update({door: f"kbsync.{door}.command" for door in DOORS if (here / door / "command.py").is_file()})
+    return dict(sorted(found.items()))
+
+
+def door_servers(ws: Workspace) -> list[tuple[str, Server]]:
+    """The servers the front doors run inside the daemon: the local web server, when [web] enabled
+    (ConfigError for a [web] section that cannot be served)."""
+    from kbsync.web.server import daemon_server
+
+    web = daemon_server(ws)
+    return [("web server", web)] if web else []
 
 
 class _Parser(argparse.ArgumentParser):
@@ -37,7 +61,7 @@ class _Parser(argparse.ArgumentParser):
 _VALUED = {"-w", "--workspace", "--config"}  # global options that take the next word as their value
 
 
-def command_named(argv: Sequence[str], known: Sequence[str]) -> str | None:
+def command_named(argv: Sequence[str], known: Collection[str]) -> str | None:
     """The subcommand `argv` runs, when it is plainly one of `known` and no global help or version comes
     first; None otherwise (then every command's parser is built, for help and for usage errors)."""
     words = iter(argv)
@@ -61,9 +85,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     verbosity = parser.add_mutually_exclusive_group()
     verbosity.add_argument("-v", "--verbose", action="count", default=0, help="more detail (repeatable)")
     verbosity.add_argument("-q", "--quiet", action="store_true", help="only errors")
+    parser.set_defaults(door_servers=door_servers)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for name in [only] if only else command_modules():
-        importlib.import_module(f"kbsync.cli.{name}").register(sub)
+    modules = command_modules()
+    for name in [only] if only else modules:
+        importlib.import_module(modules[name]).register(sub)
     return parser
 
 

@@ -6,7 +6,7 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from kbsync.errors import InputError
+from kbsync.errors import InputError, NotFoundError
 
 if TYPE_CHECKING:
     from kbsync.board.scan import SourceResult
@@ -66,7 +66,7 @@ def _find(ws: Workspace, item_id: str) -> tuple[str, Item]:
         for it in items:
             if it.id == item_id:
                 return rel, it
-    raise InputError(f"no candidate {item_id}; see `kbsync candidates list`", path="candidates/")
+    raise NotFoundError(f"no candidate {item_id}; see `kbsync candidates list`", path="candidates/")
 
 
 def _pending(rel: str, item: Item) -> None:

@@ -15,7 +15,7 @@ import time
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Callable, Literal
 
-from kbsync.errors import KbsyncError, NotFoundError, UsageError
+from kbsync.errors import KbsyncError, NothingFoundError, UsageError
 
 if TYPE_CHECKING:
     from kbsync.store.workspace import Workspace
@@ -120,7 +120,7 @@ def find(ws: Workspace, path: str) -> ConflictItem:
         raise UsageError(f"{len(beside)} conflict copies stand beside it ({', '.join(i.path for i in beside)}); "
                          "name one of them", path=rel)
     if not beside:
-        raise NotFoundError("no conflict here; see `kbsync conflicts`", path=rel)
+        raise NothingFoundError("no conflict here; see `kbsync conflicts`", path=rel)
     return beside[0]
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
-from kbsync.errors import NotFoundError, UsageError
+from kbsync.errors import NothingFoundError, UsageError
 
 if TYPE_CHECKING:
     from kbsync.store.workspace import Workspace
@@ -87,7 +87,7 @@ def set_fact(ws: Workspace, key: str, value: str, *, preferences: bool = False, 
 
 
 def forget_fact(ws: Workspace, key: str, *, preferences: bool = False, entity: str | None = None) -> FactWritten:
-    """Remove the fact `key` (every bullet with that key); NotFoundError when there is none."""
+    """Remove the fact `key` (every bullet with that key); NothingFoundError when there is none."""
     from kbsync.core import facts
 
     relpath = memory_file(preferences=preferences, entity=entity)
@@ -103,7 +103,7 @@ def get_fact(ws: Workspace, key: str, *, preferences: bool = False, entity: str 
     relpath = memory_file(preferences=preferences, entity=entity)
     found = next((f for f in _facts_of(ws, relpath) if f.key == facts.normalize_key(key)), None)
     if found is None:
-        raise NotFoundError(f"no fact {key!r}; see `kbsync memory list`", path=relpath)
+        raise NothingFoundError(f"no fact {key!r}; see `kbsync memory list`", path=relpath)
     return FactItem(relpath, found.name, found.value, found.line)
 
 

@@ -9,7 +9,7 @@ from kbsync.config import Config, resolve
 from kbsync.errors import UsageError
 from kbsync.git import repo as gitrepo
 from kbsync.store import initws
-from kbsync.store.workspace import Workspace
+from kbsync.store.workspace import Workspace as Workspace  # the doors name it through the app layer
 
 
 @dataclass(frozen=True)

@@ -75,8 +75,15 @@ class Pack:
     def text(self) -> str:
         return "".join("".join(lines) for lines in self.sections.values())
 
+    def tokens(self) -> int:
+        return estimate_tokens(self.text())
+
+    def parts(self) -> list[tuple[str, str, int]]:
+        """Each section's name, text and estimated tokens, in pack order."""
+        return [(name, "".join(lines), estimate_tokens("".join(lines))) for name, lines in self.sections.items()]
+
     def as_dict(self) -> dict[str, object]:
-        return {"budget": self.budget, "limit": self.limit, "tokens": estimate_tokens(self.text()),
+        return {"budget": self.budget, "limit": self.limit, "tokens": self.tokens(),
                 "sections": {k: "".join(v) for k, v in self.sections.items()}, "notes": self.notes,
                 "text": self.text()}
 

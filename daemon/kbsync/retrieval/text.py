@@ -12,6 +12,7 @@ trailing unigram makes complete.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 
@@ -83,6 +84,19 @@ def parse_query(text: str) -> Query:
         else:
             single[key] = value.casefold() if key in ("status", "source") else value
     return Query(terms=tuple(terms), tags=tuple(tags), errors=tuple(errors), **single)
+
+
+def with_filters(query: Query, *, tag: str | None = None, status: str | None = None, since: str | None = None,
+                 until: str | None = None) -> Query:
+    """`query` with these filters added (given as separate values rather than in the text); a bad date is
+    listed in `errors` as parse_query lists it."""
+    errors = list(query.errors)
+    for key, value in (("since", since), ("until", until)):
+        if value is not None and not _DATE.match(value):
+            errors.append(f"{key}={value!r} is not a date; write YYYY-MM-DD")
+    return dataclasses.replace(
+        query, tags=query.tags + ((tag.casefold(),) if tag else ()), status=(status or query.status).casefold(),
+        since=since or query.since, until=until or query.until, errors=tuple(errors))
 
 
 def _split(text: str) -> list[str]:

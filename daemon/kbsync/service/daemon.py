@@ -6,6 +6,10 @@ write: it validates and repairs files once they are quiet, runs the catch-up
 scan, the registered jobs (kbsync.jobs) and the commits, and keeps the status
 file. SIGTERM/SIGINT: finish the file in hand, commit what is committable,
 exit 0. SIGHUP: reload the configuration.
+
+Servers (the local web server) are given by the command that starts the daemon, which composes
+them: the daemon imports no front door. Each runs on a thread of its own from start to stop (see
+`Server`); a server that fails is logged and the daemon goes on without it.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import signal
 import socket
 import threading
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import schedule
 
@@ -38,6 +42,12 @@ LOCK_RECHECK_S = 0.5
 STATUS_EVERY_S = 0.5
 MTIME_SLACK_NS = 2_000_000_000
 COMMIT_RETRY_S = 5.0  # after git's index.lock, or a file still changing, kept something out of a commit
+SERVER_STOP_S = 5.0  # how long the servers together may take to stop
+
+# A server the daemon runs beside its worker: `serve(current, stop)` is called on a thread of its own with
+# a function that gives the workspace as currently configured (it changes on SIGHUP) and the event set
+# when the daemon stops; it serves until then and returns within SERVER_STOP_S.
+Server = Callable[[Callable[[], Workspace], threading.Event], None]
 
 
 def sd_notify(state: str) -> None:
@@ -52,8 +62,10 @@ def sd_notify(state: str) -> None:
 
 
 class Daemon:
-    def __init__(self, load: Callable[[], Workspace]) -> None:
+    def __init__(self, load: Callable[[], Workspace], servers: Sequence[tuple[str, Server]] = ()) -> None:
         self._load = load
+        self._servers = list(servers)
+        self._servers_stop = threading.Event()
         self.ws = load()
         self.queue = watch.Debouncer(self.ws.config.daemon.quiet_ms / 1000)
         self.stopping = threading.Event()
@@ -88,11 +100,13 @@ class Daemon:
             # A daemon thread, so that a job overrunning the stop grace cannot hold the process (writes are atomic).
             worker = threading.Thread(target=self._work, name="kbsync-worker", daemon=True)
             worker.start()
+            servers = [self._start_server(name, serve) for name, serve in self._servers]
             log.info("watching %s (pid %d)", self.ws.root, os.getpid())
             sd_notify("READY=1")
             while not self.stopping.wait(0.5) and worker.is_alive():
                 pass
             sd_notify("STOPPING=1")
+            self._stop_servers(servers)
             watch.stop_observer(observer, alarm)
             self.stopping.set()
             self.queue.wake()
@@ -104,6 +118,28 @@ class Daemon:
             fsio.unlock(status.lock_target(self.ws))
         log.info("stopped")
         return 1 if self.failed else 0
+
+    def _start_server(self, name: str, serve: Server) -> threading.Thread:
+        def run() -> None:
+            try:
+                serve(lambda: self.ws, self._servers_stop)
+            except KbsyncError as exc:
+                log.error("%s: %s; the daemon goes on without it", name, exc)
+            except Exception:
+                log.exception("%s stopped on an unexpected error; the daemon goes on without it", name)
+
+        # A daemon thread: a server that overruns its stop cannot hold the process.
+        thread = threading.Thread(target=run, name=f"kbsync-{name}", daemon=True)
+        thread.start()
+        return thread
+
+    def _stop_servers(self, threads: list[threading.Thread]) -> None:
+        self._servers_stop.set()
+        deadline = time.monotonic() + SERVER_STOP_S
+        for thread in threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+            if thread.is_alive():
+                log.error("%s did not stop within %.0f s; exiting anyway", thread.name, SERVER_STOP_S)
 
     def _take_workspace_lock(self) -> None:
         target = status.lock_target(self.ws)

@@ -55,7 +55,8 @@ def lock_path(path: Path) -> Path:
     return path.with_name(path.name + LOCK_SUFFIX)
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether process `pid` runs on this host."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -84,7 +85,7 @@ def lock_is_stale(lock: Path, now: float | None = None) -> bool:
         return (now or time.time()) - st.st_mtime > (EMPTY_LOCK_GRACE_S if st.st_size == 0 else 60)
     if (now or time.time()) > expire:
         return True
-    return host == os.uname().nodename and not _pid_alive(pid)
+    return host == os.uname().nodename and not pid_alive(pid)
 
 
 def lock_held(path: Path) -> bool:

@@ -10,7 +10,7 @@ from typing import Any
 from kbsync.store import fsio, pathgate
 from kbsync.core import indexmd, protocol
 from kbsync.store.conflicts import save_conflict_copy
-from kbsync.errors import ConflictError, InputError, ProtocolError
+from kbsync.errors import ConflictError, InputError, NotFoundError, ProtocolError
 from kbsync.core.findings import has_errors
 from kbsync.core.repair import repair_text
 from kbsync.core.session import SessionDoc, ordered_sections, parse_session, render_session
@@ -51,7 +51,7 @@ def find_by_id(ws: Workspace, sid: str) -> str:
         f"{folder}/{p.name}" for p in ws.path(folder).glob(f"{stem}*.md") if not protocol.is_conflict_copy(p.name)
     ) if ws.path(folder).is_dir() else []
     if not matches:
-        raise InputError(f"no session {sid} in the workspace; check the id with `kbsync validate`")
+        raise NotFoundError(f"no session {sid} in the workspace; check the id with `kbsync validate`")
     return matches[0]
 
 

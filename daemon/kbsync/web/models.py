@@ -1,0 +1,234 @@
+"""The API's requests and responses (besides the board's, in boardmodels): the OpenAPI document is
+generated from these classes. Requests refuse unknown keys; the core checks every value again."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Sequence
+
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
+
+from kbsync.app import sessions
+
+
+def one_of(values: Sequence[str], description: str = "") -> Any:
+    """A string the schema lists the allowed values of (the core checks them, and names a wrong one)."""
+    return WithJsonSchema({"type": "string", "enum": list(values), **({"description": description} if description else {})})
+
+
+class Request(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Empty(Request):
+    """No fields: send `{}`."""
+
+
+# ---- errors ------------------------------------------------------------------------------------------
+
+class FieldProblem(BaseModel):
+    field: str
+    message: str
+
+
+class ErrorDetail(BaseModel):
+    code: str = Field(description="bad_request, unauthorized, forbidden, csrf, not_found, method_not_allowed, "
+                                  "locked, conflict, protocol, too_large, unsupported_media_type, invalid, secret, "
+                                  "unavailable, internal")
+    message: str = Field(description="one line: what went wrong, naming the file, and what to do")
+    field: str | None = Field(default=None, description="the request field at fault, when one is")
+    path: str | None = Field(default=None, description="the workspace file concerned, when one is")
+    details: list[FieldProblem] | None = Field(default=None, description="every field at fault, for a body that failed "
+                                                                 "validation")
+
+
+class ErrorBody(BaseModel):
+    error: ErrorDetail
+
+
+# ---- status, commit, sync, stats ----------------------------------------------------------------------
+
+class Status(BaseModel):
+    """The report of `kbsync status --json`, and what waits for a person."""
+
+    model_config = ConfigDict(extra="allow")
+    workspace: str
+    running: bool = Field(description="whether `kbsync run` watches this workspace")
+    waiting: list[str] = Field(description="what no waiting fixes: conflict copies, files left out as invalid or "
+                                           "holding a secret, temp files interrupted writes left")
+
+
+class CommitRequest(Request):
+    message: str | None = Field(default=None, description="commit subject (default: what the commit holds)")
+
+
+class CommitResult(BaseModel):
+    sha: str | None = Field(description="the new commit, or null when there was nothing to commit")
+    message: str
+    committed: list[str]
+    skipped: dict[str, str] = Field(description="file -> why it was left out")
+    blocked: str | None = Field(description="why no commit could be made at all; then the answer is 409 instead")
+
+
+class SyncResult(BaseModel):
+    mode: str
+    remote_head: str | None
+    pushed: bool
+    pulled: list[str]
+    conflicts: list[str] = Field(description="conflict copies saved for a person")
+    rounds: int
+    committed: str | None
+
+
+class StatsGroup(BaseModel):
+    key: str
+    sessions: int
+    turns: int
+    tokens_in: int
+    tokens_out: int
+
+
+class Stats(BaseModel):
+    by: str
+    sessions: int
+    dirty: int
+    groups: list[StatsGroup]
+    dirty_files: list[str]
+    pushed: int | None = Field(default=None, description="sessions upserted into PostgreSQL when [stats] dsn is set")
+
+
+# ---- sessions and logs ----------------------------------------------------------------------------------
+
+SessionId = Annotated[str, Field(pattern=sessions.ID_PATTERN, description="YYYYMMDD-HHMM-<7 hex>",
+                                 examples=["20250611-1432-3f9a2c1"])]
+
+
+class SessionSave(Request):
+    """The object `kbsync session save` reads; saving the same session_id again updates that file."""
+
+    session_id: str = Field(min_length=1, description="the caller's own id for the session, e.g. a UUID")
+    title: str | None = None
+    ts: str | None = Field(default=None, description="ISO 8601; default now; without an offset, [protocol] "
+                                             "default_offset is appended", examples=["2025-06-11T14:32:07+08:00"])
+    role: Annotated[str, one_of(sessions.ROLES)] | None = None
+    tags: list[str] | None = None
+    model: str | None = None
+    turns: int | None = Field(default=None, ge=0)
+    tokens_in: int | None = Field(default=None, ge=0)
+    tokens_out: int | None = Field(default=None, ge=0)
+    status: Annotated[str, one_of(sessions.STATUSES)] | None = None
+    summary: str | None = None
+    parent: str | None = Field(default=None, pattern=sessions.ID_PATTERN)
+    sections: dict[str, str] | None = Field(default=None, description="heading -> text, e.g. {\"结论\": \"...\"}")
+
+
+class SessionRecord(BaseModel):
+    """The saved session's frontmatter, its title and its path."""
+
+    model_config = ConfigDict(extra="allow")
+    id: str
+    ts: str
+    title: str
+    path: str
+    role: str | None = None
+    parent: str | None = None
+    tags: list[str] = []
+    status: str | None = None
+    summary: str | None = None
+
+
+class Section(BaseModel):
+    heading: str
+    content: str
+
+
+class Session(BaseModel):
+    id: str
+    path: str
+    frontmatter: dict[str, Any] = Field(description="the protocol's fields, typed")
+    extra_frontmatter: list[str] = Field(description="lines of fields the protocol does not know, as written")
+    preamble: str = Field(description="body text before the first section")
+    sections: list[Section] = Field(description="in file order")
+
+
+class SessionSummary(BaseModel):
+    id: str
+    title: str
+    ts: str
+    path: str
+    tags: list[str]
+    status: str
+    summary: str
+    problem: str = Field(description="why the frontmatter could not be read; empty when it could")
+
+
+class SessionPage(BaseModel):
+    sessions: list[SessionSummary]
+    next_cursor: str | None = Field(description="pass as `cursor` for the next page; null on the last page")
+
+
+class SectionText(Request):
+    text: str = Field(description="the section's new content (or what to append); a heading inside stays text")
+
+
+class SectionResult(BaseModel):
+    path: str
+    section: str = Field(description="the heading written (a synonym such as TODO is resolved)")
+    changed: bool
+
+
+class ToolCall(Request):
+    session: str = Field(min_length=1, description="session id")
+    tool: str = Field(min_length=1)
+    status: str = Field(default="ok", description="ok, error, timeout, ...")
+    detail: str = ""
+
+
+class ErrorLog(Request):
+    message: str = Field(min_length=1, description="what happened, one line")
+
+
+class LogLine(BaseModel):
+    line: str = Field(description="the line appended")
+
+
+# ---- search and context ---------------------------------------------------------------------------------
+
+class SearchHit(BaseModel):
+    key: str
+    title: str
+    sources: list[str]
+    score: float
+    path: str | None = None
+    url: str | None = None
+    summary: str | None = None
+
+
+class SourceFailure(BaseModel):
+    source: str
+    reason: str
+
+
+class SearchResult(BaseModel):
+    results: list[SearchHit] = Field(description="best first")
+    failures: list[SourceFailure] = Field(description="sources left out, and why; the others still answered")
+
+
+class ContextRequest(Request):
+    query: str = Field(default="", description="what the task is about (search words and filters)")
+    tags: list[str] = Field(default_factory=list, description="the task's tags")
+    budget: int | None = Field(default=None, gt=0, description="token budget (default: [context] budget)")
+
+
+class ContextPart(BaseModel):
+    name: str
+    text: str
+    tokens: int = Field(description="estimated tokens (docs/retrieval.md)")
+
+
+class ContextPack(BaseModel):
+    budget: int
+    limit: int = Field(description="what the pack may use: budget x (1 - share_input)")
+    tokens: int
+    parts: list[ContextPart]
+    notes: list[str]
+    text: str = Field(description="the whole pack, ready for a prompt")

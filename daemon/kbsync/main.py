@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from kbsync import __version__
+from kbsync import __version__, progress
 from kbsync.errors import EXIT_INTERRUPTED, EXIT_REMOTE, EXIT_USAGE, KbsyncError
 
 
@@ -84,6 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     _setup_logging(args.verbose, args.quiet)
+    progress.configure(enabled=not args.quiet and not getattr(args, "json", False))
     try:
         code: int = args.func(args)
         return code

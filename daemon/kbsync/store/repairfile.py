@@ -69,7 +69,7 @@ def repair_file(ws: Workspace, relpath: str, *, dry_run: bool = False) -> Repair
         return RepairOutcome(relpath, "changed", findings=[Finding(relpath, 1, "warning", exc.message)])
     if REBUILT in result.fixes:
         log_error(ws, f"{relpath}: no frontmatter; rebuilt from the file name with status: conflict; review and fill it in")
-    log.info("%s: repaired (%s)", relpath, "; ".join(result.fixes))
+    log.debug("%s: repaired (%s)", relpath, "; ".join(result.fixes))  # the caller says it, once
     return RepairOutcome(relpath, "repaired", result.fixes, result.findings)
 
 

@@ -10,6 +10,7 @@ from kbsync.errors import InputError, UsageError
 if TYPE_CHECKING:
     from kbsync.core.findings import Finding
     from kbsync.store.export import Exported, Format, ImageMode
+    from kbsync.store.rebuild import Rebuilt
     from kbsync.store.repairfile import RepairOutcome
     from kbsync.store.workspace import Workspace
 
@@ -25,12 +26,19 @@ def repair(ws: Workspace, paths: list[str] | None = None, *, dry_run: bool = Fal
     """The lossless repairs of the named files (or all), applied unless `dry_run`."""
     from kbsync.store.repairfile import repair_file
 
+    from kbsync.progress import Progress
+
     rels = ws.expand(paths) if paths else list(ws.iter_files())
-    return [repair_file(ws, rel, dry_run=dry_run) for rel in rels]
+    out = []
+    with Progress("repair", len(rels)) as shown:
+        for rel in rels:
+            out.append(repair_file(ws, rel, dry_run=dry_run))
+            shown.advance()
+    return out
 
 
-def rebuild_index(ws: Workspace) -> int:
-    """Regenerate index.md from the sessions; the number of rows."""
+def rebuild_index(ws: Workspace) -> Rebuilt:
+    """Regenerate index.md from the sessions: the number of rows, and the paths whose rows were dropped."""
     from kbsync.store.rebuild import rebuild_index as rebuild
 
     return rebuild(ws)

@@ -45,6 +45,8 @@ def eta(done: int, total: int | None, elapsed: float) -> str:
     if not total or done <= 0 or done >= total or elapsed <= 0:
         return ""
     left = elapsed / done * (total - done)
+    if left < 1:
+        return "less than a second left"
     return f"about {left:.0f} s left" if left < 120 else f"about {left / 60:.0f} min left"
 
 

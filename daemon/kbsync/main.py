@@ -56,7 +56,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     (each one costs start-up time, and a command needs no other's parser)."""
     parser = _Parser(prog="kbsync", description="Keep a Markdown memory workspace dependable across machines.")
     parser.add_argument("--version", action="version", version=f"kbsync {__version__}")
-    parser.add_argument("-w", "--workspace", metavar="DIR", help="workspace folder (default: $KBSYNC_WORKSPACE, config, ~/kb)")
+    parser.add_argument("-w", "--workspace", metavar="DIR", help="workspace folder (default: $KBSYNC_WORKSPACE, else the workspace around the current "
+                        "folder, else the config's workspace, else ~/kb)")
     parser.add_argument("--config", metavar="FILE", help="config file (default: <workspace>/.kbsync/config.toml)")
     verbosity = parser.add_mutually_exclusive_group()
     verbosity.add_argument("-v", "--verbose", action="count", default=0, help="more detail (repeatable)")

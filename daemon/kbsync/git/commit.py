@@ -192,7 +192,7 @@ def subject_for(reason: str, files: Sequence[gitrepo.Staged], closed: Sequence[s
         sid = protocol.id_from_relpath(closed[0])
         return f"session {sid} closed: {title}" if title else f"session {sid} closed"
     if closed:
-        ids = [str(protocol.id_from_relpath(c)) for c in closed[:MAX_IDS]]
+        ids = [protocol.id_from_relpath(c) or c for c in closed[:MAX_IDS]]
         more = ", …" if len(closed) > MAX_IDS else ""
         return f"{len(closed)} sessions closed: {', '.join(ids)}{more}"
     return f"{reason}: {breakdown(files)}"

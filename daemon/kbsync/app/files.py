@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterator
 
 from kbsync.errors import InputError, UsageError
 
@@ -22,19 +22,17 @@ def validate(ws: Workspace, paths: list[str] | None = None) -> list[Finding]:
     return validate_paths(ws, ws.expand(paths) if paths else None)
 
 
-def repair(ws: Workspace, paths: list[str] | None = None, *, dry_run: bool = False) -> list[RepairOutcome]:
-    """The lossless repairs of the named files (or all), applied unless `dry_run`."""
+def repair(ws: Workspace, paths: list[str] | None = None, *, dry_run: bool = False) -> Iterator[RepairOutcome]:
+    """The lossless repairs of the named files (or all), applied unless `dry_run`; each outcome as soon as
+    its file is done, so that a caller can say it at once."""
+    from kbsync.progress import Progress
     from kbsync.store.repairfile import repair_file
 
-    from kbsync.progress import Progress
-
     rels = ws.expand(paths) if paths else list(ws.iter_files())
-    out = []
     with Progress("repair", len(rels)) as shown:
         for rel in rels:
-            out.append(repair_file(ws, rel, dry_run=dry_run))
+            yield repair_file(ws, rel, dry_run=dry_run)
             shown.advance()
-    return out
 
 
 def rebuild_index(ws: Workspace) -> Rebuilt:

@@ -240,9 +240,9 @@ def render(rep: Report) -> str:
         f"last commit: {_commit_line(rep.last_commit)}",
         f"last sync:   {_when(rep.last_sync, 'result')}",
         f"pending:     {len(rep.pending)} file(s)" + (" in the daemon's queue" if rep.pending else ""),
+        *(f"  {p}" for p in rep.pending[:20]),
         f"uncommitted: {rep.uncommitted} file(s)",
     ]
-    lines += [f"  {p}" for p in rep.pending[:20]]
     people = sum(1 for w in rep.waiting if w.settle_by == "person")
     lines.append(f"waiting:     {len(rep.waiting)} ({people} for a person, {len(rep.waiting) - people} for time)"
                  if rep.waiting else "waiting:     nothing")

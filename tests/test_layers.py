@@ -32,7 +32,7 @@ FORBIDDEN_TOP = {"subprocess", "sqlite3", "git", "gitdb", "requests", "urllib3",
                  "http", "urllib", "shutil", "tempfile"}
 # Libraries a `kbsync --help` (and the pre-commit hook) must not load at start-up.
 HEAVY = {"git", "requests", "watchdog", "sqlite3", "_sqlite3", "schedule", "markdown_it", "starlette", "uvicorn",
-         "fastapi", "pydantic", "mcp", "jinja2"}
+         "fastapi", "pydantic", "mcp", "jinja2", "tqdm"}
 _MODULE_STRING = re.compile(r"kbsync(?:\.[A-Za-z_]\w*)+(?=$|:)")
 
 

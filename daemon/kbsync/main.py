@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Collection, Sequence
 
-from kbsync import __version__
+from kbsync import __version__, progress
 from kbsync.errors import EXIT_INTERRUPTED, EXIT_REMOTE, EXIT_USAGE, KbsyncError
 
 if TYPE_CHECKING:
@@ -80,7 +80,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     (each one costs start-up time, and a command needs no other's parser)."""
     parser = _Parser(prog="kbsync", description="Keep a Markdown memory workspace dependable across machines.")
     parser.add_argument("--version", action="version", version=f"kbsync {__version__}")
-    parser.add_argument("-w", "--workspace", metavar="DIR", help="workspace folder (default: $KBSYNC_WORKSPACE, config, ~/kb)")
+    parser.add_argument("-w", "--workspace", metavar="DIR", help="workspace folder (default: $KBSYNC_WORKSPACE, else the workspace around the current "
+                        "folder, else the config's workspace, else ~/kb)")
     parser.add_argument("--config", metavar="FILE", help="config file (default: <workspace>/.kbsync/config.toml)")
     verbosity = parser.add_mutually_exclusive_group()
     verbosity.add_argument("-v", "--verbose", action="count", default=0, help="more detail (repeatable)")
@@ -110,6 +111,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     _setup_logging(args.verbose, args.quiet)
+    progress.configure(enabled=not args.quiet and not getattr(args, "json", False))
     try:
         code: int = args.func(args)
         return code

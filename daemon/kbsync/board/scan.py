@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from kbsync.core import candidates, injection, protocol, secrets
+from kbsync.progress import Progress
 from kbsync.store import fsio
 from kbsync.core.candidates import Candidate
 from kbsync.config import Config
@@ -157,6 +158,16 @@ def analyse(source: str, f: Found) -> Candidate:
     )
 
 
+def analyse_all(source: str, found: list[Found]) -> list[Candidate]:
+    """`analyse` for each file, showing progress (the first scan of a large source takes a while)."""
+    out = []
+    with Progress(f"scan {source}", len(found)) as shown:
+        for f in found:
+            out.append(analyse(source, f))
+            shown.advance()
+    return out
+
+
 # ---- the scan -----------------------------------------------------------------------------
 
 def _mark_path(ws: Workspace, name: str) -> Path:
@@ -213,7 +224,7 @@ def scan_source(ws: Workspace, src: Source, now: dt.datetime) -> SourceResult:
     seen = known_ids(ws)
     fresh = [f for f in found if candidate_id(src.name, f.path, f.sha256) not in seen]
     counts.proposed_before = len(found) - len(fresh)
-    result = SourceResult(src.name, counts=counts, candidates=[analyse(src.name, f) for f in fresh])
+    result = SourceResult(src.name, counts=counts, candidates=analyse_all(src.name, fresh))
     if result.candidates:
         tz = _offset_tz(ws.config)
         rel = list_relpath(src.name, now, tz)

@@ -27,6 +27,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result.as_dict())
     else:
+        if result.committed:
+            print(f"committed {result.committed[:7]} first")
         print(result)
         for copy in result.conflicts:
             sys.stderr.write(f"kbsync: conflict: {copy} holds this machine's version; a person decides\n")

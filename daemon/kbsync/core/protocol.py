@@ -45,7 +45,7 @@ INDEX_HEADER: Final = "| 日期 | 标题 | 标签 | 摘要 | 路径 |\n| --- | -
 
 SESSION_FIELDS: Final = (
     "id", "ts", "role", "parent", "tags", "model",
-    "turns", "tokens_in", "tokens_out", "status", "summary",
+    "turns", "tokens_in", "tokens_out", "status", "summary", "title",
 )
 REQUIRED_FIELDS: Final = ("id", "ts", "role", "tags", "status", "summary")
 INT_FIELDS: Final = ("turns", "tokens_in", "tokens_out")
@@ -96,6 +96,7 @@ class Timestamp:
     date: str  # YYYY-MM-DD
     hhmm: str  # HHMM
     offset: str | None  # as written, e.g. "+08:00" or "Z"; None when absent
+    spaced: bool = False  # a space between date and time, where ISO 8601 has `T`
 
 
 def parse_ts(value: str) -> Timestamp | None:
@@ -103,7 +104,17 @@ def parse_ts(value: str) -> Timestamp | None:
     if not m:
         return None
     y, mo, d, hh, mm, _ss, off = m.groups()
-    return Timestamp(f"{y}-{mo}-{d}", f"{hh}{mm}", off)
+    return Timestamp(f"{y}-{mo}-{d}", f"{hh}{mm}", off, value[10] == " ")
+
+
+def iso_ts(value: str, default_offset: str) -> str:
+    """`value` in the ISO 8601 form the protocol writes: `T` between date and time, and an offset (the default
+    one where it had none); every other character as written."""
+    ts = parse_ts(value)
+    if ts is None:
+        return value
+    fixed = value[:10] + "T" + value[11:] if ts.spaced else value
+    return fixed if ts.offset else fixed + default_offset
 
 
 def session_id(ts: str, raw_session_id: str) -> str:
@@ -203,6 +214,11 @@ def classify(relpath: str) -> FileKind:
         return "session"
     kinds = {MEMORY_DIR: "memory", "logs": "log", ARTIFACTS_DIR: "artifact", CANDIDATES_DIR: "candidate"}
     return kinds.get(top, "other")
+
+
+def canonical_heading(name: str, table: Mapping[str, str]) -> str:
+    """The section a heading name means: a protocol heading, a synonym of one (case-insensitive), or itself."""
+    return name if name in SECTIONS else table.get(name.casefold(), name)
 
 
 def synonyms_table(cfg: Config) -> dict[str, str]:

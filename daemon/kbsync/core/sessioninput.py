@@ -66,7 +66,7 @@ def parse_input(data: dict[str, Any], default_offset: str, where: str = "<stdin>
         parts = protocol.parse_ts(ts)
         if parts is None:
             raise _bad(where, f"ts {ts!r} is not ISO 8601, e.g. 2025-06-11T14:32:07+08:00")
-        fields["ts"] = ts if parts.offset else ts + default_offset
+        fields["ts"] = protocol.iso_ts(ts, default_offset)
     if "tags" in data:
         tags = data["tags"]
         if not isinstance(tags, list) or not all(isinstance(t, str) and t.strip() for t in tags):

@@ -63,6 +63,9 @@ def _field_findings(relpath: str, key: str, value: Any, line: int, cfg: Config) 
         ts = protocol.parse_ts(value)
         if ts is None:
             return err(f"ts {value!r} is not an ISO 8601 timestamp such as 2025-06-11T14:32:07+08:00")
+        if ts.spaced:
+            return err(f"ts {value!r} has a space between date and time; ISO 8601 puts a T there: "
+                       f"{_repair_hint(relpath)}")
         if ts.offset is None:
             return err(f"ts has no offset; {_repair_hint(relpath)} to append {cfg.protocol.default_offset}")
     elif key == "role" and value not in protocol.ROLES:

@@ -20,6 +20,7 @@ from typing import Any, Callable, Sequence
 from kbsync.store import fsio
 from kbsync.git import objects as gitobjects
 from kbsync.git import history
+from kbsync.git import quiet
 from kbsync.git import repo as gitrepo
 from kbsync.core import protocol
 from kbsync.config import parse_duration
@@ -78,7 +79,10 @@ def secret_scanner(ws: Workspace) -> SecretScan:
 
 
 def content_problem(ws: Workspace, relpath: str, data: bytes, scan: SecretScan) -> str | None:
-    """Why these bytes of a file must not be committed (invalid, secret), or None."""
+    """Why these bytes of a file must not be committed (a secret, said first, or invalid), or None."""
+    found = scan(relpath, data)
+    if found:
+        return f"secret: {found[0]}"
     if relpath.endswith(".md"):
         try:
             text = decode(data, relpath)
@@ -87,8 +91,7 @@ def content_problem(ws: Workspace, relpath: str, data: bytes, scan: SecretScan) 
         errors = [f for f in validate_text(relpath, text, ws.config) if f.level == "error"]
         if errors:
             return f"invalid: {errors[0]}"
-    found = scan(relpath, data)
-    return f"secret: {found[0]}" if found else None
+    return None
 
 
 def _stage_one(ws: Workspace, relpath: str, now: float, scan: SecretScan) -> gitrepo.Staged | str:
@@ -194,7 +197,7 @@ def subject_for(reason: str, files: Sequence[gitrepo.Staged], closed: Sequence[s
         sid = protocol.id_from_relpath(closed[0])
         return f"session {sid} closed: {title}" if title else f"session {sid} closed"
     if closed:
-        ids = [str(protocol.id_from_relpath(c)) for c in closed[:MAX_IDS]]
+        ids = [protocol.id_from_relpath(c) or c for c in closed[:MAX_IDS]]
         more = ", …" if len(closed) > MAX_IDS else ""
         return f"{len(closed)} sessions closed: {', '.join(ids)}{more}"
     return f"{reason}: {breakdown(files)}"
@@ -218,9 +221,12 @@ def compose(reason: str, message: str | None, files: Sequence[gitrepo.Staged], c
 # ---- committing ---------------------------------------------------------------------
 
 def commit_pending(ws: Workspace, *, reason: str, message: str | None = None,
-                   now: Callable[[], float] = time.time) -> CommitResult:
-    """Commit every committable changed file of the workspace; see the module docstring."""
+                   now: Callable[[], float] = time.time, settle_s: float = 0.0) -> CommitResult:
+    """Commit every committable changed file of the workspace; see the module docstring. With `settle_s`,
+    first wait up to that long for files written a moment ago to go quiet (kbsync.git.quiet)."""
     dcfg = ws.config.daemon
+    if settle_s:
+        quiet.wait_until_quiet(ws, settle_s, now=now)
     try:
         gitrepo.wait_index_unlocked(ws.root, dcfg.lock_wait_s)
     except gitrepo.IndexLockedError as exc:
@@ -243,7 +249,7 @@ def commit_pending(ws: Workspace, *, reason: str, message: str | None = None,
             continue
         if sha is None:
             return CommitResult(None, "", skipped=skipped)
-        log.info("committed %s: %s", sha[:7], text.splitlines()[0])
+        log.debug("committed %s: %s", sha[:7], text.splitlines()[0])  # the caller says it, once
         checked = frozenset((f.relpath, gitobjects.object_id("blob", f.data)) for f in staged if f.data is not None)
         return CommitResult(sha, text, [f.relpath for f in staged], skipped, checked=checked)
     raise gitrepo.HeadMovedError(f"HEAD kept moving during {CAS_ATTEMPTS} attempts; try again", path=str(ws.root))

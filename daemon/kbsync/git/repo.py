@@ -329,8 +329,8 @@ def fetch(root: Path, remote: str, branch: str) -> tuple[str, str] | None:
         if not has_remote(root, remote):
             raise ConfigError(f"the workspace's git repository has no remote {remote!r}; add it with "
                               f"`git remote add {remote} URL` or set [sync] remote", path=str(root))
-        raise GitError(f"git fetch {remote} failed: {err.strip().splitlines()[-1] if err.strip() else done.returncode}; "
-                       "check the remote and the network, then sync again")
+        raise GitError(f"git fetch {remote} failed (exit {done.returncode}); check the remote and the network, "
+                       f"then sync again{said(err)}")
     commit, tree = _run(root, "rev-parse", f"{tracking}^{{commit}}", f"{tracking}^{{tree}}").split()
     _remember(root, "tree", commit, "", tree)
     return commit, tree
@@ -349,8 +349,14 @@ def push(root: Path, remote: str, branch: str, sha: str, *, scanned: bool) -> bo
     out = (done.stdout + done.stderr).decode("utf-8", "replace")
     if "[rejected]" in out or "[remote rejected]" in out and "cannot lock ref" in out:
         return False
-    last = out.strip().splitlines()[-1] if out.strip() else f"exit {done.returncode}"
-    raise GitError(f"git push {remote} failed: {last}; check the remote and its credentials, then sync again")
+    raise GitError(f"git push {remote} failed (exit {done.returncode}); check the remote and its credentials, "
+                   f"then sync again{said(out)}")
+
+
+def said(output: str) -> str:
+    """git's whole message, one indented line per line of it, for the end of an error message."""
+    lines = [ln.rstrip() for ln in output.strip("\n").splitlines()]
+    return "".join(f"\n  {ln}" if ln else "\n" for ln in lines)
 
 
 # Facts about commits never change (a commit's tree, two commits' merge base), so a sync asks git once.

@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass, field
 
 from kbsync.config import ContextConfig
+from kbsync.core import body
 
 _WIDE = re.compile("[\u1100-\u11ff\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]")
 MAX_EXPANDED = 3
@@ -137,9 +138,28 @@ def _board(pack: Pack, items: tuple[BoardItem, ...], memory: _Section) -> None:
     memory.used += board.used
 
 
+_ATX = re.compile(r"^( {0,3})(#{1,6})(?=[ \t]|$)")
+
+
+def nested(text: str, level: int) -> str:
+    """`text` with its headings (outside code) moved down so that the shallowest sits under a heading of
+    `level`: a session's `## 结论` under `### title` becomes `#### 结论`, its `### topic` `##### topic`
+    (at most `######`). Nothing else changes."""
+    lines = text.split("\n")
+    mask = body.code_mask(lines)
+    found = [(i, m) for i, line in enumerate(lines) if not mask[i] and (m := _ATX.match(line))]
+    if not found:
+        return text
+    shift = level + 1 - min(len(m.group(2)) for _, m in found)
+    for i, m in found:
+        depth = min(6, len(m.group(2)) + shift)
+        lines[i] = m.group(1) + "#" * depth + lines[i][m.end():]
+    return "\n".join(lines)
+
+
 def _expand(pack: Pack, summarized: list[SessionItem], memory: _Section) -> None:
     full = _Section(pack, "sessions", "## Sessions in full\n", memory.cap - memory.used)
     for s in [s for s in summarized if s.full_text][:MAX_EXPANDED]:
-        if not full.add(f"### {s.title} ({s.relpath})\n{s.full_text.strip()}\n"):
+        if not full.add(f"### {s.title} ({s.relpath})\n{nested(s.full_text.strip(), 3)}\n"):
             pack.notes.append(f"{s.relpath}: full text left out, it does not fit the budget")
     memory.used += full.used

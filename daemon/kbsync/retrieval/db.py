@@ -22,7 +22,7 @@ from kbsync.retrieval.records import KIND_SOURCES, Record
 from kbsync.retrieval.text import Query, fts_expression, index_text
 
 DB_NAME = "search.sqlite"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: a session's title is its `title` field where it has one
 _SCHEMA = """
 CREATE TABLE files (relpath TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL);
 CREATE TABLE docs (

@@ -62,6 +62,7 @@ def session_record(relpath: str, text: str, default_offset: str) -> Record:
         return Record(key=relpath, relpath=relpath, kind="session", title=title, body=text,
                       broken=str(exc) or "frontmatter cannot be read")
     f = doc.fields
+    title = str(f.get("title") or title)
     problem = _field_problem(f)
     body = "\n".join(f"{h}\n{c}" for h, c in doc.sections)
     tags = tuple(str(t) for t in f.get("tags") or ())

@@ -26,9 +26,10 @@ import schedule
 
 from kbsync.git import commit as committer
 from kbsync.store import fsio
+from kbsync.git import quiet
 from kbsync.git import repo as gitrepo
 from kbsync.service import jobs, watch
-from kbsync.core import protocol
+from kbsync.service.catchup import CatchUp
 from kbsync.app import status
 from kbsync.errors import KbsyncError, LockedError
 from kbsync.store.repairfile import RepairOutcome, repair_file
@@ -77,6 +78,7 @@ class Daemon:
         self._commit_wanted: str | None = None
         self._commit_retry_at = 0.0
         self._scan_mark: int | None = None
+        self._catchup = CatchUp(set(), set())
         self._state: dict[str, Any] = {}
         self._dirty = True
         self._saved_at = 0.0
@@ -95,7 +97,7 @@ class Daemon:
                            if k in ("last_scan_ns", "last_commit", "last_repair", "jobs")}
             self._install_signals()
             handler = watch.Handler(self.ws.root, self.queue, self._note_event)
-            observer, alarm = watch.start_observer(self.ws.root, handler, self.queue)
+            self._watches = watch.start_observer(self.ws.root, handler, self.queue)
             self.queue.request_rescan()
             # A daemon thread, so that a job overrunning the stop grace cannot hold the process (writes are atomic).
             worker = threading.Thread(target=self._work, name="kbsync-worker", daemon=True)
@@ -107,7 +109,7 @@ class Daemon:
                 pass
             sd_notify("STOPPING=1")
             self._stop_servers(servers)
-            watch.stop_observer(observer, alarm)
+            self._watches.stop()
             self.stopping.set()
             self.queue.wake()
             worker.join(STOP_GRACE_S)
@@ -166,6 +168,7 @@ class Daemon:
     def _note_event(self, relpath: str) -> None:
         """Called on watchdog's thread: one attribute assignment, read by the worker."""
         self._last_event = {"path": relpath, "time": status.stamp()}
+        self._catchup.touched(relpath)
         self._dirty = True
 
     # ---- worker thread ---------------------------------------------------------------
@@ -175,7 +178,7 @@ class Daemon:
             self._schedule()
             while not self.stopping.is_set():
                 self._tick()
-            self._commit("shutdown")
+            self._commit("shutdown", settle=True)
         except Exception:
             log.exception("the worker stopped on an unexpected error")
             self.failed = True
@@ -187,6 +190,7 @@ class Daemon:
         if self._reload.is_set():
             self._reload_config()
         if self.queue.take_rescan():
+            self._watches.sync()
             self._catch_up()
         batch = self.queue.take_due()
         if batch:
@@ -228,20 +232,22 @@ class Daemon:
         started = time.time_ns()
         since = int(self._state.get("last_scan_ns", 0)) - MTIME_SLACK_NS
         try:
-            found = {p for p in gitrepo.changed_paths(self.ws.root) if not committer.is_runtime_path(p)}
+            dirty = {p for p in gitrepo.changed_paths(self.ws.root) if not committer.is_runtime_path(p)}
         except KbsyncError as exc:
             log.warning("catch-up scan without git: %s", exc)
-            found = set()
+            dirty = set()
+        recent = set()
         for rel in self.ws.iter_files():
             try:
                 if self.ws.path(rel).stat().st_mtime_ns >= since:
-                    found.add(rel)
+                    recent.add(rel)
             except FileNotFoundError:
                 continue
-        for rel in found:
+        self._catchup = CatchUp(dirty, recent)
+        for rel in self._catchup.queued:
             self.queue.touch(rel, now=True)
         self._scan_mark = started
-        log.info("catch-up scan: %d file(s) to check", len(found))
+        log.info("catch-up scan: %d file(s) to check", len(self._catchup.queued))
 
     def _process_batch(self, batch: list[str]) -> None:
         changed: list[str] = []
@@ -257,6 +263,8 @@ class Daemon:
             except Exception as exc:  # one bad file must not stop the daemon
                 log.exception("%s: not processed", rel)
                 self._skipped[rel] = f"error: {exc}"
+            if rel not in self.queue:
+                self._catchup.checked(rel)
         if changed:
             self._run_post_write(changed)
         self._dirty = True
@@ -289,7 +297,8 @@ class Daemon:
         if new_fp is not None:
             self._seen[rel] = new_fp
         log.debug("%s: checked (%s)", rel, outcome.status)
-        if outcome.ok and protocol.classify(rel) == "session" and committer.is_closed_session(rel, path.read_bytes()):
+        news = outcome.status == "repaired" or not self._catchup.untouched(rel)
+        if news and outcome.ok and committer.is_closed_session(rel, path.read_bytes()):
             log.info("%s: closed session written; committing once the queue is empty", rel)
             self._commit_wanted = "session"
         return True
@@ -320,6 +329,7 @@ class Daemon:
     def _record(self, rel: str, outcome: RepairOutcome) -> None:
         self._locked.discard(rel)
         if outcome.status == "repaired":
+            log.info("%s: repaired (%s)", rel, "; ".join(outcome.fixes))
             self._state["last_repair"] = {"path": rel, "time": status.stamp(), "fixes": outcome.fixes}
         if outcome.status == "invalid":
             first = next((f for f in outcome.findings if f.level == "error"), None)
@@ -372,9 +382,10 @@ class Daemon:
             if job.name == "sync":
                 self._run_timed(job)
 
-    def _commit(self, reason: str) -> None:
+    def _commit(self, reason: str, *, settle: bool = False) -> None:
         try:
-            self._note_commit(committer.commit_pending(self.ws, reason=reason), reason)
+            result = committer.commit_pending(self.ws, reason=reason, settle_s=quiet.bound(self.ws) if settle else 0)
+            self._note_commit(result, reason)
         except KbsyncError as exc:
             log.error("%s commit failed: %s; will try again", reason, exc)
             self._retry_commit(reason)
@@ -387,6 +398,7 @@ class Daemon:
         if result.blocked or "changing" in result.skipped.values():
             self._retry_commit(reason)  # e.g. a file this worker just repaired: it goes in once it is quiet
         if result.sha:
+            log.info("committed %s: %s", result.sha[:7], result.message.splitlines()[0])
             self._state["last_commit"] = {"sha": result.sha, "time": status.stamp(),
                                           "message": result.message.splitlines()[0]}
             if reason != "shutdown":

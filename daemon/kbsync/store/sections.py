@@ -16,7 +16,7 @@ from kbsync.core import body, frontmatter, protocol
 from kbsync.store import fsio
 from kbsync.errors import InputError, ProtocolError
 from kbsync.core.session import normalize_content
-from kbsync.store.sessions import find_by_id, write_session
+from kbsync.store.sessions import find_given, write_session
 from kbsync.core.validate import validate_text
 from kbsync.store.workspace import Workspace, decode
 
@@ -33,7 +33,7 @@ def canonical_name(name: str, synonyms: dict[str, str]) -> str:
     name = name.strip()
     if name.startswith("#") or "\n" in name or not name:
         raise InputError(f"section name {name!r} must be a plain heading name such as 结论")
-    return name if name in protocol.SECTIONS else synonyms.get(name.casefold(), name)
+    return protocol.canonical_heading(name, synonyms)
 
 
 def guard_headings(content: str, synonyms: dict[str, str]) -> str:
@@ -101,7 +101,7 @@ def read_valid(ws: Workspace, relpath: str) -> tuple[str, fsio.Fingerprint]:
 
 def write_section(ws: Workspace, sid: str, name: str, content: str, *, append: bool = False) -> SectionResult:
     """Replace (or append to) one section of session `sid` under its lock, with the core's guarantees."""
-    relpath = find_by_id(ws, sid)
+    relpath = find_given(ws, sid)
     section = canonical_name(name, ws.synonyms())
     cfg = ws.config.daemon
     with fsio.locked(ws.path(relpath), ttl_s=cfg.lock_ttl_s, wait_s=cfg.lock_wait_s):

@@ -110,4 +110,5 @@ def accept(ws: WS, item: Item, body: b.Accept) -> b.Accepted:
 @router.post("/candidates/{item}/reject", response_model=b.Rejected, tags=["candidates"],
              summary="record that an item is not wanted; it is not proposed again")
 def reject(ws: WS, item: Item, body: Empty) -> b.Rejected:
-    return b.Rejected(item=item, status="rejected", list=candidates.reject(ws, item))
+    rel, changed = candidates.reject(ws, item)
+    return b.Rejected(item=item, status="rejected", list=rel, changed=changed)

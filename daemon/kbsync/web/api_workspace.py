@@ -17,8 +17,7 @@ router = APIRouter(tags=["workspace"])
 
 @router.get("/status", response_model=m.Status, summary="the daemon's state and what waits for a person")
 def get_status(ws: WS) -> m.Status:
-    report = status.report(ws)
-    return m.Status.model_validate({**report, "waiting": status.waiting_for_a_person(report)})
+    return m.Status.model_validate(status.report(ws).as_dict())
 
 
 @router.post("/commit", response_model=m.CommitResult, summary="commit valid, unlocked, quiet files now")

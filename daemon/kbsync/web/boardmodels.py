@@ -132,3 +132,4 @@ class Rejected(BaseModel):
     item: str
     status: Literal["rejected"]
     list: str
+    changed: bool = Field(description="false when the item was rejected already (nothing to do)")

@@ -3,7 +3,7 @@ generated from these classes. Requests refuse unknown keys; the core checks ever
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Sequence
+from typing import Annotated, Any, Literal, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
@@ -47,14 +47,23 @@ class ErrorBody(BaseModel):
 
 # ---- status, commit, sync, stats ----------------------------------------------------------------------
 
+class Waiting(BaseModel):
+    """One thing that waits, and who settles it: a person, or time (a lock released, a file gone quiet)."""
+
+    path: str
+    reason: str = Field(description="why it waits and what to do, one line")
+    settle_by: Literal["person", "time"]
+    kind: str = Field(description="left-out, conflict-status, conflict-copy, temp-file, daemon, ...")
+
+
 class Status(BaseModel):
-    """The report of `kbsync status --json`, and what waits for a person."""
+    """The report of `kbsync status --json`: git's last commit, what waits and why, the daemon's state."""
 
     model_config = ConfigDict(extra="allow")
     workspace: str
+    machine: str = Field(description="this machine's id, which names its conflict copies")
     running: bool = Field(description="whether `kbsync run` watches this workspace")
-    waiting: list[str] = Field(description="what no waiting fixes: conflict copies, files left out as invalid or "
-                                           "holding a secret, temp files interrupted writes left")
+    waiting: list[Waiting] = Field(description="what waits, for a person or for time; empty when nothing does")
 
 
 class CommitRequest(Request):

@@ -2,8 +2,8 @@
 
 A module may import its own folder and the folders below it; the features (sync, board, retrieval) do
 not import one another; the front doors (cli, and the web and MCP servers beside it) are imported by
-nothing but kbsync.main, and import nothing but app, their own folder and the root floor (and service,
-whose daemon `kbsync run` starts). An import
+nothing but kbsync.main and the command that starts each (kbsync.cli.mcp starts kbsync.mcp), and import
+nothing but app, their own folder and the root floor (and service, whose daemon `kbsync run` starts). An import
 written as a string (`importlib.import_module("kbsync....")`, a job spec "kbsync.x.y:func") counts.
 """
 
@@ -105,6 +105,8 @@ def violations(importer: str, imported: set[str]) -> list[str]:
             continue
         if there == "main":
             bad.append(f"{importer} imports {target}: only the interpreter runs the entry point")
+        elif there in FRONT_DOORS and importer == f"kbsync.cli.{there}":
+            continue  # the command that starts the door, inside its run
         elif there in FRONT_DOORS:
             bad.append(f"{importer} imports the front door {target}: only kbsync.main may")
         elif here in FRONT_DOORS and there not in ("", "app", "service"):
@@ -168,6 +170,12 @@ def test_a_forbidden_import_is_caught_in_every_form(importer: str, source: str, 
 
 def test_main_may_import_the_front_doors() -> None:
     assert not violations("kbsync.main", {"kbsync.cli", "kbsync.errors"})
+
+
+def test_only_the_command_named_after_a_door_starts_it() -> None:
+    assert not violations("kbsync.cli.mcp", {"kbsync.mcp.server"})
+    assert "only kbsync.main may" in violations("kbsync.cli.board", {"kbsync.mcp.server"})[0]
+    assert "call kbsync.app instead" in violations("kbsync.mcp.server", {"kbsync.store.workspace"})[0]
 
 
 def _pure_modules() -> list[Path]:

@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from kbsync.core import protocol
+from kbsync.core.board import normalize_date
 from kbsync.errors import InputError
 
 if TYPE_CHECKING:
     from kbsync.store.workspace import Workspace
 
-_BOARD_KEY = re.compile(r"^.+@\d{4}-?\d{2}-?\d{2}$")
 _ENTITY_NAME = re.compile(r"^[^/\\\x00-\x1f.][^/\\\x00-\x1f]*$")
 
 
@@ -29,11 +29,13 @@ class Item:
 
 
 def kind_of(ref: str) -> str:
-    """What a reference names: a session id, a board key (`<title>@<date>`), else a workspace path."""
+    """What a reference names: a session id, a board key (`<title>@<date>`, the date in any form the board
+    accepts), else a workspace path."""
     ref = ref.strip()
     if protocol.ID_RE.match(ref):
         return "session"
-    return "board" if _BOARD_KEY.match(ref) and not ref.endswith(".md") else "file"
+    title, at, date = ref.rpartition("@")
+    return "board" if title and at and normalize_date(date) and not ref.endswith(".md") else "file"
 
 
 def read(ws: Workspace, ref: str) -> Item:

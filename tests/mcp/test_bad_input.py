@@ -71,7 +71,6 @@ def test_every_bad_call_gets_a_clear_error_and_the_server_carries_on(ws_root: Pa
             assert data(await client.call_tool("read", {"ref": sid}))["path"].startswith("sessions/")
 
     anyio.run(run)
-    print('\n'.join(f'{t}: {e}' for t, e in seen))
     assert {t for t, _ in seen} >= {"search", "get_context", "read", "save_session", "write_section",
                                     "log_tool_call", "board_add", "board_update", "board_feedback", "board_applied"}
     assert all("Traceback" not in text and len(text.splitlines()) <= 12 for _, text in seen)

@@ -36,7 +36,8 @@ ENTRY_KEYS = "title, type, topic, summary, core_content, source, source_date, sc
 
 
 def clear_errors(fn: F) -> F:
-    """Raise kbsync's errors (and file system errors) as ToolError: one line for the model."""
+    """Raise kbsync's errors (and file system errors) as ToolError: one line for the model. The docstring,
+    which the SDK gives as the tool's description, is made one line too."""
     @functools.wraps(fn)
     def call(*args: Any, **kwargs: Any) -> Any:
         try:
@@ -46,6 +47,7 @@ def clear_errors(fn: F) -> F:
         except OSError as exc:
             where = f"{exc.filename}: " if exc.filename else ""
             raise ToolError(f"{where}{exc.strerror or exc}; check the path and permissions") from exc
+    call.__doc__ = " ".join((fn.__doc__ or "").split())  # the description the model reads: one line
     return call  # type: ignore[return-value]
 
 

@@ -5,7 +5,7 @@
 
 Figures (targets in brackets): the round trip of a `search` and of a `save_session` tool call on the
 generated corpus, p50 and p95 [20 ms, 40 ms]; server start to first answer, from spawning the process to
-the answer of its first tool call [0.5 s]; the resident memory of the `kbsync mcp` process after the
+the answer to `initialize` and to the first `search` call [0.5 s]; the resident memory of the `kbsync mcp` process after the
 calls [80 MB]. With --many, also the many-clients run for that many seconds on a fresh workspace: five
 `kbsync mcp` processes, the real daemon and a command-line writer (tests/helpers/mcp_load.py), with what
 was lost and every error seen.
@@ -76,18 +76,20 @@ async def timed_calls(n: int, call: Callable[[int], Awaitable[Any]]) -> list[flo
 async def measure(ws: Path, calls: int) -> dict[str, Any]:
     began = time.perf_counter()
     async with Client(stdio_params(ws)) as client:
-        data(await client.call_tool("status", {}))
+        ready = time.perf_counter() - began  # spawned, and the initialize request answered
+        data(await client.call_tool("search", {"query": "部署"}))
         first = time.perf_counter() - began
         search = await timed_calls(calls, lambda i: client.call_tool("search", {"query": WORDS[i % len(WORDS)]}))
         save = await timed_calls(calls, lambda i: client.call_tool("save_session", {"session": {
             "session_id": f"bench-{i}", "title": "基准", "tags": ["bench"], "summary": "基准会话",
             "sections": {"结论": f"第 {i} 次保存。"}}}))
         rss, peak = rss_mb(server_pid())
-    return {"first": first, "search": search, "save": save, "rss": rss, "peak": peak}
+    return {"ready": ready, "first": first, "search": search, "save": save, "rss": rss, "peak": peak}
 
 
 def report(got: dict[str, Any]) -> None:
-    print(f"server start to first answer: {got['first']:.3f} s  (target < 0.5 s)")
+    print(f"server start to first answer: {got['ready']:.3f} s to the initialize answer, {got['first']:.3f} s to the "
+          "first search answer  (target < 0.5 s)")
     for name in ("search", "save"):
         ms = got[name]
         print(f"{name:>6} round trip over stdio: p50 {statistics.median(ms):.1f} ms, p95 {percentile(ms, 0.95):.1f} ms"

@@ -84,7 +84,8 @@ async def _mcp_worker(root: Path, sid: str, n: int, start: Start, tally: Tally) 
             if await _call(client, tally, "board_feedback", {"key": KEY, "verdict": "helpful"}):
                 tally.votes += 1
             tool, args = ("search", {"query": "负载"}) if i % 2 else ("get_context", {"query": "负载"})
-            tally.reads += 1 if await _call(client, tally, tool, args) is not None else 0
+            if await _call(client, tally, tool, args) is not None:  # awaited before the count is read
+                tally.reads += 1
 
 
 def _cli_round(root: Path, sid: str, mark: str, tally: Tally) -> None:

@@ -8,8 +8,9 @@ and sets `func` to a function `(args) -> int`: the modules of kbsync/cli, one pe
 pre-commit hook) stays fast.
 
 Front doors never import one another, so what joins them happens here: every command is given
-`args.door_servers`, the function that lists the servers the doors run inside the daemon (today the
-local web server); `kbsync run` hands them to the daemon.
+`args.door_servers`, the function that lists the servers the doors run inside the daemon (the local
+web server, with the MCP server's streamable-HTTP app mounted at /mcp); `kbsync run` hands them to the
+daemon, and `kbsync web serve` serves the same composition (`args.door_mounts`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import logging
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Collection, Sequence
+from typing import TYPE_CHECKING, Callable, Collection, Sequence
 
 from kbsync import __version__, progress
 from kbsync.errors import EXIT_INTERRUPTED, EXIT_REMOTE, EXIT_USAGE, KbsyncError
@@ -28,6 +29,7 @@ from kbsync.errors import EXIT_INTERRUPTED, EXIT_REMOTE, EXIT_USAGE, KbsyncError
 if TYPE_CHECKING:
     from kbsync.service.daemon import Server
     from kbsync.store.workspace import Workspace
+    from kbsync.web.server import Mounted
 
 DOORS = ("web", "mcp")  # the front doors beside cli; each one's command is <door>/command.py
 
@@ -42,12 +44,22 @@ def command_modules() -> dict[str, str]:
     return dict(sorted(found.items()))
 
 
+def door_mounts(current: Callable[[], Workspace]) -> list[Mounted]:
+    """What the other doors serve on the local web server: the MCP server's streamable-HTTP app at /mcp
+    (its one route), mounted last so the API's own routes come first."""
+    from kbsync.mcp.server import http_app
+    from kbsync.web.server import Mounted
+
+    door = http_app(current)
+    return [Mounted("/", door.app, door.lifespan)]
+
+
 def door_servers(ws: Workspace) -> list[tuple[str, Server]]:
     """The servers the front doors run inside the daemon: the local web server, when [web] enabled
     (ConfigError for a [web] section that cannot be served)."""
     from kbsync.web.server import daemon_server
 
-    web = daemon_server(ws)
+    web = daemon_server(ws, door_mounts)
     return [("web server", web)] if web else []
 
 
@@ -86,7 +98,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     verbosity = parser.add_mutually_exclusive_group()
     verbosity.add_argument("-v", "--verbose", action="count", default=0, help="more detail (repeatable)")
     verbosity.add_argument("-q", "--quiet", action="store_true", help="only errors")
-    parser.set_defaults(door_servers=door_servers)
+    parser.set_defaults(door_servers=door_servers, door_mounts=door_mounts)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     modules = command_modules()
     for name in [only] if only else modules:

@@ -45,6 +45,27 @@ def build_context(ws: Workspace, query: str, tags: list[str], budget: int | None
     return assemble(gather(ws, query, tags), ws.config.context, budget)
 
 
+@dataclass(frozen=True)
+class Part:
+    name: str  # facts, summaries, sessions, references, board
+    text: str
+    tokens: int  # the documented estimate (docs/retrieval.md)
+
+
+def context_parts(pack: Pack) -> list[Part]:
+    """The pack's parts in order, each with its token estimate."""
+    from kbsync.retrieval.context import estimate_tokens
+
+    return [Part(name, "".join(lines), estimate_tokens("".join(lines))) for name, lines in pack.sections.items()]
+
+
+def estimate_tokens(text: str) -> int:
+    """The token estimate the context pack is budgeted with (docs/retrieval.md)."""
+    from kbsync.retrieval.context import estimate_tokens as estimate
+
+    return estimate(text)
+
+
 def rebuild_search(ws: Workspace) -> BuildResult:
     """Rebuild the search database from the workspace's files."""
     from kbsync.retrieval.index import rebuild

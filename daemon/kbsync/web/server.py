@@ -16,8 +16,9 @@ import os
 import signal
 import socket
 import threading
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Sequence
+import contextlib
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, AsyncContextManager, Callable, Sequence
 
 from kbsync.app.web import ServerInfo, announce_server, api_token, running_server, withdraw_server
 from kbsync.app.workspace import Workspace
@@ -99,6 +100,7 @@ class Running:
     sock: socket.socket
     server: uvicorn.Server
     info: ServerInfo
+    lifespans: Sequence[Callable[[], AsyncContextManager[None]]] = field(default=())
 
     def serve(self, stop: threading.Event) -> None:
         try:
@@ -109,6 +111,12 @@ class Running:
             log.info("the HTTP API at %s stopped", self.info.url)
 
     async def _serve(self, stop: threading.Event) -> None:
+        async with contextlib.AsyncExitStack() as mounted:  # what a mounted app needs while it is served
+            for lifespan in self.lifespans:
+                await mounted.enter_async_context(lifespan())
+            await self._serve_until(stop)
+
+    async def _serve_until(self, stop: threading.Event) -> None:
         task = asyncio.create_task(self.server.serve(sockets=[self.sock]))
         announced = False
         while not task.done():
@@ -122,7 +130,20 @@ class Running:
         task.result()
 
 
-def open_server(current: Callable[[], Workspace], mounts: Sequence[tuple[str, ASGIApp]] = ()) -> Running:
+@dataclass(frozen=True)
+class Mounted:
+    """An app another door serves on this server (the MCP server at /mcp), behind the same guard; `lifespan`,
+    if given, is entered for as long as the server serves."""
+
+    path: str
+    app: ASGIApp
+    lifespan: Callable[[], AsyncContextManager[None]] | None = None
+
+
+Mounts = Callable[[Callable[[], Workspace]], Sequence[Mounted]]  # the workspace's getter -> what to mount
+
+
+def open_server(current: Callable[[], Workspace], mounts: Mounts | None = None) -> Running:
     """Check [web], make the API token if there is none, bind; the server, not yet serving."""
     import uvicorn
 
@@ -138,15 +159,17 @@ def open_server(current: Callable[[], Workspace], mounts: Sequence[tuple[str, AS
     sock = bind(ws.config.web.host, ws.config.web.port)
     port = int(sock.getsockname()[1])
     info = ServerInfo(f"http://{_url_host(ws.config.web.host)}:{port}", port, os.getpid())
+    extra = list(mounts(current)) if mounts else []
     app = guarded(current, base_url=info.url, hosts=allowed_hosts(ws.config.web.host, port), port=port,
-                  max_body=ws.config.web.max_body_kb * 1024, mounts=mounts)
+                  max_body=ws.config.web.max_body_kb * 1024, mounts=[(m.path, m.app) for m in extra])
     config = uvicorn.Config(app, log_config=None, log_level="warning", access_log=False, lifespan="off",
                             server_header=False, loop="asyncio", http="h11", ws="none",
                             timeout_graceful_shutdown=STOP_GRACE_S, limit_concurrency=MAX_CONNECTIONS)
-    return Running(ws, sock, uvicorn.Server(config), info)
+    return Running(ws, sock, uvicorn.Server(config), info, [m.lifespan for m in extra if m.lifespan])
 
 
-def daemon_server(ws: Workspace) -> Callable[[Callable[[], Workspace], threading.Event], None] | None:
+def daemon_server(ws: Workspace, mounts: Mounts | None = None
+                  ) -> Callable[[Callable[[], Workspace], threading.Event], None] | None:
     """What the daemon runs for the web door: None when [web] is not enabled; ConfigError now (before the
     daemon starts) for a host that may not be served."""
     if not ws.config.web.enabled:
@@ -154,13 +177,13 @@ def daemon_server(ws: Workspace) -> Callable[[Callable[[], Workspace], threading
     check_host(ws)
 
     def serve(current: Callable[[], Workspace], stop: threading.Event) -> None:
-        open_server(current).serve(stop)
+        open_server(current, mounts).serve(stop)
     return serve
 
 
-def serve_foreground(ws: Workspace) -> int:
+def serve_foreground(ws: Workspace, mounts: Mounts | None = None) -> int:
     """`kbsync web serve`: serve until SIGINT or SIGTERM; 0 after a clean stop."""
-    running = open_server(lambda: ws)
+    running = open_server(lambda: ws, mounts)
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda _signum, _frame: stop.set())

@@ -73,5 +73,11 @@ class RemoteError(KbsyncError):
     exit_code = EXIT_REMOTE
 
 
+class TimedOutError(KbsyncError):
+    """A program, request or job outlived its time bound and was stopped; nothing was lost, safe to retry."""
+
+    exit_code = EXIT_REMOTE
+
+
 class SecretFoundError(KbsyncError):
     """The secret scan found something that must not leave the machine."""

@@ -16,6 +16,8 @@ from typing import Any
 from kbsync.store import fsio
 from kbsync.core import protocol
 from kbsync.sync import state as syncstate
+from kbsync.git import inprogress
+from kbsync.store.unreadable import unreadable_files
 from kbsync.store.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -99,17 +101,29 @@ def report(ws: Workspace) -> dict[str, Any]:
         "leftovers": leftovers,
         "last_sync": last_sync(saved.get("jobs", {}).get("sync"), syncstate.load(ws)),
         "jobs": saved.get("jobs", {}),
+        **live_problems(ws),
     }
 
 
-PERSON_REASONS = ("invalid", "secret")  # why a file left out waits for a person (locked, changing: it waits for time)
+def live_problems(ws: Workspace) -> dict[str, Any]:
+    """What no status file can vouch for, read now: what git is in the middle of (nothing is committed or
+    synced meanwhile) and the files that cannot be read as content (left out of every commit)."""
+    return {"waiting": inprogress.in_progress(ws.root), "unreadable": unreadable_files(ws)}
+
+
+PERSON_REASONS = ("invalid", "secret", "unreadable")  # why a file left out waits for a person (locked, changing: it waits for time)
 
 
 def waiting_for_a_person(rep: dict[str, Any]) -> list[str]:
     """The conflict copies, the files left out as invalid or holding a secret, and the temp files interrupted
     writes left: what no waiting fixes."""
     return [*rep["conflicts"], *(p for p, why in sorted(rep["skipped"].items()) if why.startswith(PERSON_REASONS)),
-            *rep.get("leftovers", [])]
+            *rep.get("leftovers", []), *rep.get("unreadable", {}), *waiting_line(rep)]
+
+
+def waiting_line(rep: dict[str, Any]) -> list[str]:
+    """`waiting: git rebase in progress` while git is in the middle of an operation (kbsync.git.inprogress)."""
+    return [f"waiting: {rep['waiting']}"] if rep.get("waiting") else []
 
 
 def last_sync(job: dict[str, Any] | None, state: dict[str, Any]) -> dict[str, Any] | None:
@@ -142,11 +156,26 @@ def render(rep: dict[str, Any]) -> str:
     lines += [f"  {p}: {why}" for p, why in sorted(rep["skipped"].items())]
     lines.append(f"conflicts:   {len(rep['conflicts'])} waiting for a person")
     lines += [f"  {p}" for p in rep["conflicts"]]
+    lines += render_unreadable(rep)
     if rep["leftovers"]:
         lines.append(f"temp files:  {len(rep['leftovers'])} left by interrupted writes; look at them, then delete "
                      "them by hand")
         lines += [f"  {p}" for p in rep["leftovers"]]
-    return "\n".join(lines)
+    return "\n".join(render_waiting(rep) + lines)
+
+
+def render_waiting(rep: dict[str, Any]) -> list[str]:
+    """`waiting: git rebase in progress; ...` first, while git is in the middle of an operation."""
+    return [f"{line}; nothing is committed or synced until it ends" for line in waiting_line(rep)]
+
+
+def render_unreadable(rep: dict[str, Any]) -> list[str]:
+    """The lines for the files of `live_problems` that cannot be read, each with why."""
+    unreadable = rep.get("unreadable", {})
+    if not unreadable:
+        return []
+    return [f"unreadable:  {len(unreadable)} file(s) left out of every commit until fixed",
+            *(f"  {p}: {why}" for p, why in unreadable.items())]
 
 
 def stamp(now: float | None = None) -> str:

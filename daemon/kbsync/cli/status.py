@@ -15,8 +15,11 @@ def register(sub: Any) -> None:
                                    "event, repair and commit, pending and skipped files with why, conflict "
                                    "copies waiting for a person and the last sync result. Exit 1 when "
                                    "something waits for a person: a conflict copy, a file left out of "
-                                   "commits as invalid or holding a secret, or a temp file an interrupted "
-                                   "write left behind.")
+                                   "commits as invalid or holding a secret, a file that cannot be read "
+                                   "(a FIFO, socket, device, dangling symlink, no read permission), a temp "
+                                   "file an interrupted write left behind, or git in the middle of a merge, "
+                                   "rebase, cherry-pick, revert or bisect or on a detached HEAD (`waiting: "
+                                   "git rebase in progress`: nothing is committed or synced until it ends).")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=run)
 

@@ -97,17 +97,22 @@ def render_session(doc: SessionDoc) -> str:
     return frontmatter.join(lines, body.render(doc.preamble, doc.sections))
 
 
+def _escaped(line: str) -> bool:
+    return bool(_HEADING_LIKE.match(line) or body.CONFLICT_SIDE.match(line))
+
+
 def normalize_content(text: str) -> str:
     """Section text as a model gives it, made safe to place under a heading.
 
     CRLF becomes LF, surrounding blank lines go, a heading of level 1 or 2 outside
-    code is escaped with a backslash so it stays text, and a code fence left open
-    is closed. No character of the text is removed.
+    code is escaped with a backslash so it stays text (as is a line that starts like
+    a git conflict marker, which validation would refuse), and a code fence left
+    open is closed. No character of the text is removed.
     """
     text = text.replace("\r\n", "\n").strip("\n")
     lines = text.split("\n")
     mask = body.code_mask(lines)
-    out = [("\\" + ln if _HEADING_LIKE.match(ln) and not mask[i] else ln) for i, ln in enumerate(lines)]
+    out = [("\\" + ln if _escaped(ln) and not mask[i] else ln) for i, ln in enumerate(lines)]
     text = "\n".join(out)
     opener = body.unclosed_fence(text)
     return f"{text}\n{opener}" if opener else text

@@ -3,13 +3,18 @@
 Threads: the main thread holds the workspace lock, handles signals and waits;
 watchdog's thread only enqueues (kbsync.watch); the one worker thread does every
 write: it validates and repairs files once they are quiet, runs the catch-up
-scan, the registered jobs (kbsync.jobs) and the commits, and keeps the status
-file. SIGTERM/SIGINT: finish the file in hand, commit what is committable,
-exit 0. SIGHUP: reload the configuration.
+scan and the commits, and keeps the status file; the registered jobs
+(kbsync.service.jobs: sync, scan, the search index) run on the job thread, each
+with a deadline (kbsync.service.jobrunner), so none can hold the worker. While
+git is in the middle of an operation (kbsync.git.inprogress) the worker holds
+the files it sees and commits nothing; it goes on by itself once git is done.
+SIGTERM/SIGINT: finish the file in hand, stop the jobs and the programs they
+run, commit what is committable, exit 0. SIGHUP: reload the configuration.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import signal
@@ -23,7 +28,9 @@ import schedule
 from kbsync.git import commit as committer
 from kbsync.store import fsio
 from kbsync.git import repo as gitrepo
-from kbsync.service import jobs, watch
+from kbsync import proc
+from kbsync.git import inprogress
+from kbsync.service import jobrunner, jobs, watch
 from kbsync.core import protocol
 from kbsync.app import status
 from kbsync.errors import KbsyncError, LockedError
@@ -38,6 +45,8 @@ LOCK_RECHECK_S = 0.5
 STATUS_EVERY_S = 0.5
 MTIME_SLACK_NS = 2_000_000_000
 COMMIT_RETRY_S = 5.0  # after git's index.lock, or a file still changing, kept something out of a commit
+HELD_RECHECK_S = 1.0  # how often the worker asks whether git's operation has ended
+JOB_STOP_GRACE_S = 2.0  # at shutdown, what a running job gets before its programs are killed
 
 
 def sd_notify(state: str) -> None:
@@ -72,6 +81,11 @@ class Daemon:
         self._last_event: dict[str, str] | None = None
         self._scan = committer.secret_scanner(self.ws)
         self.failed = False
+        self._jobs = jobrunner.JobRunner(self.ws.config.daemon.job_deadline_s)
+        self._post_pending: dict[str, set[str]] = {}
+        self._waiting: str | None = None  # what git is in the middle of, as last seen
+        self._held: set[str] = set()  # files seen while git was busy, processed once it is done
+        self._held_checked = 0.0
 
     # ---- main thread ---------------------------------------------------------------
 
@@ -97,6 +111,7 @@ class Daemon:
             self.stopping.set()
             self.queue.wake()
             worker.join(STOP_GRACE_S)
+            proc.kill_children()
             if worker.is_alive():
                 log.error("the worker did not finish within %.0f s; exiting anyway", STOP_GRACE_S)
                 return 1
@@ -139,6 +154,7 @@ class Daemon:
             self._schedule()
             while not self.stopping.is_set():
                 self._tick()
+            self._jobs.stop(JOB_STOP_GRACE_S)
             self._commit("shutdown")
         except Exception:
             log.exception("the worker stopped on an unexpected error")
@@ -152,9 +168,10 @@ class Daemon:
             self._reload_config()
         if self.queue.take_rescan():
             self._catch_up()
-        batch = self.queue.take_due()
+        batch = self._unheld(self.queue.take_due())
         if batch:
             self._process_batch(batch)
+        self._tend_jobs()
         self._recheck_locked()
         if not len(self.queue) and self._scan_mark is not None:
             self._state["last_scan_ns"], self._scan_mark = self._scan_mark, None
@@ -164,7 +181,7 @@ class Daemon:
         self._scheduler.run_pending()
         self._save_status()
         idle = self._scheduler.idle_seconds
-        nap = LOCK_RECHECK_S if self._locked else STATUS_EVERY_S if self._dirty else 5.0
+        nap = LOCK_RECHECK_S if self._locked else HELD_RECHECK_S if self._held else STATUS_EVERY_S if self._dirty else 5.0
         self.queue.wait(min(nap, max(idle if idle is not None else nap, 0.0)))
 
     def _reload_config(self) -> None:
@@ -218,6 +235,8 @@ class Daemon:
             try:
                 if self._process(rel):
                     changed.append(rel)
+            except fsio.UnreadableError as exc:  # e.g. swapped for a FIFO between the checks
+                self._left_unreadable(rel, exc.message)
             except Exception as exc:  # one bad file must not stop the daemon
                 log.exception("%s: not processed", rel)
                 self._skipped[rel] = f"error: {exc}"
@@ -228,6 +247,10 @@ class Daemon:
     def _process(self, rel: str) -> bool:
         """Validate and repair one quiet file; True if it changed since last seen."""
         path = self.ws.path(rel)
+        unreadable = fsio.unreadable_reason(path)
+        if unreadable:
+            self._left_unreadable(rel, unreadable)
+            return False
         fp = fsio.fingerprint(path) if path.is_file() else None
         if fp is None:
             self._forget(rel)
@@ -237,7 +260,7 @@ class Daemon:
         if time.time() - fp.mtime_ns / 1e9 < self.queue.quiet_s:
             self.queue.touch(rel)
             return False
-        if rel.endswith(".md") and not self._secret_free(rel, path.read_bytes()):
+        if rel.endswith(".md") and not self._secret_free(rel, fsio.read_regular(path)[0]):
             self._seen[rel] = fp
             return False
         outcome = repair_file(self.ws, rel) if rel.endswith(".md") else RepairOutcome(rel, "valid")
@@ -249,7 +272,7 @@ class Daemon:
         if new_fp is not None:
             self._seen[rel] = new_fp
         log.debug("%s: checked (%s)", rel, outcome.status)
-        if outcome.ok and protocol.classify(rel) == "session" and committer.is_closed_session(rel, path.read_bytes()):
+        if outcome.ok and protocol.classify(rel) == "session" and committer.is_closed_session(rel, fsio.read_regular(path)[0]):
             log.info("%s: closed session written; committing once the queue is empty", rel)
             self._commit_wanted = "session"
         return True
@@ -261,6 +284,11 @@ class Daemon:
             self._skipped[rel] = f"secret: {found[0]}"
             return False
         return True
+
+    def _left_unreadable(self, rel: str, why: str) -> None:
+        if self._skipped.get(rel) != why:
+            log.warning("%s: left out: %s", rel, why)
+        self._skipped[rel] = why
 
     def _wait_for(self, rel: str, outcome: RepairOutcome) -> None:
         if outcome.status == "locked":
@@ -300,14 +328,34 @@ class Daemon:
 
     def _run_post_write(self, changed: list[str]) -> None:
         for job in jobs.POST_WRITE:
-            try:
-                jobs.resolve(job.target)(self.ws, changed)
-            except Exception:
-                log.exception("post-write job %s failed", job.name)
+            self._post_pending.setdefault(job.name, set()).update(changed)
+        self._submit_post_write()
+
+    def _submit_post_write(self) -> None:
+        """Hand each post-write job the paths gathered for it, once its previous run has ended."""
+        for job in jobs.POST_WRITE:
+            paths = sorted(self._post_pending.get(job.name, ()))
+            if paths and self._jobs.submit(job.name, functools.partial(jobs.resolve(job.target), self.ws, paths)):
+                self._post_pending[job.name] = set()
+
+    def _tend_jobs(self) -> None:
+        """Give waiting post-write paths to their jobs, abandon a job past its deadline, and record the timed
+        jobs that ended."""
+        self._submit_post_write()
+        self._jobs.check()
+        timed = {job.name for job in jobs.TIMED}
+        for done in self._jobs.finished():
+            if done.name in timed:
+                self._state.setdefault("jobs", {})[done.name] = {"time": status.stamp(), "ok": done.ok,
+                                                                  "result": str(done.result)}
+                self._dirty = True
 
     def _run_timed(self, job: jobs.TimedJob) -> None:
         try:
             if job.when and not jobs.resolve(job.when)(self.ws):
+                return
+            if not job.worker:  # on the job thread, with its deadline; _tend_jobs records how it ended
+                self._jobs.submit(job.name, functools.partial(jobs.resolve(job.target), self.ws))
                 return
             result = jobs.resolve(job.target)(self.ws)
         except Exception as exc:
@@ -338,7 +386,8 @@ class Daemon:
         self._commit_retry_at = time.monotonic() + COMMIT_RETRY_S
 
     def _note_commit(self, result: committer.CommitResult, reason: str) -> None:
-        if result.blocked or "changing" in result.skipped.values():
+        self._note_waiting(result.waiting)
+        if result.blocked or result.waiting or "changing" in result.skipped.values():
             self._retry_commit(reason)  # e.g. a file this worker just repaired: it goes in once it is quiet
         if result.sha:
             self._state["last_commit"] = {"sha": result.sha, "time": status.stamp(),
@@ -347,6 +396,32 @@ class Daemon:
                 self._sync_now()
         self._state["left_out"] = result.skipped
         self._dirty = True
+
+    # ---- git in the middle of an operation ------------------------------------------------
+
+    def _unheld(self, batch: list[str]) -> list[str]:
+        """The files to process now: none while git is in the middle of an operation (they are held), and
+        once it has ended, the held ones with the new."""
+        if not batch and (not self._held or time.monotonic() - self._held_checked < HELD_RECHECK_S):
+            return batch
+        self._held_checked = time.monotonic()
+        if self._note_waiting(inprogress.in_progress(self.ws.root)):
+            self._held.update(batch)
+            return []
+        batch, self._held = sorted(self._held.union(batch)), set()
+        return batch
+
+    def _note_waiting(self, why: str | None) -> bool:
+        """True while git is in the middle of an operation; its start and its end are logged once each."""
+        if why != self._waiting:
+            if why:
+                log.warning("waiting: %s; nothing is repaired, committed or synced until it ends (files written "
+                            "meanwhile stay on disk)", why)
+            else:
+                log.info("resuming: git is no longer in the middle of an operation (was: %s)", self._waiting)
+            self._waiting = why
+            self._dirty = True
+        return why is not None
 
     # ---- status file ---------------------------------------------------------------------
 

@@ -2,7 +2,7 @@
 deadline, so that no job ever holds the worker that repairs and commits.
 
 A job runs under `proc.deadline`: every program it starts, and every HTTP request of the GitHub client,
-ends by then. A job still running `GRACE_S` past its deadline (stuck in Python, not in a program) is
+ends by then. A job still running `grace_s` past its deadline (stuck in Python, not in a program) is
 left to finish on its own thread: it is reported as failed, the jobs after it go on on a fresh thread,
 and the same job is not started again until that run has ended. `stop` drops what has not started,
 gives the running job a moment, then kills every program still running (kbsync.proc).
@@ -38,8 +38,8 @@ Job = tuple[str, Callable[[], object]]
 
 
 class JobRunner:
-    def __init__(self, deadline_s: float) -> None:
-        self.deadline_s = deadline_s
+    def __init__(self, deadline_s: float, grace_s: float = GRACE_S) -> None:
+        self.deadline_s, self.grace_s = deadline_s, grace_s
         self._queue: queue.Queue[Job | None] = queue.Queue()
         self._done: queue.Queue[Finished] = queue.Queue()
         self._active: set[str] = set()  # names queued or running (an abandoned run included, until it ends)
@@ -67,13 +67,13 @@ class JobRunner:
                 return out
 
     def check(self) -> None:
-        """Abandon the running job once it is GRACE_S past its deadline, and go on with the next ones."""
+        """Abandon the running job once it is `grace_s` past its deadline, and go on with the next ones."""
         running = self._running
-        if running is None or time.monotonic() - running[1] < self.deadline_s + GRACE_S:
+        if running is None or time.monotonic() - running[1] < self.deadline_s + self.grace_s:
             return
         name = running[0]
         log.error("job %s is still running %.0f s after its deadline; left to end on its own, the other jobs go on",
-                  name, GRACE_S)
+                  name, self.grace_s)
         self._done.put(Finished(name, False, f"still running past its deadline of {self.deadline_s:g} s"))
         self._running = None
         self._thread = self._start()

@@ -11,6 +11,7 @@ from kbsync.errors import ProtocolError
 
 _QUOTED = re.compile(r"""^(['"]).*\1$""")
 _HEADING_LIKE = re.compile(r"^[ ]{0,3}#{1,2}(?:[ \t]|$)")
+_ESCAPED = re.compile(f"{_HEADING_LIKE.pattern}|{body.CONFLICT_SIDE.pattern}")  # escaped in model text
 
 
 @dataclass
@@ -97,10 +98,6 @@ def render_session(doc: SessionDoc) -> str:
     return frontmatter.join(lines, body.render(doc.preamble, doc.sections))
 
 
-def _escaped(line: str) -> bool:
-    return bool(_HEADING_LIKE.match(line) or body.CONFLICT_SIDE.match(line))
-
-
 def normalize_content(text: str) -> str:
     """Section text as a model gives it, made safe to place under a heading.
 
@@ -112,7 +109,7 @@ def normalize_content(text: str) -> str:
     text = text.replace("\r\n", "\n").strip("\n")
     lines = text.split("\n")
     mask = body.code_mask(lines)
-    out = [("\\" + ln if _escaped(ln) and not mask[i] else ln) for i, ln in enumerate(lines)]
+    out = [("\\" + ln if _ESCAPED.match(ln) and not mask[i] else ln) for i, ln in enumerate(lines)]
     text = "\n".join(out)
     opener = body.unclosed_fence(text)
     return f"{text}\n{opener}" if opener else text

@@ -15,7 +15,6 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from typing import Iterator
-from urllib.parse import unquote
 
 MIN_DECODED = 16  # bytes: the shortest token the rules know (an AWS key id) is 20
 MAX_DEPTH = 2
@@ -24,6 +23,7 @@ _INVISIBLE = re.compile("[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b
 _B64_RUN = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{%d,}={0,2}" % ((MIN_DECODED + 2) // 3 * 4))
 _HEX = re.compile(r"(?:0x)?((?:[0-9a-fA-F]{2}){%d,})" % MIN_DECODED)
 _PCT_RUN = re.compile(r"(?<![A-Za-z0-9._~+/=:%-])(?:%[0-9A-Fa-f]{2}|[A-Za-z0-9._~+/=:-]){" + str(MIN_DECODED) + r",}")
+_ESCAPE = re.compile(rb"%([0-9A-Fa-f]{2})")
 _NOT_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd]")
 
 
@@ -61,8 +61,12 @@ def _runs(text: str) -> Iterator[tuple[int, str, str]]:
             yield m.start(), "base64", decoded
     if "%" in text:
         for m in _PCT_RUN.finditer(text):
-            if "%" in m.group() and (decoded := _as_text(unquote(m.group()).encode("utf-8", "surrogatepass"))):
+            if "%" in m.group() and (decoded := _as_text(_ESCAPE.sub(_byte, m.group().encode("ascii")))):
                 yield m.start(), "percent", decoded
+
+
+def _byte(m: re.Match[bytes]) -> bytes:
+    return bytes((int(m.group(1), 16),))
 
 
 def _from_hex(digits: str) -> str | None:

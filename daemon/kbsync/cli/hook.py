@@ -72,8 +72,8 @@ def _print(report: HookReport) -> None:
         print(f)
     for s in report.secrets:
         print(f"{s.path}:{s.line}: secret: {s.rule}{_encoded(s)} {s.preview}; remove it and revoke it, or if it is "
-              f"not a secret add `{s.fingerprint}` to .kbsync-allow (or, in a file a person writes, `kbsync:allow` "
-              "to the line)")
+              f"not a secret add `kbsync:allow` to the line (in a file a person writes) or `{s.fingerprint}` to "
+              ".kbsync-allow")
     if report.blocked:
         errors = sum(f.level == "error" for f in report.findings)
         print(f"kbsync: commit blocked: {errors} invalid finding(s), {len(report.secrets)} secret(s) in "

@@ -38,6 +38,7 @@ class DaemonConfig:
     author_email: str = "kbsync@localhost"
     lock_wait_s: float = 5.0
     lock_ttl_s: int = 120
+    job_deadline_s: float = 600.0
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,7 @@ class SyncConfig:
     branch: str = "main"
     every: str = "5m"
     max_retries: int = 5
+    timeout_s: float = 60.0
 
 
 @dataclass(frozen=True)
@@ -54,7 +56,6 @@ class GithubConfig:
     api_url: str = "https://api.github.com"
     repository: str = ""
     token_env: str = "GITHUB_TOKEN"
-    timeout_s: float = 30.0
 
 
 @dataclass(frozen=True)

@@ -133,7 +133,7 @@ def test_rejected_push_is_integrated_again_never_forced(tmp_path: Path) -> None:
             return super().push(local_head, remote)
 
     sleeps: list[float] = []
-    result = sync(open_ws(b), Racing(b, "origin", "main"), sleep=sleeps.append)
+    result = sync(open_ws(b), Racing(b, "origin", "main", timeout_s=60), sleep=sleeps.append)
     assert result.pushed and result.conflicts == [] and result.rounds == 2 and len(sleeps) == 1
     files = tree_files(bare, "main")
     assert session_relpath(2) in files and session_relpath(3) in files

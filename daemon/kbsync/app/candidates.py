@@ -54,13 +54,12 @@ def scan(ws: Workspace, now: dt.datetime, sources: list[str] | None = None) -> l
 
 def _lists(ws: Workspace) -> list[tuple[str, list[Item]]]:
     from kbsync.core import candidates, protocol
-    from kbsync.store.workspace import decode
 
     folder = ws.root / protocol.CANDIDATES_DIR
     out: list[tuple[str, list[Item]]] = []
     for p in sorted(folder.glob("*.md")) if folder.is_dir() else []:
         rel = f"{protocol.CANDIDATES_DIR}/{p.name}"
-        out.append((rel, candidates.parse_items(decode(p.read_bytes(), rel))))
+        out.append((rel, candidates.parse_items(ws.read_text(rel))))
     return out
 
 

@@ -60,10 +60,12 @@ def log_error(ws: Workspace, message: str) -> str:
 
 
 def decode_text(raw: bytes, where: str) -> str:
-    """Text input as the workspace reads files: UTF-8, no NUL bytes, a BOM dropped (InputError naming `where`)."""
+    """Text input as the workspace reads files: UTF-8, no NUL bytes, a BOM dropped (InputError naming `where`);
+    no other control characters, CR line breaks made LF (kbsync.core.textguard)."""
+    from kbsync.core.textguard import clean
     from kbsync.store.workspace import decode
 
-    return decode(raw, where)
+    return clean(decode(raw, where), "the text", where=where, multiline=True)
 
 
 @dataclass(frozen=True)

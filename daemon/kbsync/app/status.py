@@ -27,6 +27,8 @@ from kbsync.git import history
 from kbsync.git import repo as gitrepo
 from kbsync.store import fsio
 from kbsync.store.machine import machine_id
+from kbsync.git import inprogress
+from kbsync.store.unreadable import unreadable_files
 from kbsync.store.workspace import Workspace
 from kbsync.sync import state as syncstate
 
@@ -157,7 +159,28 @@ def daemon_findings(scene: Scene) -> list[Waiting]:
             if rel not in changed and not why.startswith(WAITS_FOR_TIME) and scene.ws.path(rel).exists()]
 
 
-CHECKS: tuple[Check, ...] = (left_out, conflict_status, conflict_copies, temp_files, daemon_findings)
+def git_operation(scene: Scene) -> list[Waiting]:
+    """What git is in the middle of (a rebase, a merge, ... or a detached HEAD): nothing is committed or
+    synced until it ends (kbsync.git.inprogress), whether or not the daemon runs."""
+    doing = inprogress.in_progress(scene.ws.root)
+    return [Waiting(".git", f"waiting: {doing}; nothing is committed or synced until it ends",
+                    kind="git-operation")] if doing else []
+
+
+def unreadable(scene: Scene) -> list[Waiting]:
+    """Entries that cannot be read as content (a FIFO, socket, device, dangling symlink, no permission): left
+    out of every commit until fixed."""
+    return [Waiting(rel, why, kind="unreadable") for rel, why in unreadable_files(scene.ws).items()]
+
+
+CHECKS: tuple[Check, ...] = (git_operation, left_out, conflict_status, conflict_copies, temp_files, daemon_findings,
+                             unreadable)
+
+
+def _once(waiting: list[Waiting]) -> list[Waiting]:
+    """Each path once (a file several checks see, e.g. a FIFO that is also left out, keeps its first line)."""
+    seen: set[str] = set()
+    return [w for w in waiting if not (w.path in seen or seen.add(w.path))]
 
 
 @dataclass
@@ -186,7 +209,9 @@ class Report:
                 "uncommitted": self.uncommitted, "waiting": [asdict(w) for w in self.waiting],
                 "skipped": {w.path: w.reason for w in self.of_kind("left-out", "daemon")},
                 "conflicts": [w.path for w in self.of_kind("conflict-copy")],
-                "leftovers": [w.path for w in self.of_kind("temp-file")]}
+                "leftovers": [w.path for w in self.of_kind("temp-file")],
+                "git_operation": next((w.reason for w in self.of_kind("git-operation")), None),
+                "unreadable": {w.path: w.reason for w in self.waiting if w.reason.startswith("unreadable:")}}
 
 
 def scene_of(ws: Workspace, saved: dict[str, Any], now: float | None = None) -> Scene:
@@ -203,7 +228,7 @@ def report(ws: Workspace, now: float | None = None) -> Report:
     pid = daemon_pid(ws)
     saved = read_status(ws) if pid else {}
     scene = scene_of(ws, saved, now)
-    waiting = [w for check in CHECKS for w in check(scene)]
+    waiting = _once([w for check in CHECKS for w in check(scene)])
     daemon = {k: saved.get(k) for k in ("updated", "last_event", "last_repair")}
     return Report(str(ws.root), pid is not None, pid, history.head_commit(ws.root),
                   last_sync(saved.get("jobs", {}).get("sync"), syncstate.load(ws)), waiting, len(scene.changed),
@@ -249,8 +274,8 @@ def render(rep: Report) -> str:
     people = sum(1 for w in rep.waiting if w.settle_by == "person")
     lines.append(f"waiting:     {len(rep.waiting)} ({people} for a person, {len(rep.waiting) - people} for time)"
                  if rep.waiting else "waiting:     nothing")
-    lines += [f"  {w.path}: {_label(w)}{w.reason}" for w in rep.waiting]
-    return "\n".join(lines)
+    lines += [f"  {w.path}: {_label(w)}{w.reason}" for w in rep.waiting if w.kind != "git-operation"]
+    return "\n".join([w.reason for w in rep.of_kind("git-operation")] + lines)
 
 
 def _label(w: Waiting) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import logging
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +28,8 @@ from kbsync.errors import EXIT_REMOTE, ConfigError, InputError, KbsyncError
 from kbsync.store.guardededit import edit_file
 from kbsync.board.sources import Counts, Found, folder_changes, folder_files, git_changes, resolve_path
 from kbsync.store.workspace import Workspace
+
+log = logging.getLogger(__name__)
 
 EXCERPT_CHARS: Final = 240
 STATE_SUBDIR: Final = "scan"
@@ -127,7 +130,7 @@ def _excerpt(body: list[str], skip: int) -> str:
 
 
 def _has_secret(text: str) -> bool:
-    return bool(secrets.scan_text("candidate.md", text))
+    return bool(secrets.scan_text("candidate.md", text, inline_allow=False))
 
 
 def _offending(flags: list[injection.Flag], found: list[secrets.SecretFinding]) -> list[str]:
@@ -141,7 +144,7 @@ def _offending(flags: list[injection.Flag], found: list[secrets.SecretFinding]) 
 def analyse(source: str, f: Found) -> Candidate:
     """A candidate for one file: title, excerpt, suggested type and topic, flags. Secrets are never copied."""
     text = f.data.decode("utf-8", errors="replace").replace("\r\n", "\n")
-    found_secrets = secrets.scan_text(f.path, text)
+    found_secrets = secrets.scan_text(f.path, text, inline_allow=False)  # a scanned file's marker allows nothing
     flags = injection.detect(text)
     front, body = _body(text)
     title, at = _title(body, f.path)
@@ -191,7 +194,10 @@ def known_ids(ws: Workspace) -> set[str]:
     folder = ws.root / protocol.CANDIDATES_DIR
     out: set[str] = set()
     for p in sorted(folder.glob("*.md")) if folder.is_dir() else []:
-        out |= candidates.known_ids(p.read_bytes().decode("utf-8", errors="replace"))
+        try:
+            out |= candidates.known_ids(fsio.read_regular(p)[0].decode("utf-8", errors="replace"))
+        except (FileNotFoundError, fsio.UnreadableError):
+            continue  # not a list kbsync can read (`kbsync status` names it)
     return out
 
 
@@ -221,6 +227,8 @@ def scan_source(ws: Workspace, src: Source, now: dt.datetime) -> SourceResult:
     """Scan one source: write its candidate list, then advance its watermark."""
     mark = _load_mark(ws, src.name)
     found, next_mark, counts = _changes(ws, src, mark)
+    for path, why in counts.skipped.items():
+        log.warning("scan source %s: %s left out: %s", src.name, path, why)
     seen = known_ids(ws)
     fresh = [f for f in found if candidate_id(src.name, f.path, f.sha256) not in seen]
     counts.proposed_before = len(found) - len(fresh)
@@ -258,4 +266,5 @@ def sources_configured(ws: Workspace) -> bool:
 def scheduled_scan(ws: Workspace) -> str:
     """The daemon's timed job: scan every source now; a one-line summary for `kbsync status`."""
     results = run_scan(ws, dt.datetime.now(dt.timezone.utc))
-    return "; ".join(f"{r.source}: {len(r.candidates)} candidates" for r in results)
+    return "; ".join(f"{r.source}: {len(r.candidates)} candidates" + (f", {len(r.counts.skipped)} file(s) left out"
+                     if r.counts.skipped else "") for r in results)

@@ -14,8 +14,11 @@ def register(sub: Any) -> None:
                                    "commit (git's HEAD, whoever made it), the daemon's last event, repair and "
                                    "sync, and everything that waits, with why: files the next commit would "
                                    "leave out (invalid, holding a secret, locked, still changing), sessions "
-                                   "marked `status: conflict`, conflict copies, and temp files interrupted "
-                                   "writes left behind. Exit 1 whenever anything waits, 0 otherwise; the same "
+                                   "marked `status: conflict`, conflict copies, temp files interrupted "
+                                   "writes left behind, files that cannot be read (a FIFO, socket, device, "
+                                   "dangling symlink, no read permission), and git in the middle of a merge, "
+                                   "rebase, cherry-pick, revert or bisect or on a detached HEAD (`waiting: git "
+                                   "rebase in progress`: nothing is committed or synced until it ends). Exit 1 whenever anything waits, 0 otherwise; the same "
                                    "with or without a daemon.")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=run)

@@ -22,9 +22,12 @@ class Row:
     path: str
 
 
+_CONTROL = re.compile("[\x00-\x1f]")
+
+
 def cell(text: str) -> str:
-    """A table cell: `|` escaped, line breaks flattened."""
-    flat = " ".join(text.replace("\r", "\n").split("\n")).strip()
+    """A table cell: `|` escaped, line breaks and other control characters flattened to spaces."""
+    flat = _CONTROL.sub(" ", text).strip()
     return flat.replace("\\|", "|").replace("|", "\\|")
 
 

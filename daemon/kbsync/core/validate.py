@@ -189,7 +189,22 @@ CHECKS: dict[str, Check] = {
 }
 
 
+def conflict_markers(relpath: str, text: str) -> list[Finding]:
+    """git's conflict markers left in a file, outside code fences: `<<<<<<<`, `|||||||` and `>>>>>>>` at the
+    start of a line, and `=======` alone on a line once one of those is there (alone it can be a heading's
+    underline). A file holding them is never committed as content."""
+    if "<<<<<<<" not in text and ">>>>>>>" not in text:
+        return []
+    lines = text.split("\n")
+    mask = body.code_mask(lines)
+    sides = [i for i, line in enumerate(lines) if not mask[i] and body.CONFLICT_SIDE.match(line)]
+    middles = [i for i, line in enumerate(lines) if not mask[i] and line.rstrip() == "======="] if sides else []
+    return [Finding(relpath, i + 1, "error", f"git conflict marker `{lines[i][:7]}`: resolve the conflict (keep what "
+                    "is right, delete the marker lines), then save") for i in sorted(sides + middles)]
+
+
 def validate_text(relpath: str, text: str, cfg: Config) -> list[Finding]:
-    """Every protocol finding for one file's text (LF or CRLF)."""
+    """Every protocol finding for one file's text (LF or CRLF), git conflict markers included."""
     check = CHECKS.get(protocol.classify(relpath))
-    return check(relpath, text.replace("\r\n", "\n"), cfg) if check else []
+    lf = text.replace("\r\n", "\n")
+    return (check(relpath, lf, cfg) if check else []) + conflict_markers(relpath, lf)

@@ -21,6 +21,7 @@ from kbsync.store import fsio
 from kbsync.git import objects as gitobjects
 from kbsync.git import history
 from kbsync.git import quiet
+from kbsync.git import inprogress
 from kbsync.git import repo as gitrepo
 from kbsync.core import protocol
 from kbsync.config import parse_duration
@@ -45,12 +46,15 @@ class CommitResult:
     skipped: dict[str, str] = field(default_factory=dict)  # relpath -> why it was left out
     blocked: str | None = None  # why no commit could be made at all (git's index.lock)
     checked: frozenset[tuple[str, str]] = frozenset()  # (relpath, blob sha) whose bytes passed the checks
+    waiting: str | None = None  # what git is in the middle of (kbsync.git.inprogress); nothing was committed
 
     def as_dict(self) -> dict[str, Any]:
         return {"sha": self.sha, "message": self.message, "committed": self.committed,
-                "skipped": self.skipped, "blocked": self.blocked}
+                "skipped": self.skipped, "blocked": self.blocked, "waiting": self.waiting}
 
     def __str__(self) -> str:
+        if self.waiting:
+            return f"waiting: {self.waiting}; nothing is committed until it ends"
         if self.blocked:
             return f"blocked: {self.blocked}"
         if self.sha is None:
@@ -72,8 +76,11 @@ SecretScan = Callable[[str, bytes], list[SecretFinding]]
 def secret_scanner(ws: Workspace) -> SecretScan:
     """kbsync.secrets over a file's bytes, minus the fingerprints a person accepted in .kbsync-allow."""
     try:
-        allowed = parse_allowlist((ws.root / ALLOW_FILE).read_text(encoding="utf-8"))
+        allowed = parse_allowlist(fsio.read_regular(ws.root / ALLOW_FILE)[0].decode("utf-8", "replace"))
     except FileNotFoundError:
+        allowed = frozenset()
+    except fsio.UnreadableError as exc:
+        log.warning("%s: %s; scanning without it", ALLOW_FILE, exc.message)
         allowed = frozenset()
     return lambda relpath, data: scan_bytes(relpath, data, allowed)
 
@@ -101,6 +108,9 @@ def _stage_one(ws: Workspace, relpath: str, now: float, scan: SecretScan) -> git
     path = ws.path(relpath)
     if not os.path.lexists(path):
         return gitrepo.Staged(relpath, None)
+    unreadable = fsio.unreadable_reason(path)
+    if unreadable:
+        return unreadable
     why = left_out(path)
     if why:
         return why
@@ -112,6 +122,8 @@ def _stage_one(ws: Workspace, relpath: str, now: float, scan: SecretScan) -> git
         data, fp = fsio.read_with_fingerprint(path)
     except FileNotFoundError:
         return "changing"
+    except fsio.UnreadableError as exc:
+        return exc.message
     if now - fp.mtime_ns / 1e9 < ws.config.daemon.quiet_ms / 1000:
         return "changing"
     problem = content_problem(ws, relpath, data, scan)
@@ -233,6 +245,9 @@ def commit_pending(ws: Workspace, *, reason: str, message: str | None = None,
         log.warning("commit postponed: %s", exc)
         return CommitResult(None, "", blocked=str(exc))
     for _ in range(CAS_ATTEMPTS):
+        if (busy := inprogress.in_progress(ws.root)) is not None:
+            log.debug("commit postponed: waiting: %s", busy)
+            return CommitResult(None, "", waiting=busy)
         head = gitrepo.head_sha(ws.root)
         staged, skipped = select(ws, gitrepo.changed_paths(ws.root), now())
         for rel, why in skipped.items():

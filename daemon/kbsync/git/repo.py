@@ -67,10 +67,10 @@ def init_repository(root: Path) -> None:
 
 
 def _exec(root: Path, args: Sequence[str], *, stdin: bytes | None = None, env: dict[str, str] | None = None,
-          check: bool = True) -> subprocess.CompletedProcess[bytes]:
+          check: bool = True, timeout: float | None = None) -> subprocess.CompletedProcess[bytes]:
     """`git ARGS` in the work tree; a failure outside a repository says so and how to fix it."""
     try:
-        done = proc.run(["git", *args], cwd=root, input=stdin, env=env, check=check)
+        done = proc.run(["git", *args], cwd=root, input=stdin, env=env, check=check, timeout=timeout)
     except GitError:
         _require_repo(root)
         raise
@@ -317,11 +317,18 @@ class TreeChange:
     new: Side
 
 
-def fetch(root: Path, remote: str, branch: str) -> tuple[str, str] | None:
+def network_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment of a git command that talks to a remote: no prompt for credentials on a terminal
+    (nobody may be there to answer it; the command's time-out is the other bound)."""
+    return {**os.environ, "GIT_TERMINAL_PROMPT": "0", **(extra or {})}
+
+
+def fetch(root: Path, remote: str, branch: str, *, timeout_s: float) -> tuple[str, str] | None:
     """Fetch `branch` from `remote` into its remote-tracking ref; (its commit, its tree), or None if the
-    remote has no such branch."""
+    remote has no such branch. TimedOutError if the remote does not finish within `timeout_s`."""
     tracking = f"refs/remotes/{remote}/{branch}"
-    done = _exec(root, ["fetch", "--quiet", "--no-tags", remote, f"+refs/heads/{branch}:{tracking}"], check=False)
+    done = _exec(root, ["fetch", "--quiet", "--no-tags", remote, f"+refs/heads/{branch}:{tracking}"], check=False,
+                 env=network_env(), timeout=timeout_s)
     if done.returncode != 0:
         err = done.stderr.decode("utf-8", "replace")
         if "couldn't find remote ref" in err:
@@ -336,14 +343,16 @@ def fetch(root: Path, remote: str, branch: str) -> tuple[str, str] | None:
     return commit, tree
 
 
-def push(root: Path, remote: str, branch: str, sha: str, *, scanned: bool) -> bool:
+def push(root: Path, remote: str, branch: str, sha: str, *, scanned: bool, timeout_s: float) -> bool:
     """Push commit `sha` to `branch` without force; False when the remote refused it as not a fast forward.
 
     `scanned`: the caller has secret-scanned every blob the push can send; kbsync's pre-push hook then
-    skips its own scan of the same objects (other hooks it chains still run).
+    skips its own scan of the same objects (other hooks it chains still run). TimedOutError if the
+    remote does not finish within `timeout_s`.
     """
-    env = dict(os.environ, KBSYNC_SCANNED=sha) if scanned else None
-    done = _exec(root, ["push", "--porcelain", remote, f"{sha}:refs/heads/{branch}"], env=env, check=False)
+    env = network_env({"KBSYNC_SCANNED": sha} if scanned else None)
+    done = _exec(root, ["push", "--porcelain", remote, f"{sha}:refs/heads/{branch}"], env=env, check=False,
+                 timeout=timeout_s)
     if done.returncode == 0:
         return True
     out = (done.stdout + done.stderr).decode("utf-8", "replace")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from kbsync.core import body, frontmatter, protocol
+from kbsync.core import body, frontmatter, protocol, textguard
 from kbsync.store import fsio
 from kbsync.errors import InputError, ProtocolError
 from kbsync.core.session import normalize_content
@@ -102,7 +102,8 @@ def read_valid(ws: Workspace, relpath: str) -> tuple[str, fsio.Fingerprint]:
 def write_section(ws: Workspace, sid: str, name: str, content: str, *, append: bool = False) -> SectionResult:
     """Replace (or append to) one section of session `sid` under its lock, with the core's guarantees."""
     relpath = find_given(ws, sid)
-    section = canonical_name(name, ws.synonyms())
+    section = canonical_name(textguard.clean(name, "the section name"), ws.synonyms())
+    content = textguard.clean(content, "the text", multiline=True)
     cfg = ws.config.daemon
     with fsio.locked(ws.path(relpath), ttl_s=cfg.lock_ttl_s, wait_s=cfg.lock_wait_s):
         text, fp = read_valid(ws, relpath)

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Iterator
 
 from kbsync.core import protocol
+from kbsync.store import fsio
 from kbsync.config import Config
 from kbsync.errors import InputError
 
@@ -77,15 +78,31 @@ class Workspace:
         if why:
             raise InputError(f"left out: {why}", path=relpath)
         if not stat.S_ISREG(st.st_mode):
-            raise InputError("not a regular file", path=relpath)
+            raise InputError(f"unreadable: {fsio.not_regular(st.st_mode)}, not a regular file", path=relpath)
         if st.st_size > protocol.max_bytes(relpath):
             limit = protocol.max_bytes(relpath) // (1024 * 1024)
             raise InputError(f"file is {st.st_size // 1024} KB, over the {limit} MB limit; split it", path=relpath)
         return p
 
+    def _symlink_target(self, p: Path, relpath: str) -> os.stat_result:
+        try:
+            inside = self.real_root in p.resolve().parents
+            st = p.stat()
+        except (OSError, RuntimeError):  # RuntimeError: a symlink loop, before Python 3.13
+            raise InputError("unreadable: a dangling symlink (its target does not exist)", path=relpath) from None
+        if not inside:
+            raise InputError("a symlink out of the workspace; kbsync will not follow it", path=relpath)
+        return st
+
     def read_text(self, relpath: str) -> str:
         """A workspace file as text, refusing what is not a protocol file's content."""
-        return decode(self.checked_path(relpath).read_bytes(), relpath)
+        try:
+            data = fsio.read_regular(self.checked_path(relpath))[0]
+        except FileNotFoundError as exc:
+            raise InputError("no such file (it went away while being read)", path=relpath) from exc
+        except fsio.UnreadableError as exc:
+            raise InputError(exc.message, path=relpath) from None
+        return decode(data, relpath)
 
     def expand(self, given: list[str]) -> list[str]:
         """Workspace-relative paths for command-line arguments; a folder stands for its Markdown files."""

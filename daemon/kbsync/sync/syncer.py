@@ -41,15 +41,18 @@ class SyncResult:
     rounds: int = 0
     committed: str | None = None  # the sha `sync` committed first, if any
     requests: int = 0  # HTTP requests sent (github-api mode)
+    waiting: str | None = None  # what git is in the middle of; nothing was synced (kbsync.git.inprogress)
 
     @property
     def exit_code(self) -> int:
-        return EXIT_PROBLEMS if self.conflicts else EXIT_OK
+        return EXIT_PROBLEMS if self.conflicts or self.waiting else EXIT_OK
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     def __str__(self) -> str:
+        if self.waiting:
+            return f"waiting: {self.waiting}; nothing is synced until it ends"
         head = self.remote_head[:7] if self.remote_head else "none"
         parts = [f"synced with the remote at {head}", f"{len(self.pulled)} file(s) from the remote",
                  "pushed" if self.pushed else "nothing to push"]
@@ -67,7 +70,7 @@ def make_transport(ws: Workspace) -> Transport:
         return from_config(ws, syncstate.known_remote(ws))
     from kbsync.sync.transports.gitremote import GitTransport
 
-    return GitTransport(ws.root, ws.config.sync.remote, ws.config.sync.branch)
+    return GitTransport(ws.root, ws.config.sync.remote, ws.config.sync.branch, ws.config.sync.timeout_s)
 
 
 def remote_configured(ws: Workspace) -> bool:
@@ -85,6 +88,8 @@ def sync(ws: Workspace, transport: Transport | None = None, *, sleep: Callable[[
     cfg = ws.config.daemon
     with fsio.locked(ws.state_dir / LOCK_NAME, ttl_s=max(cfg.lock_ttl_s, 600), wait_s=cfg.lock_wait_s):
         first: CommitResult = commit_pending(ws, reason="sync")
+        if first.waiting:
+            return SyncResult(chosen.mode, waiting=first.waiting)
         result = SyncResult(chosen.mode, committed=first.sha)
         try:
             _rounds(ws, chosen, result, first.checked, sleep, jitter)

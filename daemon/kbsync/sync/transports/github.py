@@ -200,5 +200,5 @@ def from_config(ws: Workspace, known: Mapping[str, str] | None = None) -> ApiTra
     if not token:
         raise ConfigError(f"set a GitHub token in the environment variable {gh.token_env} ([github] token_env)")
     api = GitHubApi(requests.Session(), api_url=gh.api_url, repository=gh.repository, token=token,
-                    timeout_s=gh.timeout_s, policy=RetryPolicy(max_retries=sc.max_retries))
+                    timeout_s=sc.timeout_s, policy=RetryPolicy(max_retries=sc.max_retries))
     return ApiTransport(ws.root, api, sc.branch, (ws.config.daemon.author_name, ws.config.daemon.author_email), known)

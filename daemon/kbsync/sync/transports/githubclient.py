@@ -18,7 +18,7 @@ from typing import Any, Callable, Sequence
 
 import requests
 
-from kbsync import __version__
+from kbsync import __version__, proc
 from kbsync.errors import RemoteError
 from kbsync.git.objects import blob_id
 
@@ -216,7 +216,8 @@ class GitHubApi:
     def _send(self, method: str, tail: str, body: Any, fresh: bool) -> requests.Response:
         self.requests_sent += 1
         return self.session.request(
-            method, self.base + tail, json=body, headers=self._headers(fresh), timeout=self.timeout_s, allow_redirects=True,
+            method, self.base + tail, json=body, headers=self._headers(fresh), timeout=proc.remaining(self.timeout_s),
+            allow_redirects=True,
         )
 
     def _backoff(self, attempt: int) -> float:

@@ -45,13 +45,13 @@ def command_modules() -> dict[str, str]:
 
 
 def door_mounts(current: Callable[[], Workspace]) -> list[Mounted]:
-    """What the other doors serve on the local web server: the MCP server's streamable-HTTP app at /mcp
-    (its one route), mounted last so the API's own routes come first."""
+    """What the other doors serve on the local web server: the MCP server's streamable-HTTP app, at the one
+    path /mcp."""
     from kbsync.mcp.server import http_app
     from kbsync.web.server import Mounted
 
     door = http_app(current)
-    return [Mounted("/", door.app, door.lifespan)]
+    return [Mounted("/mcp", door.app, door.lifespan)]
 
 
 def door_servers(ws: Workspace) -> list[tuple[str, Server]]:

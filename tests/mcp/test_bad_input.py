@@ -35,7 +35,7 @@ CASES: list[tuple[str, dict[str, object], str]] = [
     ("save_session", {"session": {"session_id": "x", "tags": "a"}}, "tags"),
     ("save_session", {"session": "not an object"}, "session"),
     ("write_section", {"session_id": SID, "heading": "结论", "text": "x"}, f"no session {SID}"),
-    ("write_section", {"session_id": "nope", "heading": "结论", "text": "x"}, "is not a session id"),
+    ("write_section", {"session_id": "nope", "heading": "结论", "text": "x"}, "no session 'nope'"),
     ("write_section", {"session_id": "{sid}", "heading": "## 结论", "text": "x"}, "plain heading name"),
     ("write_section", {"session_id": "{sid}", "heading": "没有", "text": "x"}, "no section '## 没有'"),
     ("log_tool_call", {"session_id": "{sid}"}, "tool"),
@@ -48,7 +48,6 @@ CASES: list[tuple[str, dict[str, object], str]] = [
     ("board_applied", {"keys": []}, "at least 1 item"),
     ("board_applied", {"keys": [KEY, "没有@2025-01-01"]}, "no entry 没有@2025-01-01"),
     ("remember", {"key": "lang"}, "value"),
-    ("remember", {"key": "lang", "value": "x", "entity": "../x"}, "entit"),
     ("forget", {"key": "nope"}, "no fact 'nope'"),
     ("no_such_tool", {}, "no_such_tool"),
 ]

@@ -103,7 +103,7 @@ def test_the_daemon_does_not_serve_when_web_is_disabled(root: Path, tmp_path: Pa
 
 def test_an_app_mounted_beside_the_api_is_behind_the_same_guard(root: Path) -> None:
     from kbsync.app.workspace import open_workspace
-    from kbsync.web.server import open_server
+    from kbsync.web.server import Mounted, open_server
 
     async def mounted(scope: dict[str, object], receive: object, send: object) -> None:
         await send({"type": "http.response.start", "status": 200,  # type: ignore[operator]
@@ -111,7 +111,7 @@ def test_an_app_mounted_beside_the_api_is_behind_the_same_guard(root: Path) -> N
         await send({"type": "http.response.body", "body": b"mounted"})  # type: ignore[operator]
 
     ws = open_workspace(str(root), None)
-    running = open_server(lambda: ws, mounts=[("/mcp", mounted)])
+    running = open_server(lambda: ws, mounts=lambda _current: [Mounted("/mcp/", mounted)])
     stop = threading.Event()
     thread = threading.Thread(target=running.serve, args=(stop,))
     thread.start()

@@ -91,9 +91,12 @@ def test_an_oversize_body_is_413_whether_announced_or_streamed(server: WebServer
         for _ in range(9):
             yield b"x" * (1024 * 1024)
 
-    r = requests.post(server.url + "/api/v1/logs/errors", data=chunks(), timeout=30,
-                      headers={"Authorization": f"Bearer {server.token}", "Content-Type": "application/json"})
-    assert r.status_code == 413
+    try:  # the server answers 413 and closes while the client may still be sending: either end is a refusal
+        r = requests.post(server.url + "/api/v1/logs/errors", data=chunks(), timeout=30,
+                          headers={"Authorization": f"Bearer {server.token}", "Content-Type": "application/json"})
+        assert r.status_code == 413
+    except requests.exceptions.ConnectionError:
+        pass  # the connection was cut before the 413 could be read whole
     assert "x" * 100 not in errors_log(server)
 
 

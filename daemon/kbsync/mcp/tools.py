@@ -1,6 +1,7 @@
 """The tools: a small set with short, exact descriptions, each annotated read-only or destructive.
 
-Every tool calls one use case of kbsync.app. A kbsync error (bad input, a held lock, a conflict) is
+Every tool calls one use case of kbsync.app and answers with JSON text (no separate structured copy: the
+output schema of a JSON object would say nothing and cost tokens of every client's context). A kbsync error (bad input, a held lock, a conflict) is
 raised as the SDK's ToolError, so the model reads the one clear line that names the file and what to
 do; the server itself never stops on a bad call.
 """
@@ -60,7 +61,7 @@ def register(server: MCPServer[Any], ws: Callable[[], Workspace]) -> None:
 
 
 def _register_reads(server: MCPServer[Any], ws: Callable[[], Workspace]) -> None:
-    @server.tool(annotations=SEARCH)
+    @server.tool(structured_output=False, annotations=SEARCH)
     @clear_errors
     def search(query: Annotated[str, Field(description="words and filters (tag: status: type: since: until:)")],
                top: Annotated[int, Field(ge=1, le=50)] = 10, sources: list[str] | None = None) -> dict[str, Any]:
@@ -69,7 +70,7 @@ def _register_reads(server: MCPServer[Any], ws: Callable[[], Workspace]) -> None
 
         return present.search(run(ws(), query, sources=sources, top=top))
 
-    @server.tool(annotations=READ)
+    @server.tool(structured_output=False, annotations=READ)
     @clear_errors
     def get_context(query: str = "", tags: list[str] | None = None,
                     budget_tokens: Annotated[int | None, Field(ge=1)] = None) -> dict[str, Any]:
@@ -82,7 +83,7 @@ def _register_reads(server: MCPServer[Any], ws: Callable[[], Workspace]) -> None
         return {"budget": pack.budget, "limit": pack.limit, "tokens": sum(p["tokens"] for p in parts),
                 "parts": parts, "notes": pack.notes}
 
-    @server.tool(annotations=READ)
+    @server.tool(structured_output=False, annotations=READ)
     @clear_errors
     def read(ref: Annotated[str, Field(description="a session id, a workspace path or a board key")]) -> dict[str, Any]:
         """The full item a context pack or search hit names."""
@@ -90,7 +91,7 @@ def _register_reads(server: MCPServer[Any], ws: Callable[[], Workspace]) -> None
 
         return present.item(run(ws(), ref))
 
-    @server.tool(annotations=READ)
+    @server.tool(structured_output=False, annotations=READ)
     @clear_errors
     def status() -> dict[str, Any]:
         """The workspace's state: git's last commit, the last sync, the daemon, and what waits and why."""
@@ -100,7 +101,7 @@ def _register_reads(server: MCPServer[Any], ws: Callable[[], Workspace]) -> None
 
 
 def _register_sessions(server: MCPServer[Any], ws: Callable[[], Workspace]) -> None:
-    @server.tool(annotations=REPLACE)
+    @server.tool(structured_output=False, annotations=REPLACE)
     @clear_errors
     def save_session(session: Annotated[dict[str, Any], Field(description=SESSION_KEYS)]) -> dict[str, Any]:
         """Create or update a session file (the object `kbsync session save` takes)."""
@@ -109,7 +110,7 @@ def _register_sessions(server: MCPServer[Any], ws: Callable[[], Workspace]) -> N
         done = save(ws(), session, "session")
         return {"path": done.relpath, "id": done.record.get("id"), "created": done.created}
 
-    @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False))
+    @server.tool(structured_output=False, annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False))
     @clear_errors
     def write_section(session_id: SessionId, heading: str, text: str, append: bool = False) -> dict[str, Any]:
         """Replace (or append to) one section of a session, e.g. 结论 or 待办."""
@@ -118,7 +119,7 @@ def _register_sessions(server: MCPServer[Any], ws: Callable[[], Workspace]) -> N
         done = write(ws(), session_id, heading, text, append=append)
         return {"path": done.relpath, "section": done.section, "changed": done.changed}
 
-    @server.tool(annotations=ADD)
+    @server.tool(structured_output=False, annotations=ADD)
     @clear_errors
     def log_tool_call(session_id: SessionId, tool: str, status: str = "ok", detail: str = "") -> dict[str, Any]:
         """Append one line to logs/tool-calls.md."""
@@ -128,7 +129,7 @@ def _register_sessions(server: MCPServer[Any], ws: Callable[[], Workspace]) -> N
 
 
 def _register_board(server: MCPServer[Any], ws: Callable[[], Workspace]) -> None:
-    @server.tool(annotations=REPLACE)
+    @server.tool(structured_output=False, annotations=REPLACE)
     @clear_errors
     def board_add(entry: Annotated[dict[str, Any], Field(description=ENTRY_KEYS)]) -> dict[str, Any]:
         """Add a knowledge-board entry (same title and source date: updates it)."""
@@ -137,7 +138,7 @@ def _register_board(server: MCPServer[Any], ws: Callable[[], Workspace]) -> None
         done = add_entry(ws(), entry, clock(None), "entry")
         return {"key": done.key, "action": done.action}
 
-    @server.tool(annotations=REPLACE)
+    @server.tool(structured_output=False, annotations=REPLACE)
     @clear_errors
     def board_update(key: EntryKey, entry: Annotated[dict[str, Any], Field(description="the full entry")]) -> dict[str, Any]:
         """Replace an entry with its full new version; a partial one is refused."""
@@ -146,7 +147,7 @@ def _register_board(server: MCPServer[Any], ws: Callable[[], Workspace]) -> None
         done = update_entry(ws(), entry_key(key), entry, "entry")
         return {"key": done.key, "action": done.action, "was": done.was}
 
-    @server.tool(annotations=ADD)
+    @server.tool(structured_output=False, annotations=ADD)
     @clear_errors
     def board_feedback(key: EntryKey, verdict: Literal["helpful", "harmful"]) -> dict[str, Any]:
         """Count one use of an entry as helpful or harmful."""
@@ -154,7 +155,7 @@ def _register_board(server: MCPServer[Any], ws: Callable[[], Workspace]) -> None
 
         return give_feedback(ws(), entry_key(key), helpful=verdict == "helpful").as_dict()
 
-    @server.tool(annotations=ADD)
+    @server.tool(structured_output=False, annotations=ADD)
     @clear_errors
     def board_applied(keys: Annotated[list[EntryKey], Field(min_length=1)]) -> dict[str, Any]:
         """Record that entries were applied now."""
@@ -167,7 +168,7 @@ Entity = Annotated[str | None, Field(description="an entity's name: its own file
 
 
 def _register_memory(server: MCPServer[Any], ws: Callable[[], Workspace]) -> None:
-    @server.tool(annotations=REPLACE)
+    @server.tool(structured_output=False, annotations=REPLACE)
     @clear_errors
     def remember(key: str, value: str, entity: Entity = None, preferences: bool = False) -> dict[str, Any]:
         """Set a fact (only the latest value matters): the same key is replaced in place."""
@@ -175,7 +176,7 @@ def _register_memory(server: MCPServer[Any], ws: Callable[[], Workspace]) -> Non
 
         return set_fact(ws(), key, value, entity=entity, preferences=preferences).as_dict()
 
-    @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False))
+    @server.tool(structured_output=False, annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False))
     @clear_errors
     def forget(key: str, entity: Entity = None, preferences: bool = False) -> dict[str, Any]:
         """Remove a fact."""

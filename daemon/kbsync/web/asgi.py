@@ -12,6 +12,7 @@ from typing import Callable, Sequence
 
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import HTMLResponse
+from starlette.routing import Route
 from starlette.types import ASGIApp
 
 from kbsync import __version__
@@ -42,8 +43,11 @@ def build(current: Callable[[], Workspace], *, base_url: str, mounts: Sequence[t
     problems.install(app)
     app.include_router(_api())
     app.add_api_route("/", _page, methods=["GET"], include_in_schema=False)
-    for path, sub in mounts:
-        app.mount(path, sub)
+    for path, sub in mounts:  # "/x/": everything under /x; "/x": that one path, handed on as it is
+        if path.endswith("/"):
+            app.mount(path.rstrip("/"), sub)
+        else:
+            app.router.routes.append(Route(path, sub))
     return app
 
 

@@ -179,8 +179,10 @@ CHECKS: tuple[Check, ...] = (git_operation, left_out, conflict_status, conflict_
 
 def _once(waiting: list[Waiting]) -> list[Waiting]:
     """Each path once (a file several checks see, e.g. a FIFO that is also left out, keeps its first line)."""
-    seen: set[str] = set()
-    return [w for w in waiting if not (w.path in seen or seen.add(w.path))]
+    first: dict[str, Waiting] = {}
+    for w in waiting:
+        first.setdefault(w.path, w)
+    return [w for w in waiting if first[w.path] is w]
 
 
 @dataclass

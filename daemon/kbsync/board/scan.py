@@ -227,8 +227,6 @@ def scan_source(ws: Workspace, src: Source, now: dt.datetime) -> SourceResult:
     """Scan one source: write its candidate list, then advance its watermark."""
     mark = _load_mark(ws, src.name)
     found, next_mark, counts = _changes(ws, src, mark)
-    for path, why in counts.skipped.items():
-        log.warning("scan source %s: %s left out: %s", src.name, path, why)
     seen = known_ids(ws)
     fresh = [f for f in found if candidate_id(src.name, f.path, f.sha256) not in seen]
     counts.proposed_before = len(found) - len(fresh)
@@ -266,5 +264,5 @@ def sources_configured(ws: Workspace) -> bool:
 def scheduled_scan(ws: Workspace) -> str:
     """The daemon's timed job: scan every source now; a one-line summary for `kbsync status`."""
     results = run_scan(ws, dt.datetime.now(dt.timezone.utc))
-    return "; ".join(f"{r.source}: {len(r.candidates)} candidates" + (f", {len(r.counts.skipped)} file(s) left out"
-                     if r.counts.skipped else "") for r in results)
+    return "; ".join(f"{r.source}: {len(r.candidates)} candidates" + (f", {len(r.counts.left_out)} file(s) left out"
+                     if r.counts.left_out else "") for r in results)

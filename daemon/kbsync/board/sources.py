@@ -3,7 +3,7 @@
 I/O only: reads the files or runs git; never writes. Only regular files are opened (lstat first, then
 kbsync.store.fsio.read_regular), so a FIFO, socket, device or symlink in a source can neither block the
 scan nor lead it elsewhere; such files, and binary ones (NUL bytes), are left out with a reason in
-`Counts.skipped`, and proposed once they are fixed.
+`Counts.left_out`, and proposed once they are fixed.
 """
 
 from __future__ import annotations
@@ -120,13 +120,13 @@ def folder_changes(base: Path, files: list[str], mark: dict[str, list[Any]],
 
 
 def _read_text_file(full: str, rel: str, counts: Counts) -> tuple[bytes, os.stat_result] | None:
-    """A source file's bytes and stat, or None with the reason in `counts.skipped` (gone: no reason)."""
+    """A source file's bytes and stat, or None with the reason in `counts.left_out` (gone: no reason)."""
     try:
         data, st = fsio.read_regular(Path(full))
     except FileNotFoundError:
         return None
     except fsio.UnreadableError as exc:
-        counts.skipped[rel] = exc.message
+        counts.left_out[rel] = exc.message
         return None
     if is_binary(data, rel, counts):
         return None
@@ -134,10 +134,10 @@ def _read_text_file(full: str, rel: str, counts: Counts) -> tuple[bytes, os.stat
 
 
 def is_binary(data: bytes, rel: str, counts: Counts) -> bool:
-    """True (with the reason in `counts.skipped`) when `data` holds a NUL byte: not a text file."""
+    """True (with the reason in `counts.left_out`) when `data` holds a NUL byte: not a text file."""
     if b"\0" not in data:
         return False
-    counts.skipped[rel] = "binary (it holds NUL bytes), not a text file"
+    counts.left_out[rel] = "binary (it holds NUL bytes), not a text file"
     return True
 
 

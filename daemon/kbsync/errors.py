@@ -79,6 +79,10 @@ class RemoteError(KbsyncError):
 
 class UnavailableError(KbsyncError):
     """Something kbsync needs on this machine is not running or cannot be reached (e.g. the local server)."""
+
+    exit_code = EXIT_REMOTE
+
+
 class TimedOutError(KbsyncError):
     """A program, request or job outlived its time bound and was stopped; nothing was lost, safe to retry."""
 

@@ -50,13 +50,13 @@ def test_a_fifo_socket_symlink_and_binary_file_are_left_out_with_why(tmp_path: P
         sock.close()
     assert done.returncode == 0, done.stderr
     assert [c["path"] for c in json.loads(done.stdout)] == ["good.md"]
-    for name, why in (("pipe.md", "a FIFO (named pipe), not a regular file"), ("link.md", "a symlink"),
+    for name, why in (("pipe.md", "a FIFO (named pipe), not a regular file"), ("link.md", "symlink"),
                       ("sock.md", "a socket"), ("binary.txt", "binary (it holds NUL bytes)")):
-        assert f"{name} left out: unreadable: {why}" in done.stderr or f"{name} left out: {why}" in done.stderr, name
+        assert f"{name}: left out: unreadable: {why}" in done.stderr or f"{name}: left out: {why}" in done.stderr, name
     listed = (ws / LIST).read_bytes()
     assert b"\x00" not in listed and "外面".encode() not in listed
     again = cli("scan", "--json", "--now", NOW, ws=ws, timeout=30)  # still left out, still said
-    assert again.returncode == 0 and json.loads(again.stdout) == [] and "pipe.md left out" in again.stderr
+    assert again.returncode == 0 and json.loads(again.stdout) == [] and "pipe.md: left out" in again.stderr
 
 
 def test_a_binary_file_in_a_git_source_is_left_out_with_why(tmp_path: Path, cli: Cli) -> None:
@@ -70,4 +70,4 @@ def test_a_binary_file_in_a_git_source_is_left_out_with_why(tmp_path: Path, cli:
     done = cli("scan", "--json", "--now", NOW, ws=ws)
     assert done.returncode == 0, done.stderr
     assert "good.md" in [c["path"] for c in json.loads(done.stdout)]
-    assert "blob.md" not in done.stdout and "blob.md left out: binary" in done.stderr
+    assert "blob.md" not in done.stdout and "blob.md: left out: binary" in done.stderr

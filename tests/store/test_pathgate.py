@@ -54,7 +54,9 @@ def test_an_export_never_lands_in_a_state_folder_or_over_a_link(root: Path, tmp_
 def test_the_guarded_replace_never_replaces_a_link(root: Path) -> None:
     (root / "index.md").write_bytes(b"kept\n")
     link = root / "sessions" / "link.md"
-    _data, fp = fsio.read_with_fingerprint(link)
+    with pytest.raises(InputError, match="symlink"):  # not read through it either
+        fsio.read_with_fingerprint(link)
+    _data, fp = fsio.read_with_fingerprint(root / "index.md")
     with pytest.raises(InputError, match="symlink"):
         fsio.guarded_replace(link, b"new\n", fp, backup_to=lambda _b: None, check=lambda _b: True)
     assert link.is_symlink() and (root / "index.md").read_bytes() == b"kept\n"

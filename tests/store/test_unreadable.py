@@ -53,7 +53,7 @@ def test_bad_files_are_left_out_and_named_until_fixed(ws: Path, cli: Cli) -> Non
             "memory/pipe.md": "unreadable: a FIFO (named pipe), not a regular file",
             "sessions/dangling.md": "unreadable: a dangling symlink (its target does not exist)"}
         text = cli("status", ws=ws).stdout
-        assert "unreadable:  3 file(s)" in text and "  memory/pipe.md: unreadable: a FIFO" in text
+        assert text.count(": unreadable: ") == 3 and "  memory/pipe.md: unreadable: a FIFO" in text
     finally:
         sock.close()
     for rel in ("memory/pipe.md", "sessions/dangling.md", "artifacts/sock"):

@@ -25,8 +25,12 @@ def commit(ws: Workspace, message: str | None = None) -> CommitResult:
 
 def sync(ws: Workspace) -> SyncResult:
     """Commit, pull, integrate and push; never forced, conflicts kept as copies for a person."""
-    from kbsync.sync.syncer import remote_configured, sync as run_sync
+    from kbsync.git.inprogress import in_progress
+    from kbsync.sync.syncer import SyncResult as Result, remote_configured, sync as run_sync
 
+    doing = in_progress(ws.root)
+    if doing:  # said first: it is why nothing can happen now, whatever else is missing
+        return Result(ws.config.sync.mode, waiting=doing)
     if not remote_configured(ws):
         raise ConfigError(_no_remote(ws) + "; nothing was committed or sent", path=str(ws.root))
     return run_sync(ws)

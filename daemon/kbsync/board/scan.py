@@ -13,7 +13,6 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-import logging
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +28,6 @@ from kbsync.store.guardededit import edit_file
 from kbsync.board.sources import Counts, Found, folder_changes, folder_files, git_changes, resolve_path
 from kbsync.store.workspace import Workspace
 
-log = logging.getLogger(__name__)
 
 EXCERPT_CHARS: Final = 240
 STATE_SUBDIR: Final = "scan"

@@ -1,7 +1,7 @@
 """`/conflicts`: the same app functions as `kbsync conflicts [list]|diff|resolve`.
 
 A conflict is named in a URL by its workspace path, from the workspace root, as the list gives it
-(`memory/facts.conflict-20250611T143207Z-a1b2c3d4.md`; the file itself when it has one copy). The path
+(`memory/facts.conflict-20250611T143207Z-a1b2c3.md`; the file itself when it has one copy). The path
 gate refuses an absolute path, `..`, .git/, .kbsync/ and symlinks before anything is read.
 """
 
@@ -17,7 +17,7 @@ from kbsync.web.deps import WS
 
 router = APIRouter(tags=["conflicts"])
 WsPath = Annotated[str, Path(description="the conflict copy's path from the workspace root, or the file's when it has "
-                                         "one copy", examples=["memory/facts.conflict-20250611T143207Z-a1b2c3d4.md"])]
+                                         "one copy", examples=["memory/facts.conflict-20250611T143207Z-a1b2c3.md"])]
 
 
 def _conflict(item: conflicts.ConflictItem) -> m.Conflict:

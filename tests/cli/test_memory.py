@@ -29,4 +29,8 @@ def test_entities_and_preferences_have_their_own_files(ws_root: Path, cli: Cli) 
     listed = json.loads(cli("memory", "list", "--json", ws=ws_root).stdout)
     assert {(f["path"], f["key"], f["value"]) for f in listed} == {
         ("memory/entities/project-alpha.md", "owner", "王五"), ("memory/preferences.md", "tone", "terse")}
+    only = json.loads(cli("memory", "list", "--entity", "project alpha", "--json", ws=ws_root).stdout)
+    assert [(f["path"], f["key"]) for f in only] == [("memory/entities/project-alpha.md", "owner")]
+    assert cli("memory", "list", "--preferences", ws=ws_root).stdout == "memory/preferences.md:2: tone: terse\n"
+    assert cli("memory", "list", "--preferences", "--entity", "x", ws=ws_root).returncode == 2
     assert cli("validate", ws=ws_root).returncode == 0

@@ -16,7 +16,7 @@ import requests
 
 from helpers.daemon import wait_for
 
-CONFIG = "[daemon]\nquiet_ms = 50\n\n[web]\nport = 0\n"
+CONFIG = "[daemon]\nquiet_ms = 50\n{daemon}\n[web]\nport = 0\n"
 
 
 def server_env(home: Path) -> dict[str, str]:
@@ -28,10 +28,10 @@ def server_env(home: Path) -> dict[str, str]:
     return env
 
 
-def configure(root: Path, extra: str = "") -> None:
-    """Serve on any free port, commit files quiet for 50 ms, plus `extra` TOML."""
+def configure(root: Path, extra: str = "", *, daemon: str = "") -> None:
+    """Serve on any free port, commit files quiet for 50 ms, plus `daemon` lines in [daemon] and `extra` TOML."""
     (root / ".kbsync").mkdir(parents=True, exist_ok=True)
-    (root / ".kbsync" / "config.toml").write_text(CONFIG + extra, encoding="utf-8")
+    (root / ".kbsync" / "config.toml").write_text(CONFIG.format(daemon=daemon) + extra, encoding="utf-8")
 
 
 def server_info(root: Path) -> dict[str, Any] | None:

@@ -4,17 +4,21 @@ git are what is checked, not only the answers."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import time
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 from urllib.parse import quote
 
 import pytest
 
 from helpers.board import payload as entry_payload
+from helpers.cli import kbsync
 from helpers.daemon import git, head_files
-from helpers.web import WebServer
+from helpers.web import WebServer, configure, server_env
+from web.conftest import bare_remote
 
 
 def save(server: WebServer, **fields: Any) -> dict[str, Any]:
@@ -234,6 +238,214 @@ def test_candidates_accept_and_reject(server: WebServer, tmp_path: Path) -> None
     assert [statuses[ids[n]] for n in ("good.md", "evil.md", "meh.md")] == ["accepted", "accepted", "rejected"]
 
 
+def test_memory_set_get_list_forget(server: WebServer) -> None:
+    facts = server.root / "memory" / "facts.md"
+    key = f"lang-{uuid.uuid4().hex[:6]}"
+    r = server.call("PUT", f"/memory/{key}", body={"value": "replies in Chinese"})
+    assert r.status_code == 201 and r.json() == {"path": "memory/facts.md", "key": key, "value": "replies in Chinese",
+                                                 "action": "added"}
+    assert f"- {key}: replies in Chinese\n" in facts.read_text(encoding="utf-8")
+    r = server.call("PUT", f"/memory/{key.upper()}", body={"value": "replies in English"})
+    assert r.status_code == 200 and r.json()["action"] == "replaced"
+    text = facts.read_text(encoding="utf-8")  # the key matched without case, written as given
+    assert f"- {key.upper()}: replies in English\n" in text and "Chinese" not in text and key not in text
+    assert server.call("PUT", f"/memory/{key.upper()}", body={"value": "replies in English"}).json()["action"] == \
+        "unchanged"
+    got = server.call("GET", f"/memory/{key}")
+    assert got.status_code == 200 and got.json()["value"] == "replies in English"
+    assert text.splitlines()[got.json()["line"] - 1] == f"- {key.upper()}: replies in English"
+    assert any(f["key"] == key.upper() for f in server.call("GET", "/memory").json())
+    r = server.call("DELETE", f"/memory/{key}")
+    assert r.status_code == 200 and r.json()["action"] == "removed"
+    assert key.upper() not in facts.read_text(encoding="utf-8")
+    for method in ("GET", "DELETE"):
+        missing = server.call(method, f"/memory/{key}")
+        assert missing.status_code == 404 and missing.json()["error"]["path"] == "memory/facts.md"
+
+
+def test_memory_entities_preferences_and_keys_with_a_slash(server: WebServer) -> None:
+    owner = f"owner-{uuid.uuid4().hex[:6]}"
+    r = server.call("PUT", f"/memory/{owner}", body={"value": "王五", "entity": "Project Alpha"})
+    assert r.status_code == 201 and r.json()["path"] == "memory/entities/project-alpha.md"
+    assert f"- {owner}: 王五" in (server.root / "memory" / "entities" / "project-alpha.md").read_text(encoding="utf-8")
+    r = server.call("PUT", f"/memory/{quote('tone/style', safe='')}", body={"value": "terse", "preferences": True})
+    assert r.status_code in (200, 201) and r.json()["key"] == "tone/style"
+    assert "- tone/style: terse" in (server.root / "memory" / "preferences.md").read_text(encoding="utf-8")
+    only = server.call("GET", "/memory", params={"entity": "Project Alpha"}).json()
+    assert {(f["path"], f["key"]) for f in only} == {("memory/entities/project-alpha.md", owner)}
+    assert [f["key"] for f in server.call("GET", "/memory", params={"preferences": "true"}).json()] == ["tone/style"]
+    assert server.call("GET", f"/memory/{owner}").status_code == 404  # not in memory/facts.md
+    assert server.call("GET", f"/memory/{owner}", params={"entity": "project alpha"}).json()["value"] == "王五"
+    r = server.call("DELETE", f"/memory/{owner}", params={"entity": "Project Alpha"})
+    assert r.status_code == 200 and owner not in (server.root / "memory" / "entities" / "project-alpha.md").read_text(
+        encoding="utf-8")
+    r = server.call("PUT", "/memory/x", body={"value": "y", "entity": "../../../outside"})
+    assert r.status_code == 201 and r.json()["path"] == "memory/entities/outside.md"  # the slug keeps it inside
+    assert not (server.root.parent / "outside.md").exists()
+
+
+@pytest.mark.parametrize("path,body,field", [
+    ("/memory/k", {"value": "two\nlines"}, None), ("/memory/k", {}, "value"), ("/memory/k", {"value": 3}, "value"),
+    ("/memory/k", {"value": "v", "bogus": 1}, "bogus"), ("/memory/k", {"value": "v", "entity": "a", "preferences": True},
+                                                          None),
+    ("/memory/k%3A%20v", {"value": "v"}, None), ("/memory/%23heading", {"value": "v"}, None),
+    ("/memory/k", {"value": "v", "entity": "..."}, None)])
+def test_a_bad_fact_is_422_and_nothing_is_written(server: WebServer, path: str, body: dict[str, Any],
+                                                  field: str | None) -> None:
+    memory = server.root / "memory"
+    before = {p: p.read_bytes() for p in memory.rglob("*.md")}
+    r = server.call("PUT", path, body=body)
+    assert r.status_code == 422 and r.json()["error"]["code"] == "invalid", r.text
+    assert r.json()["error"].get("field") == field
+    assert {p: p.read_bytes() for p in memory.rglob("*.md")} == before
+
+
+# ---- conflicts: two machines syncing through one bare remote -------------------------------------------
+
+@pytest.fixture(scope="module")
+def team(tmp_path_factory: pytest.TempPathFactory, home: Path) -> Iterator[tuple[WebServer, Path]]:
+    """The server on machine a (a lock is waited for 0.3 s), and machine b's workspace, on one bare remote."""
+    from kbsync.app.workspace import init_workspace
+
+    tmp = tmp_path_factory.mktemp("team")
+    a, b = tmp / "a", tmp / "b"
+    for root in (a, b):
+        init_workspace(root)
+        configure(root, daemon="lock_wait_s = 0.3")
+    remote = bare_remote(tmp, a)
+    git(b, "remote", "add", "origin", str(remote))
+    srv = WebServer(a, home)
+    yield srv, b
+    srv.kill()
+
+
+def _sync_a(srv: WebServer) -> list[str]:
+    time.sleep(0.2)  # quiet_ms = 50
+    r = srv.call("POST", "/sync", body={})
+    assert r.status_code == 200, r.text
+    conflicts: list[str] = r.json()["conflicts"]
+    return conflicts
+
+
+def _on_b(b: Path, home: Path, *args: str) -> None:
+    time.sleep(0.2)
+    done = kbsync(*args, ws=b, env=server_env(home))
+    assert done.returncode == 0, done.stderr
+
+
+def _hold_lock(path: Path) -> Path:
+    """A fresh lock on `path` held by this (live) process, as another writer's would be."""
+    lock = path.with_name(path.name + ".lock")
+    lock.write_text(json.dumps({"pid": os.getpid(), "host": os.uname().nodename, "expire": time.time() + 600}))
+    return lock
+
+
+@pytest.fixture(scope="module")
+def conflicted(team: tuple[WebServer, Path], home: Path) -> dict[str, str]:
+    """A fact and a file changed differently on both machines, a synced last: original -> a's conflict copy."""
+    srv, b = team
+    plan = "artifacts/plan.md"
+    srv.call("PUT", "/memory/owner", body={"value": "张三"})
+    (srv.root / plan).write_text("v0\n", encoding="utf-8")
+    _sync_a(srv)
+    _on_b(b, home, "sync")
+    _on_b(b, home, "memory", "set", "owner", "李四")
+    (b / plan).write_text("from b\n", encoding="utf-8")
+    _on_b(b, home, "sync")
+    assert srv.call("PUT", "/memory/owner", body={"value": "王五"}).status_code == 200
+    (srv.root / plan).write_text("from a\n", encoding="utf-8")
+    copies = _sync_a(srv)
+    from kbsync.core import protocol
+
+    return {protocol.original_of(c): c for c in copies}
+
+
+def test_conflicts_are_listed_with_both_versions(team: tuple[WebServer, Path], conflicted: dict[str, str]) -> None:
+    srv, _b = team
+    assert set(conflicted) == {"memory/facts.md", "artifacts/plan.md"}
+    listed = {c["path"]: c for c in srv.call("GET", "/conflicts").json()}
+    assert set(listed) == set(conflicted.values())
+    copy = listed[conflicted["memory/facts.md"]]
+    machine = (srv.root / ".kbsync" / "machine-id").read_text(encoding="utf-8").strip()
+    assert copy["kind"] == "copy" and copy["original"] == "memory/facts.md" and copy["mine"]["machine"] == machine
+    assert copy["theirs"]["path"] == "memory/facts.md" and copy["theirs"]["time"]
+    shown = srv.call("GET", f"/conflicts/{conflicted['memory/facts.md']}")
+    assert shown.status_code == 200, shown.text
+    got = shown.json()
+    assert "- owner: 王五" in got["mine_text"] and "- owner: 李四" in got["theirs_text"]
+    assert got["theirs_text"] == (srv.root / "memory" / "facts.md").read_text(encoding="utf-8")
+    assert "-- owner: 李四\n" in got["diff"] and "+- owner: 王五\n" in got["diff"]
+    assert srv.call("GET", "/conflicts/memory/facts.md").json()["path"] == conflicted["memory/facts.md"]  # its one copy
+    assert srv.call("GET", "/conflicts/artifacts/nothing.md").status_code == 404
+
+
+def test_resolve_refuses_a_held_lock_and_a_keep_that_does_not_apply(team: tuple[WebServer, Path],
+                                                                     conflicted: dict[str, str]) -> None:
+    srv, _b = team
+    copy, plan = conflicted["artifacts/plan.md"], srv.root / "artifacts" / "plan.md"
+    lock = _hold_lock(plan)
+    try:
+        r = srv.call("POST", f"/conflicts/{copy}/resolve", body={"keep": "mine"})
+        assert r.status_code == 409 and r.json()["error"]["code"] == "locked"
+        assert r.json()["error"]["path"] == "artifacts/plan.md" and "artifacts/plan.md" in r.json()["error"]["message"]
+    finally:
+        lock.unlink()
+    r = srv.call("POST", f"/conflicts/{copy}/resolve", body={"keep": "both"})
+    assert r.status_code == 422 and "artifacts/plan.md" in r.json()["error"]["message"]
+    assert srv.call("POST", f"/conflicts/{copy}/resolve", body={"keep": "all"}).status_code == 422
+    assert plan.read_text(encoding="utf-8") == "from b\n" and (srv.root / copy).exists()
+
+
+def test_resolve_writes_the_kept_version_removes_the_copy_and_commits(team: tuple[WebServer, Path],
+                                                                      conflicted: dict[str, str]) -> None:
+    srv, _b = team
+    copy = conflicted["artifacts/plan.md"]
+    r = srv.call("POST", f"/conflicts/{copy}/resolve", body={"keep": "mine"})
+    assert r.status_code == 200, r.text
+    done = r.json()
+    assert (done["path"], done["removed"], done["keep"]) == ("artifacts/plan.md", copy, "mine")
+    assert (srv.root / "artifacts" / "plan.md").read_text(encoding="utf-8") == "from a\n" and not (srv.root / copy).exists()
+    assert done["commit"] == git(srv.root, "rev-parse", "HEAD").strip()
+    assert set(git(srv.root, "show", "--name-only", "--format=", "HEAD").split()) == {"artifacts/plan.md", copy}
+    assert git(srv.root, "show", "HEAD:artifacts/plan.md") == "from a\n" and copy not in head_files(srv.root)
+    kept = {p.read_text(encoding="utf-8") for p in (srv.root / ".kbsync" / "backup").rglob("*") if p.is_file()}
+    assert {"from a\n", "from b\n"} <= kept  # both replaced versions stay in the backup
+    r = srv.call("POST", "/conflicts/memory/facts.md/resolve", body={"keep": "both"})
+    assert r.status_code == 200 and r.json()["removed"] == conflicted["memory/facts.md"]
+    facts = (srv.root / "memory" / "facts.md").read_text(encoding="utf-8")
+    assert "- owner: 李四\n" in facts and "- owner: 王五\n" in facts
+    assert git(srv.root, "show", "HEAD:memory/facts.md") == facts
+    assert srv.call("GET", "/conflicts").json() == []
+    assert srv.call("POST", f"/conflicts/{copy}/resolve", body={"keep": "mine"}).status_code == 404
+
+
+def test_a_session_marked_status_conflict_is_settled_with_keep_mine(team: tuple[WebServer, Path]) -> None:
+    srv, _b = team
+    record = save(srv, title="冲突标记", status="conflict")
+    shown = srv.call("GET", f"/conflicts/{record['path']}").json()
+    assert (shown["kind"], shown["theirs"], shown["theirs_text"], shown["diff"]) == ("status", None, None, "")
+    r = srv.call("POST", f"/conflicts/{record['path']}/resolve", body={"keep": "theirs"})
+    assert r.status_code == 422 and "keep mine" in r.json()["error"]["message"]
+    r = srv.call("POST", f"/conflicts/{record['path']}/resolve", body={"keep": "mine"})
+    assert r.status_code == 200 and r.json()["removed"] is None
+    assert "status: open" in (srv.root / record["path"]).read_text(encoding="utf-8")
+    assert record["path"] in git(srv.root, "show", "--name-only", "--format=", "HEAD").split()
+
+
+def test_a_held_lock_on_a_memory_file_is_409_naming_it(team: tuple[WebServer, Path]) -> None:
+    srv, _b = team
+    facts = srv.root / "memory" / "facts.md"
+    before = facts.read_bytes()
+    lock = _hold_lock(facts)
+    try:
+        for method, body in (("PUT", {"value": "v"}), ("DELETE", None)):
+            r = srv.call(method, "/memory/owner", body=body)
+            assert r.status_code == 409 and r.json()["error"]["path"] == "memory/facts.md", r.text
+    finally:
+        lock.unlink()
+    assert facts.read_bytes() == before
+
+
 def test_unknown_routes_and_methods_answer_in_the_error_shape(server: WebServer) -> None:
     r = server.call("GET", "/nothing-here")
     assert r.status_code == 404 and r.json()["error"]["code"] == "not_found"
@@ -250,7 +462,10 @@ def test_the_openapi_document_is_3_1_and_names_every_endpoint(server: WebServer)
             "/api/v1/search", "/api/v1/context", "/api/v1/board/entries", "/api/v1/board/entries/{key}",
             "/api/v1/board/entries/{key}/feedback", "/api/v1/board/entries/{key}/applied", "/api/v1/board/decay",
             "/api/v1/board/review", "/api/v1/candidates", "/api/v1/candidates/{item}/accept",
-            "/api/v1/candidates/{item}/reject", "/api/v1/stats"} <= paths
+            "/api/v1/candidates/{item}/reject", "/api/v1/stats", "/api/v1/memory", "/api/v1/memory/{key}",
+            "/api/v1/conflicts", "/api/v1/conflicts/{path}", "/api/v1/conflicts/{path}/resolve"} <= paths
+    assert set(doc["paths"]["/api/v1/memory/{key}"]) == {"get", "put", "delete"}
+    assert doc["components"]["schemas"]["Keep"]["properties"]["keep"]["enum"] == ["mine", "theirs", "both"]
     entry = doc["components"]["schemas"]["EntryFields"]
     assert set(entry["properties"]) == {"title", "type", "topic", "summary", "core_content", "source", "source_date",
                                         "scenarios", "confidence", "status"}

@@ -25,7 +25,8 @@ CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance,
 
 @pytest.fixture(scope="module")
 def fuzzed(tmp_path_factory: pytest.TempPathFactory, home: Path) -> Iterator[WebServer]:
-    """A server on a workspace with something to find: sessions, a board entry, a remote to sync with."""
+    """A server on a workspace with something to find: sessions, a board entry, a fact, a conflict, a remote to
+    sync with."""
     from kbsync.app.workspace import init_workspace
 
     tmp = tmp_path_factory.mktemp("fuzz")
@@ -37,6 +38,8 @@ def fuzzed(tmp_path_factory: pytest.TempPathFactory, home: Path) -> Iterator[Web
     for n in range(3):
         srv.call("POST", "/sessions", body={"session_id": f"seed-{n}", "tags": ["合同"], "summary": "付款条款"})
     srv.call("POST", "/board/entries", body=entry_payload())
+    srv.call("PUT", "/memory/language", body={"value": "中文"})
+    srv.call("POST", "/sessions", body={"session_id": "seed-conflict", "status": "conflict"})  # one conflict to list
     yield srv
     srv.kill()
 

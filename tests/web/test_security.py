@@ -112,6 +112,74 @@ def test_path_traversal_in_ids_keys_and_items_reaches_no_file(server: WebServer,
     assert "root:" not in r.text
 
 
+COPY = "x.conflict-20250101T000000Z-abcdef.md"
+
+
+@pytest.mark.parametrize("method,path", [
+    ("GET", "/conflicts/..%2F..%2F..%2Fetc%2Fpasswd"), ("GET", "/conflicts/%2E%2E%2Fweb%2Fws%2Findex.md"),
+    ("GET", "/conflicts//etc/passwd"), ("GET", "/conflicts/%2Fetc%2Fpasswd"), ("GET", "/conflicts/.git/config"),
+    ("GET", "/conflicts/memory/.GIT/HEAD"), ("GET", "/conflicts/.kbsync/web-token"), ("GET", "/conflicts/.KBSYNC./config.toml"),
+    ("GET", "/conflicts/memory/..%2F..%2Findex.md"), ("GET", "/conflicts/memory/.%2Ffacts.md"), ("GET", "/conflicts/"),
+    ("POST", "/conflicts/..%2F..%2Fx.md/resolve"), ("POST", "/conflicts/.git/config/resolve"),
+    ("POST", "/conflicts/.kbsync/web-token/resolve"), ("POST", "/conflicts//etc/passwd/resolve")])
+def test_path_traversal_in_a_conflict_path_is_refused_before_any_file_is_read(server: WebServer, method: str,
+                                                                               path: str) -> None:
+    token = (server.root / ".kbsync" / "web-token").read_text(encoding="ascii")
+    r = server.call(method, path, body={"keep": "theirs"} if method == "POST" else None)
+    assert r.status_code == 400 and r.json()["error"]["code"] == "bad_request", (path, r.status_code, r.text)
+    assert "root:" not in r.text and token.strip() not in r.text and "[core]" not in r.text
+    assert (server.root / ".kbsync" / "web-token").read_text(encoding="ascii") == token
+
+
+def test_a_conflict_path_through_or_onto_a_symlink_is_refused_and_nothing_outside_changes(server: WebServer,
+                                                                                          tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "x.md").write_text("outside original\n", encoding="utf-8")
+    (outside / COPY).write_text("outside copy\n", encoding="utf-8")
+    through, onto = server.root / "artifacts" / "linked", server.root / "artifacts" / COPY
+    through.symlink_to(outside, target_is_directory=True)
+    onto.symlink_to(outside / COPY)
+    try:
+        for rel, why in ((f"artifacts/linked/{COPY}", "passes through artifacts/linked"), (f"artifacts/{COPY}", "symlink")):
+            for method in ("GET", "POST"):
+                r = server.call(method, f"/conflicts/{rel}" + ("/resolve" if method == "POST" else ""),
+                                body={"keep": "mine"} if method == "POST" else None)
+                assert r.status_code == 400 and why in r.json()["error"]["message"], (rel, r.text)
+                assert "outside" not in r.text
+    finally:
+        through.unlink()
+        onto.unlink()
+    assert sorted(p.name for p in outside.iterdir()) == sorted(["x.md", COPY])
+    assert (outside / "x.md").read_text(encoding="utf-8") == "outside original\n"
+    assert (outside / COPY).read_text(encoding="utf-8") == "outside copy\n"
+
+
+def test_a_memory_key_or_entity_reaches_no_file_outside_memory(server: WebServer) -> None:
+    for path, params in (("/memory/..%2F..%2F..%2Fetc%2Fpasswd", {}), ("/memory/x", {"entity": "../../../etc/passwd"}),
+                         ("/memory/x", {"entity": "..%2F.git%2Fconfig"})):
+        r = server.call("GET", path, params=params)
+        assert r.status_code == 404 and r.json()["error"]["path"].startswith("memory/"), r.text
+        assert "root:" not in r.text
+    r = server.call("PUT", "/memory/x", body={"value": "v", "entity": "../.git/config"})
+    assert r.status_code == 201 and r.json()["path"] == "memory/entities/gitconfig.md", r.text  # the slug's file
+    assert "- x: v" in (server.root / "memory" / "entities" / "gitconfig.md").read_text(encoding="utf-8")
+    assert "- x: v" not in (server.root / ".git" / "config").read_text(encoding="utf-8")
+
+
+def test_a_cookie_session_deletes_only_with_json_or_its_csrf_token(server: WebServer) -> None:
+    server.call("PUT", "/memory/cookie-fact", body={"value": "kept"})
+    browser, _ = _login(server)
+    csrf = re.search(r'name="csrf-token" content="([0-9a-f]{64})"', browser.get(server.url + "/", timeout=10).text)
+    assert csrf
+    url = server.url + "/api/v1/memory/cookie-fact"
+    assert browser.delete(url, timeout=10).status_code == 415
+    assert browser.delete(url, headers={"Content-Type": "application/x-www-form-urlencoded"}, timeout=10).status_code == 403
+    assert "cookie-fact: kept" in (server.root / "memory" / "facts.md").read_text(encoding="utf-8")
+    assert browser.delete(url, headers={"X-CSRF-Token": csrf.group(1)}, timeout=10).status_code == 200
+    assert "cookie-fact" not in (server.root / "memory" / "facts.md").read_text(encoding="utf-8")
+
+
 def test_security_headers_on_every_answer(server: WebServer) -> None:
     for r in (server.call("GET", "/status"), server.call("GET", "/status", auth=False),
               server.call("GET", "/status", headers={"Host": "evil.example"}), server.call("GET", "/nothing")):

@@ -15,7 +15,7 @@ import time
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Callable, Literal
 
-from kbsync.errors import KbsyncError, NothingFoundError, UsageError
+from kbsync.errors import InputError, KbsyncError, NothingFoundError, UsageError
 
 if TYPE_CHECKING:
     from kbsync.store.workspace import Workspace
@@ -41,6 +41,14 @@ class ConflictItem:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+@dataclass(frozen=True)
+class ConflictView:
+    item: ConflictItem
+    mine: str  # the copy's text (for a status conflict: the file's)
+    theirs: str | None  # the file's text as it stands; None for a status conflict, or when the file is gone
+    diff: str  # unified, from theirs to mine; "" for a status conflict
 
 
 @dataclass(frozen=True)
@@ -108,6 +116,19 @@ def _marked(ws: Workspace, rel: str) -> bool:
         return False
 
 
+def named(ws: Workspace, path: str) -> str:
+    """A conflict's path as a client names it, from the workspace root (the HTTP API's `{path}`), made absolute for
+    the functions here. UsageError saying why when the path gate (kbsync.store.pathgate) refuses it: absolute,
+    climbing out with `..`, in .git/ or .kbsync/, through or onto a symlink."""
+    from kbsync.store import pathgate
+
+    why = pathgate.refusal(ws.root, path)
+    if why:
+        raise UsageError(f"the path {path!r} {why}; name a conflict by its path from the workspace root, as the "
+                         "list of conflicts gives it")
+    return str(ws.path(path))
+
+
 def find(ws: Workspace, path: str) -> ConflictItem:
     """The conflict `path` names: a copy, a file marked `status: conflict`, or a file with exactly one copy."""
     rel = ws.relpath(path)
@@ -132,6 +153,20 @@ def conflict_diff(ws: Workspace, path: str) -> str:
     if item.theirs is None:
         raise UsageError("marked `status: conflict` with no other version; look at it, then "
                          f"`kbsync conflicts resolve {item.path} --keep mine`", path=item.path)
+    return _diff(ws, item)
+
+
+def show(ws: Workspace, path: str) -> ConflictView:
+    """One conflict with the text of both versions and the diff between them."""
+    item = find(ws, path)
+    mine = ws.read_text(item.path)
+    if item.theirs is None:
+        return ConflictView(item, mine, None, "")
+    theirs = ws.read_text(item.original) if ws.path(item.original).exists() else None
+    return ConflictView(item, mine, theirs, _diff(ws, item))
+
+
+def _diff(ws: Workspace, item: ConflictItem) -> str:
     old, new = _text(ws, item.original), _text(ws, item.path)
     return "".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
                                         f"a/{item.original} (theirs)", f"b/{item.path} (mine)"))
@@ -156,7 +191,7 @@ def resolve(ws: Workspace, path: str, keep: str) -> Resolved:
     try:
         result = conflictmerge.kept(item.original, _text(ws, item.original), copy, keep)
     except ValueError as exc:
-        raise UsageError(str(exc), path=item.path) from exc
+        raise InputError(str(exc), path=item.path) from exc
     _write(ws, item.original, lambda _old: result)
     _remove_copy(ws, item.path, copy)
     return Resolved(item.original, item.path, keep, _commit(ws, [item.original, item.path], item, keep))
@@ -167,7 +202,7 @@ def _settle_status(ws: Workspace, item: ConflictItem, keep: str) -> Resolved:
     from kbsync.core import frontmatter
 
     if keep != "mine":
-        raise UsageError("marked `status: conflict` with no other version; only --keep mine applies (the file as "
+        raise InputError("marked `status: conflict` with no other version; only --keep mine applies (the file as "
                          "it is, marked open again)", path=item.path)
     _write(ws, item.path, lambda text: frontmatter.set_field(text, "status", "open"))
     return Resolved(item.path, None, keep, _commit(ws, [item.path], item, keep))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
-from kbsync.errors import NothingFoundError, UsageError
+from kbsync.errors import InputError, NothingFoundError
 
 if TYPE_CHECKING:
     from kbsync.store.workspace import Workspace
@@ -44,12 +44,12 @@ def memory_file(*, preferences: bool = False, entity: str | None = None) -> str:
     from kbsync.core import facts, protocol
 
     if preferences and entity is not None:
-        raise UsageError("give --preferences or --entity NAME, not both")
+        raise InputError("a fact lives in one file: give preferences or an entity, not both")
     if entity is not None:
         try:
             return facts.entity_relpath(entity)
         except ValueError as exc:
-            raise UsageError(f"--entity: {exc}") from exc
+            raise InputError(f"entity: {exc}") from exc
     return protocol.PREFERENCES_MD if preferences else protocol.FACTS_MD
 
 
@@ -74,7 +74,7 @@ def set_fact(ws: Workspace, key: str, value: str, *, preferences: bool = False, 
     try:
         name, text = facts.check_key(key), facts.check_value(value)
     except ValueError as exc:
-        raise UsageError(str(exc)) from exc
+        raise InputError(str(exc)) from exc
     action = ""
 
     def edit(old: str) -> str:
@@ -107,9 +107,11 @@ def get_fact(ws: Workspace, key: str, *, preferences: bool = False, entity: str 
     return FactItem(relpath, found.name, found.value, found.line)
 
 
-def list_facts(ws: Workspace) -> list[FactItem]:
-    """Every fact of every memory file: facts, preferences, then the entities by name."""
-    return [FactItem(rel, f.name, f.value, f.line) for rel in memory_files(ws) for f in _facts_of(ws, rel)]
+def list_facts(ws: Workspace, *, preferences: bool = False, entity: str | None = None) -> list[FactItem]:
+    """Every fact of every memory file (facts, preferences, then the entities by name), or, with `preferences`
+    or `entity`, of that one file."""
+    chosen = [memory_file(preferences=preferences, entity=entity)] if preferences or entity is not None else None
+    return [FactItem(rel, f.name, f.value, f.line) for rel in chosen or memory_files(ws) for f in _facts_of(ws, rel)]
 
 
 def memory_files(ws: Workspace) -> list[str]:

@@ -23,19 +23,25 @@ def register(sub: Any) -> None:
     fg = _action(acts, "forget", "remove a fact (exit 1 when there is none)", _run_forget)
     fg.add_argument("key", metavar="KEY")
     ls = acts.add_parser("list", help="list every fact of every memory file", description="List every fact of "
-                         "memory/facts.md, memory/preferences.md and memory/entities/*.md with its file and line.")
+                         "memory/facts.md, memory/preferences.md and memory/entities/*.md with its file and line "
+                         "(with --preferences or --entity NAME: of that file only).")
+    _where(ls)
     ls.add_argument("--json", action="store_true", help="print the facts as JSON")
     ls.set_defaults(func=_run_list)
 
 
 def _action(acts: Any, name: str, help_text: str, func: Any) -> argparse.ArgumentParser:
     p: argparse.ArgumentParser = acts.add_parser(name, help=help_text, description=help_text)
-    where = p.add_mutually_exclusive_group()
-    where.add_argument("--preferences", action="store_true", help="in memory/preferences.md")
-    where.add_argument("--entity", metavar="NAME", help="in memory/entities/<slug of NAME>.md (made on first use)")
+    _where(p)
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=func)
     return p
+
+
+def _where(p: argparse.ArgumentParser) -> None:
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--preferences", action="store_true", help="in memory/preferences.md")
+    where.add_argument("--entity", metavar="NAME", help="in memory/entities/<slug of NAME>.md (made on first use)")
 
 
 def _show(args: argparse.Namespace, data: dict[str, Any], line: str) -> int:
@@ -70,7 +76,7 @@ def _run_forget(args: argparse.Namespace) -> int:
 def _run_list(args: argparse.Namespace) -> int:
     from kbsync.app.memory import list_facts
 
-    items = list_facts(workspace(args))
+    items = list_facts(workspace(args), preferences=args.preferences, entity=args.entity)
     if args.json:
         print_json([i.as_dict() for i in items])
     else:

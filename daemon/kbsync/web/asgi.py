@@ -18,7 +18,7 @@ from starlette.types import ASGIApp
 from kbsync import __version__
 from kbsync.app.web import TokenCache
 from kbsync.app.workspace import Workspace
-from kbsync.web import api_board, api_sessions, api_workspace, problems
+from kbsync.web import api_board, api_conflicts, api_memory, api_sessions, api_workspace, problems
 from kbsync.web.guard import BrowserSession, Guard
 
 API_PREFIX = "/api/v1"
@@ -30,7 +30,7 @@ DESCRIPTION = ("The local HTTP API of a kbsync workspace: every endpoint calls t
 
 def _api() -> APIRouter:
     api = APIRouter(prefix=API_PREFIX, responses=problems.ERROR_RESPONSES)
-    for part in (api_workspace, api_sessions, api_board):
+    for part in (api_workspace, api_sessions, api_memory, api_board, api_conflicts):
         api.include_router(part.router)
     return api
 

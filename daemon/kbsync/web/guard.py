@@ -9,10 +9,10 @@ In order, each check answering in the API's error shape:
 3. GET /login?token=... with a login token `kbsync web url` made: used once, it opens a browser
    session (an HttpOnly, SameSite=Strict cookie) and redirects to / without the token.
 4. Authentication: `Authorization: Bearer <API token>` or that session cookie (401).
-5. A POST, PUT or PATCH (or a DELETE with a body) must be `Content-Type: application/json`, which a
-   page of another origin cannot send without a preflight that is refused; a page of this server
-   may instead send its session's CSRF token in `X-CSRF-Token` (a form type without it: 403 `csrf`;
-   any other type: 415).
+5. A POST, PUT or PATCH (or a DELETE with a body, or any DELETE of a browser session) must be
+   `Content-Type: application/json`, which a page of another origin cannot send without a preflight
+   that is refused; a page of this server may instead send its session's CSRF token in
+   `X-CSRF-Token` (a form type without it: 403 `csrf`; any other type: 415).
 6. The body is read whole before the request goes on, and refused past [web] max_body_kb (413).
 Every response gets nosniff, X-Frame-Options DENY, a strict Content-Security-Policy, no-referrer
 and no-store, and loses any Access-Control-* header a mounted app might add.
@@ -200,7 +200,7 @@ class Guard:
                                                        "prints it), or log in with `kbsync web url`",
                                   headers={"www-authenticate": 'Bearer realm="kbsync"'})
         method = scope["method"]
-        if method in WRITES or (method == "DELETE" and _has_body(headers)):
+        if method in WRITES or (method == "DELETE" and (_has_body(headers) or isinstance(who, BrowserSession))):
             return self._content_refusal(headers, who)
         return None
 

@@ -241,3 +241,63 @@ class ContextPack(BaseModel):
     parts: list[ContextPart]
     notes: list[str]
     text: str = Field(description="the whole pack, ready for a prompt")
+
+
+# ---- memory ---------------------------------------------------------------------------------------------
+
+class Fact(BaseModel):
+    path: str = Field(description="the memory file that holds it")
+    key: str = Field(description="the key as written in the file")
+    value: str
+    line: int = Field(description="1-based line of its bullet")
+
+
+class FactSet(Request):
+    """What `kbsync memory set` takes: the value, and the file (memory/facts.md unless one is named)."""
+
+    value: str = Field(description="one line (no line break or control character); empty for a bare `- KEY`")
+    entity: str | None = Field(default=None, description="in memory/entities/<slug of the name>.md (made on first "
+                                                         "use); not with preferences")
+    preferences: bool = Field(default=False, description="in memory/preferences.md; not with entity")
+
+
+class FactWritten(BaseModel):
+    path: str = Field(description="the memory file written")
+    key: str
+    value: str
+    action: Literal["added", "replaced", "unchanged", "removed"]
+
+
+# ---- conflicts ------------------------------------------------------------------------------------------
+
+class Version(BaseModel):
+    path: str
+    time: str | None = Field(description="ISO 8601: of the last commit that touched it, or its modification time")
+    machine: str | None = Field(description="the machine id that made it, where known")
+
+
+class Conflict(BaseModel):
+    path: str = Field(description="what to settle: the conflict copy, or the file marked `status: conflict`")
+    original: str = Field(description="the file it belongs to")
+    kind: Literal["copy", "status"]
+    mine: Version = Field(description="the copy (for a status conflict: the file itself)")
+    theirs: Version | None = Field(description="the file as it stands; null for a status conflict")
+
+
+class ConflictShown(Conflict):
+    mine_text: str = Field(description="the text of mine")
+    theirs_text: str | None = Field(description="the text of theirs; null for a status conflict or a file that is "
+                                                "gone")
+    diff: str = Field(description="unified diff from theirs to mine; empty for a status conflict or equal versions")
+
+
+class Keep(Request):
+    keep: Literal["mine", "theirs", "both"] = Field(description="mine: the copy's version; theirs: the file's; both: "
+                                                                "both versions of each fact (memory files only)")
+
+
+class Resolved(BaseModel):
+    path: str = Field(description="the file written")
+    removed: str | None = Field(description="the conflict copy removed (a backup stays in .kbsync/backup/)")
+    keep: str
+    commit: str | None = Field(description="the commit of both paths; null when the workspace is no git repository")

@@ -84,8 +84,13 @@ def test_a_write_without_json_is_415(server: WebServer) -> None:
 
 def test_an_oversize_body_is_413_whether_announced_or_streamed(server: WebServer) -> None:
     big = b'{"message": "' + b"x" * (8192 * 1024 + 10) + b'"}'
-    r = server.call(*WRITE, data=big, headers={"Content-Type": "application/json"})
-    assert r.status_code == 413 and r.json()["error"]["code"] == "too_large"
+    try:  # the server answers before reading the body and closes: what the client reads may be cut short
+        r = server.call(*WRITE, data=big, headers={"Content-Type": "application/json"}, stream=True)
+        assert r.status_code == 413
+        assert r.json()["error"]["code"] == "too_large"
+    except (requests.exceptions.ConnectionError, requests.exceptions.ChunkedEncodingError):
+        pass
+    assert "x" * 100 not in errors_log(server)
 
     def chunks() -> object:
         for _ in range(9):
@@ -95,7 +100,7 @@ def test_an_oversize_body_is_413_whether_announced_or_streamed(server: WebServer
         r = requests.post(server.url + "/api/v1/logs/errors", data=chunks(), timeout=30,
                           headers={"Authorization": f"Bearer {server.token}", "Content-Type": "application/json"})
         assert r.status_code == 413
-    except requests.exceptions.ConnectionError:
+    except (requests.exceptions.ConnectionError, requests.exceptions.ChunkedEncodingError):
         pass  # the connection was cut before the 413 could be read whole
     assert "x" * 100 not in errors_log(server)
 

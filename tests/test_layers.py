@@ -18,7 +18,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers.cli import kbsync
 
 PACKAGE = Path(__file__).resolve().parent.parent / "daemon" / "kbsync"
 RANK = {"": 0, "data": 0, "core": 1, "store": 2, "git": 3, "sync": 4, "board": 4, "retrieval": 4, "app": 5,

@@ -75,21 +75,6 @@ def _at_head(root: Path, path: str) -> str:
         return ""
 
 
-@pytest.mark.slow
-def test_a_turn_over_stdio_is_committed_by_the_daemon(seeded: Path, cli: Cli) -> None:
-    daemon = DaemonProcess(seeded)
-    try:
-        async def run() -> dict[str, Any]:
-            async with stdio(seeded) as client:
-                return await turn(client)
-
-        got = anyio.run(run)
-        check_answers(got)
-        check_committed(seeded, got, cli)
-    finally:
-        daemon.stop()
-
-
 @contextlib.asynccontextmanager
 async def _http_client(root: Path) -> AsyncIterator[Client]:
     from starlette.applications import Starlette
@@ -112,11 +97,13 @@ async def _http_client(root: Path) -> AsyncIterator[Client]:
 
 
 @pytest.mark.slow
-def test_a_turn_over_streamable_http_is_committed_by_the_daemon(seeded: Path, cli: Cli) -> None:
+@pytest.mark.parametrize("transport", ["stdio", "streamable-http"])
+def test_a_turn_is_committed_by_the_daemon(seeded: Path, cli: Cli, transport: str) -> None:
+    connect = stdio if transport == "stdio" else _http_client
     daemon = DaemonProcess(seeded)
     try:
         async def run() -> dict[str, Any]:
-            async with _http_client(seeded) as client:
+            async with connect(seeded) as client:
                 return await turn(client)
 
         got = anyio.run(run)

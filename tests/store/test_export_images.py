@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from helpers.cli import Cli
-from helpers.export import Images, png
+from helpers.export import png
 
 SESSION = "sessions/2025-06-11/1432-a1b2c3d-x.md"
 

@@ -37,7 +37,6 @@ from kbsync import proc
 from kbsync.git import inprogress
 from kbsync.service import jobrunner, jobs, watch
 from kbsync.service.catchup import CatchUp
-from kbsync.core import protocol
 from kbsync.app import status
 from kbsync.errors import KbsyncError, LockedError
 from kbsync.store.repairfile import RepairOutcome, repair_file

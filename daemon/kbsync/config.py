@@ -47,7 +47,7 @@ class SyncConfig:
     remote: str = "origin"
     branch: str = "main"
     every: str = "5m"
-    max_retries: int = 5
+    max_retries: int = 8
     timeout_s: float = 60.0
 
 

@@ -175,3 +175,12 @@ def test_429_honours_retry_after_and_a_plain_403_is_not_retried(server: GitHubSe
     with pytest.raises(RemoteError, match="may write its contents"):
         api.get_commit(head)
     assert sleeps == [3.0]
+
+
+def test_a_request_is_retried_at_most_five_times_whatever_the_rounds_allowed() -> None:
+    from kbsync.config import Config
+    from kbsync.sync.transports.githubclient import request_policy
+
+    assert Config().sync.max_retries == 8  # rounds: twenty machines pushing at once need them
+    assert request_policy(8).max_retries == 5
+    assert request_policy(1).max_retries == 1

@@ -23,8 +23,8 @@ from kbsync.git import repo as gitrepo
 from kbsync.store import pathgate
 from kbsync.errors import ConfigError, RemoteError
 from kbsync.sync.transports.base import RemoteHead
-from kbsync.sync.transports.githubclient import (EmptyRepositoryError, GitHubApi, LostResponseError, RetryPolicy,
-                                                 TreeEntry)
+from kbsync.sync.transports.githubclient import (EmptyRepositoryError, GitHubApi, LostResponseError, TreeEntry,
+                                                 request_policy)
 from kbsync.store.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -200,5 +200,5 @@ def from_config(ws: Workspace, known: Mapping[str, str] | None = None) -> ApiTra
     if not token:
         raise ConfigError(f"set a GitHub token in the environment variable {gh.token_env} ([github] token_env)")
     api = GitHubApi(requests.Session(), api_url=gh.api_url, repository=gh.repository, token=token,
-                    timeout_s=sc.timeout_s, policy=RetryPolicy(max_retries=sc.max_retries))
+                    timeout_s=sc.timeout_s, policy=request_policy(sc.max_retries))
     return ApiTransport(ws.root, api, sc.branch, (ws.config.daemon.author_name, ws.config.daemon.author_email), known)

@@ -46,6 +46,13 @@ class RetryPolicy:
     secondary_s: float = 60.0  # GitHub: wait at least a minute after a secondary limit without retry-after
 
 
+def request_policy(round_retries: int) -> RetryPolicy:
+    """How often one request is retried: `[sync] max_retries` bounds the rounds of a sync, and a request is
+    retried at most as often, and never more than 5 times (a remote that never answers costs at most six
+    timeouts per request, not one per round allowed)."""
+    return RetryPolicy(max_retries=min(round_retries, RetryPolicy.max_retries))
+
+
 @dataclass(frozen=True)
 class TreeEntry:
     path: str

@@ -94,18 +94,38 @@ def _reversed_lines(text: str, low: str) -> Iterator[Decoded]:
         at += len(line) + 1
 
 
-def decoded_runs(text: str) -> list[Decoded]:
-    """Every encoded run of `text` that decodes to readable text, in order of position."""
-    out: list[Decoded] = []
-    for kind, pattern, decode in _DECODERS:
-        if kind == "percent" and "%" not in text:
+# Every run the decoders above find holds one of these, and none crosses a line break.
+_CANDIDATE: Final = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{20}|\\x[0-9a-fA-F]{2}|%[0-9A-Fa-f]{2}|"
+                               "[\U000e0020-\U000e007e]")
+
+
+def _candidate_lines(text: str) -> Iterator[tuple[int, str]]:
+    """The lines of `text` that may hold an encoded run, with their offsets."""
+    end = -1
+    for m in _CANDIDATE.finditer(text):
+        if m.start() < end:
             continue
-        for m in pattern.finditer(text):
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.end())
+        end = len(text) if end < 0 else end
+        yield start, text[start:end]
+
+
+def _line_runs(at: int, line: str) -> Iterator[Decoded]:
+    for kind, pattern, decode in _DECODERS:
+        if kind == "percent" and "%" not in line:
+            continue
+        for m in pattern.finditer(line):
             try:
                 got = decode(m.group())
             except (ValueError, UnicodeDecodeError):
                 got = None
             if got is not None and readable(got):
-                out.append(Decoded(m.start(), m.end(), kind, got))
+                yield Decoded(at + m.start(), at + m.end(), kind, got)
+
+
+def decoded_runs(text: str) -> list[Decoded]:
+    """Every encoded run of `text` that decodes to readable text, in order of position."""
+    out = [d for at, line in _candidate_lines(text) for d in _line_runs(at, line)]
     out.extend(_reversed_lines(text, text.lower()))
     return sorted(out, key=lambda d: (d.start, d.end))

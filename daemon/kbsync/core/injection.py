@@ -119,41 +119,64 @@ WINDOW: Final = 300  # characters around a keyword in which its rule runs (longe
 _MAX_HITS: Final = 40  # keyword occurrences beyond which a rule runs over the whole text
 
 
-def _is_cjk(c: str) -> bool:
-    return "\u4e00" <= c <= "\u9fff"
+def _is_word(key: str) -> bool:
+    return key.isascii() and key.isalpha()
 
 
-@dataclass(frozen=True)
+_KEYS: Final = frozenset(k for rule in RULES for k in (*rule.keys, *(k for group in rule.also for k in group)))
+_WORD_KEYS: Final = frozenset(k for k in _KEYS if _is_word(k))  # looked up among the text's words
+_ASCII_KEYS: Final = tuple(sorted(k for k in _KEYS if k.isascii() and not _is_word(k)))  # looked up as substrings
+_WIDE_KEYS: Final = tuple((k, frozenset(k)) for k in sorted(_KEYS) if not k.isascii())  # with the characters each holds
+_RULES_OF: Final = {k: tuple(i for i, rule in enumerate(RULES) if k in rule.keys) for k in _KEYS}
+
+
 class _Index:
-    """What a rule's keywords are looked up in: one pass over the lower-cased folded text."""
+    """What the rules' keywords are looked up in: the lower-cased folded text and the keywords present in it
+    (a keyword of ASCII letters as a whole word, any other as a substring), found once per text, so that
+    only the rules one of whose keywords occurs are tried; each keyword's occurrences are found when a
+    rule first asks."""
 
-    low: str
-    words: frozenset[str]
-    chars: frozenset[str]
-
-    @classmethod
-    def of(cls, text: str) -> _Index:
-        low = text.lower()
-        return cls(low, frozenset(_WORDS.findall(low)), frozenset() if low.isascii() else frozenset(low))
+    def __init__(self, text: str) -> None:
+        self.low = low = text.lower()
+        present = (_WORD_KEYS & frozenset(_WORDS.findall(low))) | {k for k in _ASCII_KEYS if k in low}
+        if not low.isascii():
+            chars = frozenset(low)
+            present |= {k for k, need in _WIDE_KEYS if need <= chars and k in low}
+        self.present = present
+        self._hits: dict[str, list[int]] = {}
+        self._windows: dict[tuple[str, ...], list[tuple[int, int]]] = {}
 
     def has(self, key: str) -> bool:
-        if _is_cjk(key[0]):
-            return all(c in self.chars for c in key[:3]) and key in self.low
-        if key.isascii() and key.isalpha():
-            return key in self.words
-        return key in self.low
+        return key in self.present
 
-    def windows(self, keys: Iterable[str]) -> list[tuple[int, int]]:
-        """Spans of the text within WINDOW of an occurrence of one of `keys`, merged."""
-        hits: list[int] = []
-        for key in keys:
-            word = key.isascii() and key.isalpha()
-            at = self.low.find(key)
-            while at >= 0 and len(hits) <= _MAX_HITS:
+    def rules(self) -> list[Rule]:
+        """The rules one of whose keywords occurs, in the order of RULES."""
+        return [RULES[i] for i in sorted({i for k in self.present for i in _RULES_OF[k]})]
+
+    def hits(self, key: str) -> list[int]:
+        """Where `key` occurs (as a whole word for a word key), at most _MAX_HITS + 1 of them."""
+        got = self._hits.get(key)
+        if got is None:
+            got, word, low = [], _is_word(key), self.low
+            at = low.find(key)
+            while at >= 0 and len(got) <= _MAX_HITS:
                 end = at + len(key)
-                if not word or not (self.low[at - 1:at] in _ASCII_LETTERS or self.low[end:end + 1] in _ASCII_LETTERS):
-                    hits.append(at)
-                at = self.low.find(key, end)
+                if not word or not (low[at - 1:at] in _ASCII_LETTERS or low[end:end + 1] in _ASCII_LETTERS):
+                    got.append(at)
+                at = low.find(key, end)
+            self._hits[key] = got
+        return got
+
+    def windows(self, keys: tuple[str, ...]) -> list[tuple[int, int]]:
+        """Spans of the text within WINDOW of an occurrence of one of `keys`, merged; the whole text when the
+        keys occur more than _MAX_HITS times."""
+        got = self._windows.get(keys)
+        if got is None:
+            got = self._windows[keys] = self._merge(keys)
+        return got
+
+    def _merge(self, keys: tuple[str, ...]) -> list[tuple[int, int]]:
+        hits = [at for key in keys for at in self.hits(key)]
         if len(hits) > _MAX_HITS:
             return [(0, len(self.low))]
         spans: list[tuple[int, int]] = []
@@ -167,9 +190,9 @@ class _Index:
 
 
 def _matches(rule: Rule, text: str, index: _Index) -> Iterable[re.Match[str]]:
-    if rule.also and not any(index.has(k) for k in rule.also):
+    if not all(any(index.has(k) for k in group) for group in rule.also):
         return
-    present = [k for k in rule.keys if index.has(k)]
+    present = tuple(k for k in rule.keys if index.has(k))
     seen: set[tuple[int, int]] = set()
     for lo, hi in index.windows(present) if present else []:
         for m in rule.pattern.finditer(text, lo, hi):
@@ -192,8 +215,8 @@ def _factor(rule: Rule, p: _Passages, i: int, start: int, end: int) -> float:
 def _rule_evidence(p: _Passages) -> list[_Evidence]:
     text, out = p.view.text, []
     hidden = [(m.start(), m.end()) for m in _HIDDEN_REGIONS.finditer(text)] if _HIDDEN_HINT.search(text) else []
-    index = _Index.of(text)
-    for rule in RULES:
+    index = _Index(text)
+    for rule in index.rules():
         for m in _matches(rule, text, index):
             i = p.at(m.start())
             lo, hi = p.view.span(m.start(), m.end())

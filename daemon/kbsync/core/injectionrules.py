@@ -49,6 +49,7 @@ AI_ZH_KEYS = "ai|人工智能|助手|助理|模型|机器人|智能体"
 SECRET_KEYS = ("conversation|chat|message|messages|history|password|passwords|credential|credentials|api|token|secrets|"
                "cookies|environment|ssh|~/.ssh|key|keys|.env|id_rsa|/etc/passwd|.netrc|prompt|user's|users")
 SECRET_ZH_KEYS = "对话|聊天记录|历史消息|提示词|系统提示|密码|密钥|凭据|凭证|令牌|token|cookie|环境变量|私钥|用户的|手机号|上一条消息"
+SEND_KEYS = "send|post|upload|email|e-mail|mail|forward|transmit|exfiltrate|leak|submit|paste|share|deliver|put"
 LANG_KEYS = "french|german|spanish|english|chinese|japanese|russian|italian|portuguese|korean|arabic|hindi|dutch|pirate|language"
 DEST = r"(?:https?://|www\.|[\w.+-]+@[\w-]+\.[a-z]|\b\d{1,3}(?:\.\d{1,3}){3}\b|webhook|remote server|external (?:url|server|site))"
 AI_ZH = r"(?:AI助手|ai助手|AI|ai|人工智能|智能助手|助手|助理|大模型|语言模型|模型|机器人|智能体)"
@@ -71,17 +72,24 @@ class Rule:
     pattern: re.Pattern[str]
     why: str
     narrative: bool = False  # weaker when a person reports what "we" decided, rather than telling the reader
-    also: tuple[str, ...] = ()  # when given, one of these must occur in the text too
+    # Groups of keywords that every match holds (the rule is skipped unless one of each group occurs in the
+    # text): a cheap test that spares the pattern's run over text that cannot match it.
+    also: tuple[tuple[str, ...], ...] = ()
 
 
 def _r(family: str, weight: float, keys: str, pattern: str, why: str, *, narrative: bool = False, also: str = "") -> Rule:
+    """A rule; `also` lists its keyword groups as "a|b;c|d" (one of a, b and one of c, d)."""
     return Rule(family, weight, tuple(keys.split("|")), re.compile(pattern, _I), why, narrative,
-                tuple(also.split("|")) if also else ())
+                tuple(tuple(group.split("|")) for group in also.split(";")) if also else ())
 
 
 _READS = (rf"\b{AI_ANY}s?\s+(?:(?:that|which|who)\s+)?(?:are\s+|is\s+)?(?:reading|reads?|processing|process(?:es)?|"
           r"summari[sz](?:e|es|ing)|index(?:es|ing)?|pars(?:e|es|ing)|crawl(?:s|ing)?|scrap(?:e|es|ing)|sees?|seeing|"
           r"review(?:s|ing)?|analy[sz](?:e|es|ing))\s+(?:this|these|the following|the present|my|our)\b")
+_READS_KEYS = ("reading|reads|read|processing|process|processes|summarise|summarises|summarising|summarize|summarizes|"
+               "summarizing|index|indexes|indexing|parse|parses|parsing|crawl|crawls|crawling|scrape|scrapes|scraping|see|"
+               "sees|seeing|review|reviews|reviewing|analyse|analyses|analysing|analyze|analyzes|analyzing;"
+               "this|these|following|present|my|our")
 _MODAL = r"\b(?:must|should|shall|needs? to|has to|have to|is (?:expected|required|asked) to|are (?:expected|required|asked) to|will|please)\b"
 _AI_KEYS = "ai|assistant|assistants|bot|bots|chatbot|chatbots|llm|llms|model|models|gpt|chatgpt|claude|copilot|gemini|agent|agents"
 
@@ -117,7 +125,7 @@ RULES: Final[tuple[Rule, ...]] = (
        r"priority (?:instructions?|command|directive|order)\b", "claims to override the reader's instructions"),
     _r("override", 0.5, "only|instead", r"\b(?:follow|obey|do) only (?:what|the (?:text|instructions)|this|these)\b|"
        r"\bonly (?:obey|follow|listen to) (?:this|these|me|the text)\b|\binstead,? (?:follow|obey)\b",
-       "tells the reader to obey only this text"),
+       "tells the reader to obey only this text", also="follow|obey|do|listen"),
     _r("override", 0.6, "ignore", r"\bignore the user'?s? (?:question|request|message|input|instructions)\b",
        "tells the reader to ignore the user"),
     _r("override", 1.0, "忽略|无视|忽视|忘记|忘掉|忘了|丢弃|抛弃|跳过|绕过|不要理会|别管|不用管|不必理会|覆盖",
@@ -134,13 +142,14 @@ RULES: Final[tuple[Rule, ...]] = (
     _r("override", 1.0, "你的", r"你的(?:真实|真正|新|实际|唯一)的?(?:任务|目标|角色|身份|指令|使命)(?:是|为)",
        "gives the reader a new real task"),
     _r("override", 1.0, "新的|新指令|真正|真实", r"(?:新的|真正的|真实的)(?:指令|任务|系统提示词?)(?:是|为|:)|新指令\s*:",
-       "announces new instructions"),
+       "announces new instructions", also="指令|任务|系统提示"),
     _r("override", 0.9, "优先级|最高级|最优先", r"(?:最高|最优先)(?:优先级|级别)的?(?:指令|命令|要求)|优先级(?:最)?高于|优先于你的",
        "claims priority over the reader's instructions"),
     _r("override", 1.0, "提示词|系统提示|指令|设定", r"(?:输出|泄露|透露|显示|告诉我|打印|重复|复述)[^。\n]{0,8}(?:你的|系统)"
        r"(?:提示词|系统提示|指令|设定)", "asks the reader to reveal its system prompt"),
     _r("override", 1.0, "遵守|遵循|服从|听从|执行", rf"(?:不要|不再|别|停止)(?:再)?(?:遵守|遵循|服从|听从|执行)(?:你|系统)?的?"
-       r"(?:原来|原有|之前|以前)?的?(?:规则|指令|设定|准则|要求|安全准则)", "tells the reader to stop following its rules"),
+       r"(?:原来|原有|之前|以前)?的?(?:规则|指令|设定|准则|要求|安全准则)", "tells the reader to stop following its rules",
+       also="不要|不再|别|停止"),
     # -- a new role, system prompt or persona ---------------------------------------------
     _r("role", 1.0, "you are now", r"\byou are now (?:an?|the|my|in|no longer|dan|free|unrestricted|jailbroken|operating|"
        r"acting|called|named|playing)\b", "tells the reader it is now someone else"),
@@ -192,16 +201,17 @@ RULES: Final[tuple[Rule, ...]] = (
     _r("address", 0.8, "ai|assistant|assistants|bot|bots|chatbot|chatbots|llm|llms|model|models|gpt|chatgpt|claude|copilot|gemini", rf"\b(?:the|this|an?|any|all|every)\s+"
        rf"{AI}s?\s+(?:(?:that|which|who)\s+)?(?:\S+\s+){{0,4}}?(?:must|should|shall|needs? to|has to|have to|is (?:required|"
        r"expected|instructed|supposed) to|are (?:required|expected|instructed|supposed) to|will now)\b",
-       "tells an AI what it must do"),
-    _r("address", 0.8, _AI_KEYS, _READS, "addresses an AI that reads this text"),
-    _r("address", 1.0, _AI_KEYS, rf"{_READS}{G(40)}{_MODAL}", "tells an AI that reads this text what to do"),
+       "tells an AI what it must do", also="must|should|shall|need|needs|has|have|required|expected|instructed|supposed|will"),
+    _r("address", 0.8, _AI_KEYS, _READS, "addresses an AI that reads this text", also=_READS_KEYS),
+    _r("address", 1.0, _AI_KEYS, rf"{_READS}{G(40)}{_MODAL}", "tells an AI that reads this text what to do",
+       also=_READS_KEYS),
     _r("address", 0.7, "when you|whenever you|while you", r"\b(?:when|whenever|while|once|after|before) you (?:read|summari[sz]e|"
        r"process|review|analy[sz]e|index|translate|see|encounter|parse|rank|evaluate|answer questions about)\s+(?:this|these|"
        r"the following|the above|my|our)\b", "tells the reader what to do when it processes this text"),
     _r("address", 0.7, "as an|as the|as a", rf"\bas (?:an?|the) {AI}\b{G(20)}\byou (?:must|should|are required|will|need)",
-       "tells an AI what it must do"),
+       "tells an AI what it must do", also="you"),
     _r("address", 1.0, "给|致|写给|告", rf"(?:致|给|写给|告)(?:所有|任何|每一?个)?(?:正在)?(?:阅读|读取|处理)?(?:本|这)?(?:页面|文档|文章|文件)?的?"
-       rf"{AI_ZH}+(?:的)?(?:指令|说明|消息|提示|信)?\s*:", "addresses a message to an AI"),
+       rf"{AI_ZH}+(?:的)?(?:指令|说明|消息|提示|信)?\s*:", "addresses a message to an AI", also=AI_ZH_KEYS),
     _r("address", 1.0, "你是", rf"(?:如果|若|假如|当)你是(?:一个|一名)?[^。\n,]{{0,12}}{AI_ZH}", "addresses an AI reading the text"),
     _r("address", 0.8, AI_ZH_KEYS,
        rf"{AI_ZH}+(?:在)?(?:读到|看到|阅读|读取|处理|总结|解析|检索|抓取|浏览)(?:到)?(?:这|本|此|以下|下面)",
@@ -230,7 +240,8 @@ RULES: Final[tuple[Rule, ...]] = (
        rf"conclude|open)\s+(?:(?:all|each|every)\s+(?:of\s+)?(?:your\s+)?|your\s+){ANSWER}\s+(?:with|by)\b",
        "dictates how answers start or end"),
     _r("output", 0.6, "answer|answers|response|responses|reply|replies|output|outputs|summary|summaries|summarise|summarize|completion|completions|messages", rf"\b(?:at the (?:end|start|beginning|top|bottom) of|in|into|to|with)\s+(?:every|each|"
-       rf"all(?: of)?|any)\s+(?:of\s+)?(?:your\s+|the\s+)?{ANSWER}\b", "makes a rule for every answer"),
+       rf"all(?: of)?|any)\s+(?:of\s+)?(?:your\s+|the\s+)?{ANSWER}\b", "makes a rule for every answer",
+       also="every|each|all|any"),
     _r("output", 0.5, "link|url|signature|phrase|footer|sentence|http|https",
        rf"\b(?:append|add|insert|include|attach|mention|sign|put|write|say|state|recommend|promote|cite)\b{G(40)}"
        r"\b(?:link|url|signature|phrase|footer|sentence|https?://)", "tells the reader to insert text"),
@@ -242,7 +253,8 @@ RULES: Final[tuple[Rule, ...]] = (
     _r("output", 0.5, "tell them|tell the user|tell users|tell readers|tell people", r"\btell (?:them|the user|users|readers|people)"
        r" (?:to|that)\b", "tells the reader what to tell the user"),
     _r("output", 1.0, "answer|answers|response|responses|reply|replies|output|outputs|summary|summaries|summarise|summarize|completion|completions|messages", rf"\b(?:every|each|all)\s+(?:of\s+)?(?:your\s+|the\s+)?"
-       rf"{ANSWER}\s+you\s+(?:give|write|produce|send|generate|make)\b", "dictates what every answer must contain"),
+       rf"{ANSWER}\s+you\s+(?:give|write|produce|send|generate|make)\b", "dictates what every answer must contain",
+       also="every|each|all;you"),
     _r("output", 1.0, "link|url|referral|affiliate|promo|promotion|advert|advertisement|signature|footer|pixel|snippet|banner|coupon|disclaimer|"
        "sentence|phrase",
        rf"\b(?:append|add|insert|include|attach|embed|put|place|paste|mention)\b{G(30)}\b(?:link|url|referral(?: code)?|affiliate "
@@ -273,14 +285,14 @@ RULES: Final[tuple[Rule, ...]] = (
        r"user|them|users|readers))\s+(?:that\s+)?(?:it|this|the|our)\b[^.!?\n]{0,40}\b(?:no known|has no|have no|is "
        r"(?:safe|secure|the best|approved|verified|deprecated|stable)|never)\b", "tells the reader what to claim"),
     _r("output", 1.0, "回答|回复|答复|答案|输出|总结|摘要|回应", rf"(?:每|所有|任何|每一)(?:个|条|次|一次|一条|一个)?{ANSWER_ZH}的?"
-       r"(?:末尾|结尾|开头|最后|前面|后面)", "dictates what every answer must contain"),
+       r"(?:末尾|结尾|开头|最后|前面|后面)", "dictates what every answer must contain", also="每|所有|任何;末尾|结尾|开头|最后|前面|后面"),
     _r("output", 0.6, "回答|回复|答复|答案|输出|总结|摘要|回应", rf"(?:每|所有|任何|每一)(?:个|条|次|一次|一条|一个)?{ANSWER_ZH}"
        r"(?:中|里|都)", "dictates what answers must contain"),
     _r("output", 0.7, "始终|总是|一律|务必|永远|每次都|必须", r"(?:始终|总是|一律|务必|永远|每次都)[^。\n]{0,12}(?:署名|签名|落款|附上|"
        r"加上|附加|添加|插入|推荐|提及|提到|宣传|带上)", "dictates what answers must contain"),
     _r("output", 1.0, "回答|回复|答复|答案|输出|总结|摘要|回应", rf"(?:在|向)?(?:你的)?{ANSWER_ZH}(?:中|里|末尾|结尾|开头|后面|前面|时)"
        r"[^。\n]{0,10}(?:附上|加上|添加|插入|署名|签名|推荐|附带|带上|写上|注明|提及|提到|宣传|不要提|别提)",
-       "tells the reader to insert text into its answers"),
+       "tells the reader to insert text into its answers", also="附上|加上|添加|插入|署名|签名|推荐|附带|带上|写上|注明|提及|提到|宣传|不要提|别提"),
     _r("output", 0.8, "推荐|宣传|推广|介绍", r"(?:推荐|宣传|推广)[^。\n]{0,10}(?:别提|不要提|不提|而不是)|只(?:推荐|介绍|宣传)|"
        r"(?:问到|提到|谈到|涉及)[^。\n]{0,10}(?:就|都)推荐|(?:无论|不管|不论)[^。\n]{0,12}(?:都|就)?(?:先|要|必须)?推荐",
        "tells the reader to promote something"),
@@ -300,10 +312,10 @@ RULES: Final[tuple[Rule, ...]] = (
     # -- exfiltration --------------------------------------------------------------------------
     _r("exfiltration", 1.0, "http|https|www.|@|webhook|remote server|external",
        rf"\b(?:send|post|upload|e-?mail|mail|forward|transmit|exfiltrate|leak|submit|paste|share|deliver|put)\b{G(50)}{SECRET}"
-       rf"{G(60)}{DEST}", "asks for secrets or the conversation to be sent out", also=SECRET_KEYS),
+       rf"{G(60)}{DEST}", "asks for secrets or the conversation to be sent out", also=f"{SECRET_KEYS};{SEND_KEYS}"),
     _r("exfiltration", 1.0, "http|https|www.|@|webhook|remote server|external",
        rf"{SECRET}{G(50)}\b(?:send|post|upload|e-?mail|forward|transmit|paste|submit|deliver)\b{G(40)}{DEST}",
-       "asks for secrets or the conversation to be sent out", also=SECRET_KEYS),
+       "asks for secrets or the conversation to be sent out", also=f"{SECRET_KEYS};{SEND_KEYS}"),
     _r("exfiltration", 1.0, "url|urls|link|links|image|parameter|query", rf"\b(?:append|add|include|put|encode|embed|attach)\b{G(40)}{SECRET}"
        rf"{G(40)}\b(?:url|link|image|query (?:string|parameter)|parameter)\b|{SECRET}\b{G(20)}\bas (?:a )?query parameter\b",
        "asks for secrets to be put into a link", also=SECRET_KEYS),
@@ -341,14 +353,16 @@ RULES: Final[tuple[Rule, ...]] = (
        rf"btc|eth|euros?)\b|\b(?:funds|money|bitcoin|crypto)\b){G(40)}\b(?:to|into)\b{G(20)}(?:account|wallet|address|iban|\d{{4}})",
        "asks the reader to move money"),
     _r("tool", 0.6, "step|task|job|action", r"\b(?:the|your) (?:next )?(?:step|task|job|action) (?:for|of) (?:the )?(?:agent|"
-       r"assistant|ai|model|bot) is to\b", "gives an AI agent its next action"),
+       r"assistant|ai|model|bot) is to\b", "gives an AI agent its next action", also="is to"),
     _r("tool", 1.0, "征求|经过|询问|确认|审核|审批|同意|人工|不要问|别问", r"(?:执行|运行|安装|删除|清空|转账|转入|推送|格式化|下载|授予|"
        r"覆盖)[^。\n]{0,40}(?:不需要|无需|不用|不必|别|不要)(?:再)?(?:征求|经过|询问|问|确认|审核|审批|同意|人工)",
-       "coerces the reader into an action without the user's consent"),
+       "coerces the reader into an action without the user's consent",
+       also="执行|运行|安装|删除|清空|转账|转入|推送|格式化|下载|授予|覆盖;不需要|无需|不用|不必|别|不要"),
     _r("tool", 0.5, "立即|马上|立刻|自动|直接", r"(?:立即|马上|立刻|自动|直接)(?:执行|运行|安装|删除|清空|转账|推送|下载)",
        "urges the reader into an action"),
     _r("tool", 0.8, "工具|终端|命令行|插件|接口|shell", r"(?:调用|使用)(?:你的)?[^。\n]{0,6}(?:工具|终端|命令行|插件|接口|shell)"
-       r"[^。\n]{0,10}(?:安装|删除|执行|运行|转账|转入|下载|发送)", "tells the reader to use its tools"),
+       r"[^。\n]{0,10}(?:安装|删除|执行|运行|转账|转入|下载|发送)", "tells the reader to use its tools",
+       also="调用|使用;安装|删除|执行|运行|转账|转入|下载|发送"),
     _r("tool", 0.6, "转账|转入|汇款|打款|支付", r"(?:转账|转入|汇款|打款|支付)[^。\n]{0,20}(?:\d+\s*(?:元|块|美元|usd|万)|账户|钱包)",
        "asks the reader to move money"),
     _r("tool", 0.6, "下一步", r"(?:智能体|助手|AI|ai|模型)的下一步(?:操作)?是", "gives an AI agent its next action"),
@@ -372,7 +386,8 @@ RULES: Final[tuple[Rule, ...]] = (
        r"discreetly|invisibly)\s+(?:add|insert|include|send|append|change|remove|delete|recommend|replace|mention|modify|"
        r"upload|forward|run|execute|install)\b", "asks for something to be done behind the user's back"),
     _r("secrecy", 1.0, "用户", r"(?:不要|别|切勿|不得|不能|不许|千万别|千万不要|绝对不要)(?:告诉|告知|透露给|让|通知|提醒)用户|"
-       r"瞒着用户|不让用户(?:知道|发现|察觉)|对用户(?:保密|隐瞒)", "asks that something be kept from the user"),
+       r"瞒着用户|不让用户(?:知道|发现|察觉)|对用户(?:保密|隐瞒)", "asks that something be kept from the user",
+       also="不要|别|切勿|不得|不能|不许|瞒着|不让|对用户"),
     _r("secrecy", 0.9, "保密|透露|别说|提及|说出|承认", r"(?:这些|本|这条|此|这一?步)(?:指令|要求|内容|说明|提示|步骤)?[^。\n]{0,10}"
        r"(?:保密|不要透露|不能透露|别说)|(?:不要|别|切勿)(?:提及|透露|说出|承认)[^。\n]{0,6}(?:这些|这条|本)(?:指令|要求|提示|内容)",
        "asks that instructions be kept secret"),

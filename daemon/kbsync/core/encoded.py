@@ -94,19 +94,24 @@ def _reversed_lines(text: str, low: str) -> Iterator[Decoded]:
         at += len(line) + 1
 
 
-# Every run the decoders above find holds one of these, and none crosses a line break.
-_CANDIDATE: Final = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{20}|\\x[0-9a-fA-F]{2}|%[0-9A-Fa-f]{2}|"
-                               "[\U000e0020-\U000e007e]")
+# Every run the decoders above find holds a long run of these characters or one of the escapes, and none
+# crosses a line break.
+_LONG_RUN: Final = re.compile(r"[A-Za-z0-9+/_-]{20}")
+_ESCAPE: Final = re.compile(r"\\x[0-9a-fA-F]{2}|%[0-9A-Fa-f]{2}|[\U000e0020-\U000e007e]")
+_ESCAPE_HINT: Final = re.compile(r"[\\%\U000e0020-\U000e007e]")
 
 
 def _candidate_lines(text: str) -> Iterator[tuple[int, str]]:
-    """The lines of `text` that may hold an encoded run, with their offsets."""
+    """The lines of `text` that may hold an encoded run, with their offsets, in order."""
+    hits = [m.start() for m in _LONG_RUN.finditer(text)]
+    if _ESCAPE_HINT.search(text):
+        hits = sorted(hits + [m.start() for m in _ESCAPE.finditer(text)])
     end = -1
-    for m in _CANDIDATE.finditer(text):
-        if m.start() < end:
+    for at in hits:
+        if at < end:
             continue
-        start = text.rfind("\n", 0, m.start()) + 1
-        end = text.find("\n", m.end())
+        start = text.rfind("\n", 0, at) + 1
+        end = text.find("\n", at)
         end = len(text) if end < 0 else end
         yield start, text[start:end]
 

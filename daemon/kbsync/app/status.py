@@ -99,7 +99,15 @@ def report(ws: Workspace) -> dict[str, Any]:
         "leftovers": leftovers,
         "last_sync": last_sync(saved.get("jobs", {}).get("sync"), syncstate.load(ws)),
         "jobs": saved.get("jobs", {}),
+        "flagged": flagged_records(ws),
     }
+
+
+def flagged_records(ws: Workspace) -> list[dict[str, Any]]:
+    """Indexed records that carry an embedded instruction: path, key and families (from the search index)."""
+    from kbsync.retrieval.index import flagged
+
+    return [{"path": r.relpath, "key": r.key, "families": r.families} for r in flagged(ws)]
 
 
 PERSON_REASONS = ("invalid", "secret")  # why a file left out waits for a person (locked, changing: it waits for time)
@@ -140,6 +148,8 @@ def render(rep: dict[str, Any]) -> str:
     lines += [f"  {p}" for p in rep["pending"][:20]]
     lines.append(f"skipped:     {len(rep['skipped'])} file(s)")
     lines += [f"  {p}: {why}" for p, why in sorted(rep["skipped"].items())]
+    lines.append(f"flagged:     {len(rep['flagged'])} indexed record(s) carry an embedded instruction")
+    lines += [f"  {f['key']}: {', '.join(f['families'])}" for f in rep["flagged"]]
     lines.append(f"conflicts:   {len(rep['conflicts'])} waiting for a person")
     lines += [f"  {p}" for p in rep["conflicts"]]
     if rep["leftovers"]:

@@ -19,7 +19,7 @@ from kbsync.core import protocol
 from kbsync.retrieval import db as searchdb
 from kbsync.errors import InputError
 from kbsync.retrieval.db import FileState
-from kbsync.retrieval.records import Record, plain_record, records_for
+from kbsync.retrieval.records import Record, flags_of, plain_record, records_for
 from kbsync.store.workspace import Workspace, decode
 
 log = logging.getLogger(__name__)
@@ -83,6 +83,19 @@ def update(ws: Workspace, relpaths: Iterable[str]) -> int:
     try:
         with searchdb.transaction(conn):
             return sum(1 for rp in relpaths if _index_one(conn, ws, rp) is not None)
+    finally:
+        conn.close()
+
+
+def flagged(ws: Workspace) -> list[searchdb.Row]:
+    """The indexed records of the workspace that carry an embedded-instruction flag, as last indexed (none when
+    the index has not been built yet; reading it never builds it)."""
+    path = searchdb.db_path(ws.state_dir)
+    if not path.exists():
+        return []
+    conn = searchdb.connect(path)
+    try:
+        return searchdb.flagged(conn)
     finally:
         conn.close()
 
@@ -160,7 +173,8 @@ def _index_folder_file(conn: sqlite3.Connection, name: str, root: Path, key: str
         return
     rec = plain_record(rel, text, folder_kind(name))
     searchdb.put_file(conn, key, state, [Record(key=key, relpath=key, kind=rec.kind, title=rec.title,
-                                                summary=rec.summary, body=rec.body, date=rec.date)])
+                                                summary=rec.summary, body=rec.body, date=rec.date,
+                                                flags=flags_of(text))])
 
 
 def _markdown_under(root: Path) -> list[str]:

@@ -138,9 +138,15 @@ class _Index:
 
     def __init__(self, text: str) -> None:
         self.low = low = text.lower()
-        present = (_WORD_KEYS & frozenset(_WORDS.findall(low))) | {k for k in _ASCII_KEYS if k in low}
-        if not low.isascii():
+        present = _WORD_KEYS & frozenset(_WORDS.findall(low))
+        if low.isascii():
+            present |= {k for k in _ASCII_KEYS if k in low}
+        else:
+            # An ASCII keyword that occurs in the text occurs in its ASCII characters run together (a cheaper
+            # search, confirmed in the text itself).
+            run = low.encode("ascii", "ignore").decode("ascii")
             chars = frozenset(low)
+            present |= {k for k in _ASCII_KEYS if k in run and k in low}
             present |= {k for k, need in _WIDE_KEYS if need <= chars and k in low}
         self.present = present
         self._hits: dict[str, list[int]] = {}

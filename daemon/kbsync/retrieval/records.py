@@ -60,13 +60,9 @@ def records_for(relpath: str, text: str, default_offset: str = "+08:00") -> list
     return [dataclasses.replace(rec, flags=flags_of(text))]
 
 
-def flags_of(text: str, offset: int = 0, line: int = 0) -> tuple[dict[str, object], ...]:
-    """The embedded-instruction flags of `text`, its spans moved by `offset` characters and `line` lines."""
-    out = []
-    for f in injection.detect(text):
-        d = f.as_dict()
-        out.append({**d, "span": [f.start + offset, f.end + offset], "line": f.line + line})
-    return tuple(out)
+def flags_of(text: str) -> tuple[dict[str, object], ...]:
+    """The embedded-instruction flags of `text`, as stored in the index."""
+    return tuple(f.as_dict() for f in injection.detect(text))
 
 
 def session_record(relpath: str, text: str, default_offset: str) -> Record:
@@ -137,15 +133,16 @@ def _first_line(text: str, title: str) -> str:
 
 def board_records(relpath: str, text: str) -> list[Record]:
     """One record per knowledge-board entry, keyed `LEARNING_BOARD.md#<title>@<source_date>`."""
+    """The board is checked for embedded instructions as a whole, once; each entry keeps the flags whose line
+    falls within it."""
     out = []
-    starts = [0]
-    for ln in text.splitlines(keepends=True):
-        starts.append(starts[-1] + len(ln))
+    flags = injection.detect(text)
     for block in parse_board(text).entries():
         e = block.entry
+        end = block.start + len(block.raw.splitlines())  # the entry's last line, 1-based
         out.append(Record(key=f"{relpath}#{e.key}", relpath=relpath, kind="board", title=e.title,
                           summary=e.summary, body=e.core_content, tags=tuple(dict.fromkeys([*e.scenarios, e.topic])),
                           status=e.status or "active", type=e.type, source=e.source, date=e.source_date,
                           fields={"topic": e.topic, "confidence": e.confidence, "scenarios": list(e.scenarios)},
-                          flags=flags_of(block.raw, starts[block.start], block.start)))
+                          flags=tuple(f.as_dict() for f in flags if block.start < f.line <= end)))
     return out

@@ -12,16 +12,29 @@ On a generated workspace (bench/gen_workspace.py, or $KBSYNC_GEN: see bench/comm
      repository. Before each run of either, a third clone pushes one commit, so both always
      pull: that commit and the other contender's last push (the same number of changed files).
 Medians of --runs; kbsync is byte-compiled first, as an installed package is.
+
+    python bench/bench_sync.py --contention 20 --rounds 5 [--contention-sessions 200]
+
+ (c) contention: N workspaces cloned from one repository, every other one syncing over the
+     API (the local test server over that repository) and the rest over git; in each of M
+     rounds every workspace sets one fact of its own (`kbsync memory set`) and then all N run
+     `kbsync sync --json` at once, each a new process. Reported: rounds per sync p50/p95/max,
+     requests per API sync p50/p95, conflict copies made, wall seconds per sync p95, and any
+     exit 3 (targets at 20 x 5: no exit 3, requests per API sync p95 at most 30). At the end
+     every workspace has every fact and the same tree as the remote.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from common import KBSYNC, REPO, corpus, median, timed
@@ -140,15 +153,92 @@ def git_figures(bare: Path, tmp: Path, sizes: list[int], runs: int) -> None:
         print(f"{n:>8} {median(ours):>9.2f} {median(theirs):>7.2f} {median(ours) / median(theirs):>6.2f}")
 
 
+TOKEN_ENV = "KBSYNC_BENCH_TOKEN"
+
+
+def contention_ws(bare: Path, dest: Path, srv: GitHubServer | None) -> Path:
+    """A clone of `bare`; with `srv`, set to sync over the API (its git remote removed)."""
+    root = clone(bare, dest)
+    if srv is not None:
+        git(root, "remote", "remove", "origin")
+        (root / ".kbsync" / "config.toml").write_text(
+            CONFIG + f'[sync]\nmode = "github-api"\n\n[github]\napi_url = "{srv.url}"\n'
+            f'repository = "{srv.repository}"\ntoken_env = "{TOKEN_ENV}"\n', encoding="utf-8")
+    return root
+
+
+def one_sync(root: Path, env: dict[str, str]) -> dict[str, object]:
+    start = time.perf_counter()
+    done = subprocess.run([*KBSYNC, "-w", str(root), "sync", "--json"], capture_output=True, text=True, env=env)
+    wall = time.perf_counter() - start
+    data: dict[str, object] = json.loads(done.stdout) if done.stdout.strip().startswith("{") else {}
+    return {**data, "exit": done.returncode, "wall": wall, "stderr": done.stderr.strip()[-300:]}
+
+
+def pct(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(p / 100 * len(ordered) + 0.5) - 1))] if ordered else 0.0
+
+
+def contention_figures(bare: Path, tmp: Path, machines: int, rounds: int) -> None:
+    print(f"(c) contention: {machines} workspaces (every other one over the API), {rounds} rounds")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KBSYNC_")}
+    with GitHubServer(bare) as srv:
+        env[TOKEN_ENV] = srv.token
+        roots = [contention_ws(bare, tmp / f"m{i:02d}", srv if i % 2 == 0 else None) for i in range(machines)]
+        results: list[dict[str, object]] = []
+        start = time.perf_counter()
+        with ThreadPoolExecutor(machines) as pool:
+            for r in range(rounds):
+                for i, root in enumerate(roots):
+                    done = subprocess.run([*KBSYNC, "-w", str(root), "memory", "set", f"m{i}-r{r}", f"value {i} {r}"],
+                                          capture_output=True, text=True, env=env)
+                    assert done.returncode == 0, done.stderr
+                results += list(pool.map(lambda root: one_sync(root, env), roots))
+            for _ in range(2):  # settle: each machine takes what the others pushed last
+                results_settle = list(pool.map(lambda root: one_sync(root, env), roots))
+        total = time.perf_counter() - start
+        report(results, results_settle, roots, bare, machines, rounds, total)
+
+
+def report(results: list[dict[str, object]], settle: list[dict[str, object]], roots: list[Path], bare: Path,
+           machines: int, rounds: int, total: float) -> None:
+    spins = [float(str(x.get("rounds", 0))) for x in results]
+    api = [float(str(x.get("requests", 0))) for x in results if x.get("mode") == "github-api"]
+    failed = [x for x in results + settle if x["exit"] == 3]
+    other = [x for x in results + settle if x["exit"] not in (0, 1, 3)]
+    tree = git(bare, "ls-tree", "-r", "--name-only", "main").splitlines()
+    copies = [p for p in tree if ".conflict-" in p]
+    facts = git(bare, "show", "main:memory/facts.md")
+    missing = [f"m{i}-r{r}" for i in range(machines) for r in range(rounds) if f"- m{i}-r{r}:" not in facts]
+    same = all(git(root, "rev-parse", "HEAD^{tree}") == git(bare, "rev-parse", "main^{tree}") for root in roots)
+    print(f"{'syncs':>6} {'rounds p50':>10} {'p95':>4} {'max':>4} {'API req p50':>11} {'p95':>4} "
+          f"{'copies':>6} {'wall p95 s':>10} {'exit 3':>6}")
+    print(f"{len(results):>6} {pct(spins, 50):>10.0f} {pct(spins, 95):>4.0f} {max(spins):>4.0f} "
+          f"{pct(api, 50):>11.0f} {pct(api, 95):>4.0f} {len(copies):>6} "
+          f"{pct([float(str(x['wall'])) for x in results], 95):>10.2f} {len(failed):>6}")
+    print(f"facts missing on the remote: {len(missing)}; every workspace at the remote's tree: {same}; "
+          f"total {total:.1f} s")
+    for x in failed + other:
+        print(f"  exit {x['exit']}: {x['stderr']}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sessions", type=int, default=2000)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--sizes", default="1,10,100")
+    ap.add_argument("--contention", type=int, metavar="N", help="run only the contention run with N workspaces")
+    ap.add_argument("--rounds", type=int, default=5, help="rounds of the contention run (default 5)")
+    ap.add_argument("--contention-sessions", type=int, default=200, help="sessions in its repository (default 200)")
     args = ap.parse_args()
     sizes = [int(x) for x in args.sizes.split(",")]
     with tempfile.TemporaryDirectory(prefix="kbsync-bench-sync-") as name:
         tmp = Path(name)
+        if args.contention:
+            src = corpus(tmp, args.contention_sessions)
+            contention_figures(seeded_remote(src, tmp / "c"), tmp / "c", args.contention, args.rounds)
+            return
         src = corpus(tmp, args.sessions)
         print(f"workspace: {args.sessions} generated sessions; medians of {args.runs} runs")
         api_figures(seeded_remote(src, tmp / "api"), tmp / "api", sizes, args.runs)

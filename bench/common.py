@@ -72,6 +72,12 @@ def median(values: Sequence[float]) -> float:
     return statistics.median(values)
 
 
+def percentile(values: Sequence[float], q: float) -> float:
+    """The value at quantile `q` (0.5 is the median) of `values`, nearest rank."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
 def need(tool: str) -> str:
     path = shutil.which(tool)
     if not path:
@@ -79,4 +85,4 @@ def need(tool: str) -> str:
     return path
 
 
-__all__ = ["corpus", "generator", "timed", "median", "need", "GEN", "KBSYNC", "resource"]
+__all__ = ["corpus", "generator", "timed", "median", "percentile", "need", "GEN", "KBSYNC", "resource"]

@@ -63,3 +63,46 @@ def test_config_errors_name_the_key_and_the_file(text: str, key: str) -> None:
 def test_durations() -> None:
     assert parse_duration("300ms") == 0.3 and parse_duration("5m") == 300 and parse_duration("1h") == 3600
     assert parse_duration("1d") == 86400
+
+
+# ---- which workspace: as git finds a repository ------------------------------------------------
+
+def _where(cli: Any, *args: str, cwd: Path, env: dict[str, str] | None = None) -> str:
+    proc = cli(*args, "status", "--json", cwd=cwd, env=env)
+    assert proc.returncode in (0, 1), proc.stderr
+    import json
+
+    return str(json.loads(proc.stdout)["workspace"])
+
+
+def test_the_workspace_containing_the_current_folder_is_found(tmp_path: Path, cli: Any) -> None:
+    home, ws_b, elsewhere = tmp_path / "home", tmp_path / "wsB", tmp_path / "elsewhere"
+    for folder in (home / "kb", ws_b, elsewhere):
+        assert cli("-w", str(folder), "init").returncode == 0
+    env = {"HOME": str(home)}
+    deep = ws_b / "sessions" / "2025-06-11"
+    deep.mkdir(parents=True)
+    assert _where(cli, cwd=deep, env=env) == str(ws_b)  # walked up to the folder holding .kbsync/
+    assert _where(cli, cwd=tmp_path, env=env) == str(home / "kb")  # in no workspace: ~/kb
+    assert _where(cli, "-w", str(elsewhere), cwd=deep, env=env) == str(elsewhere)  # -w first
+    env_ws = {**env, "KBSYNC_WORKSPACE": str(elsewhere)}
+    assert _where(cli, cwd=deep, env=env_ws) == str(elsewhere)  # then $KBSYNC_WORKSPACE
+    config = tmp_path / "kbsync.toml"
+    config.write_text(f'workspace = "{elsewhere}"\n')
+    assert _where(cli, "--config", str(config), cwd=deep, env=env) == str(ws_b)  # the current folder wins
+    assert _where(cli, "--config", str(config), cwd=tmp_path, env=env) == str(elsewhere)  # over the config
+
+
+def test_a_clone_without_kbsync_state_is_found_by_its_layout(tmp_path: Path, cli: Any) -> None:
+    clone = tmp_path / "clone"
+    (clone / "sessions").mkdir(parents=True)
+    (clone / "index.md").write_text("| 日期 | 标题 | 标签 | 摘要 | 路径 |\n| --- | --- | --- | --- | --- |\n")
+    assert _where(cli, cwd=clone / "sessions", env={"HOME": str(tmp_path / "home")}) == str(clone)
+
+
+def test_sync_in_a_workspace_folder_syncs_that_one(tmp_path: Path, cli: Any) -> None:
+    home, ws_b = tmp_path / "home", tmp_path / "wsB"
+    assert cli("-w", str(ws_b), "init").returncode == 0
+    proc = cli("sync", cwd=ws_b, env={"HOME": str(home)})
+    assert proc.returncode == 2 and "no git remote 'origin'" in proc.stderr and str(ws_b) in proc.stderr
+    assert not (home / "kb").exists()  # ~/kb was not touched, let alone synced

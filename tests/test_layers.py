@@ -2,8 +2,9 @@
 
 A module may import its own folder and the folders below it; the features (sync, board, retrieval) do
 not import one another; the front doors (cli, and the web and MCP servers beside it) are imported by
-nothing but kbsync.main, and import nothing but app, their own folder and the root floor (and service,
-whose daemon `kbsync run` starts). An import
+nothing but kbsync.main, and import nothing but app, their own folder and the root floor (and, for cli
+only, service, whose daemon `kbsync run` starts). kbsync.main finds each command in kbsync/cli or in a
+door's command.py, and composes the doors (the daemon's servers). An import
 written as a string (`importlib.import_module("kbsync....")`, a job spec "kbsync.x.y:func") counts.
 """
 
@@ -17,7 +18,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers.cli import kbsync
 
 PACKAGE = Path(__file__).resolve().parent.parent / "daemon" / "kbsync"
 RANK = {"": 0, "data": 0, "core": 1, "store": 2, "git": 3, "sync": 4, "board": 4, "retrieval": 4, "app": 5,
@@ -31,7 +31,7 @@ FORBIDDEN_TOP = {"subprocess", "sqlite3", "git", "gitdb", "requests", "urllib3",
                  "http", "urllib", "shutil", "tempfile"}
 # Libraries a `kbsync --help` (and the pre-commit hook) must not load at start-up.
 HEAVY = {"git", "requests", "watchdog", "sqlite3", "_sqlite3", "schedule", "markdown_it", "starlette", "uvicorn",
-         "fastapi", "pydantic", "mcp", "jinja2"}
+         "fastapi", "pydantic", "mcp", "jinja2", "tqdm"}
 _MODULE_STRING = re.compile(r"kbsync(?:\.[A-Za-z_]\w*)+(?=$|:)")
 
 
@@ -107,7 +107,7 @@ def violations(importer: str, imported: set[str]) -> list[str]:
             bad.append(f"{importer} imports {target}: only the interpreter runs the entry point")
         elif there in FRONT_DOORS:
             bad.append(f"{importer} imports the front door {target}: only kbsync.main may")
-        elif here in FRONT_DOORS and there not in ("", "app", "service"):
+        elif here in FRONT_DOORS and there not in (("", "app", "service") if here == "cli" else ("", "app")):
             bad.append(f"{importer} is a front door and imports {target}: call kbsync.app instead")
         elif here in FEATURES and there in FEATURES:
             bad.append(f"{importer} imports {target}: features do not import one another; move what they share down")
@@ -168,6 +168,22 @@ def test_a_forbidden_import_is_caught_in_every_form(importer: str, source: str, 
 
 def test_main_may_import_the_front_doors() -> None:
     assert not violations("kbsync.main", {"kbsync.cli", "kbsync.errors"})
+
+
+def test_only_the_command_line_door_reaches_the_service_floor() -> None:
+    assert not violations("kbsync.cli.run", {"kbsync.service.daemon"})
+    assert "call kbsync.app instead" in violations("kbsync.web.server", {"kbsync.service.daemon"})[0]
+
+
+def test_each_door_beside_cli_has_its_command_in_command_py_named_after_it() -> None:
+    from kbsync.main import DOORS, command_modules
+
+    found = command_modules()
+    for door in sorted(FRONT_DOORS - {"cli"}):
+        assert door in DOORS, f"kbsync.main.DOORS does not list the front door {door}"
+        if (PACKAGE / door / "command.py").is_file():
+            assert found[door] == f"kbsync.{door}.command"
+    assert all(module.startswith("kbsync.cli.") for name, module in found.items() if name not in DOORS)
 
 
 def _pure_modules() -> list[Path]:

@@ -19,7 +19,8 @@ from kbsync.errors import ConfigError
 
 DEFAULT_WORKSPACE = "~/kb"
 WORKSPACE_ENV = "KBSYNC_WORKSPACE"
-CONFIG_IN_WORKSPACE = ".kbsync/config.toml"
+STATE_DIR = ".kbsync"
+CONFIG_IN_WORKSPACE = f"{STATE_DIR}/config.toml"
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,7 @@ class DaemonConfig:
     author_email: str = "kbsync@localhost"
     lock_wait_s: float = 5.0
     lock_ttl_s: int = 120
+    job_deadline_s: float = 600.0
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,7 @@ class SyncConfig:
     branch: str = "main"
     every: str = "5m"
     max_retries: int = 5
+    timeout_s: float = 60.0
 
 
 @dataclass(frozen=True)
@@ -53,7 +56,6 @@ class GithubConfig:
     api_url: str = "https://api.github.com"
     repository: str = ""
     token_env: str = "GITHUB_TOKEN"
-    timeout_s: float = 30.0
 
 
 @dataclass(frozen=True)
@@ -89,6 +91,15 @@ class StatsConfig:
 
 
 @dataclass(frozen=True)
+class WebConfig:
+    enabled: bool = True
+    host: str = "127.0.0.1"
+    port: int = 8420
+    allow_remote: bool = False
+    max_body_kb: int = 8192
+
+
+@dataclass(frozen=True)
 class Config:
     workspace: str | None = None
     protocol: ProtocolConfig = field(default_factory=ProtocolConfig)
@@ -100,6 +111,7 @@ class Config:
     search: SearchConfig = field(default_factory=SearchConfig)
     context: ContextConfig = field(default_factory=ContextConfig)
     stats: StatsConfig = field(default_factory=StatsConfig)
+    web: WebConfig = field(default_factory=WebConfig)
     source: str | None = None  # the file it was read from, for messages
 
 
@@ -175,6 +187,10 @@ def _check(cfg: Config) -> None:
     for key, text in (("daemon.commit_every", cfg.daemon.commit_every), ("sync.every", cfg.sync.every),
                       ("scan.every", cfg.scan.every)):
         parse_duration(text, key=key, source=src)
+    if not 0 <= cfg.web.port <= 65535:
+        raise ConfigError(f"web.port = {cfg.web.port}; give a port from 1 to 65535, or 0 for any free port", path=src)
+    if cfg.web.max_body_kb <= 0:
+        raise ConfigError(f"web.max_body_kb = {cfg.web.max_body_kb}; give a positive size in KB", path=src)
 
 
 def parse_config(text: str, source: str | None = None) -> Config:
@@ -199,20 +215,46 @@ def load_file(path: Path) -> Config:
     return parse_config(text, str(path))
 
 
+def is_workspace(folder: Path) -> bool:
+    """Whether `folder` is a workspace: it holds `.kbsync/`, or the protocol's `index.md` and `sessions/`."""
+    return (folder / STATE_DIR).is_dir() or ((folder / "index.md").is_file() and (folder / "sessions").is_dir())
+
+
+def enclosing_workspace(start: Path) -> Path | None:
+    """The nearest folder at or above `start` that is a workspace, as git finds a repository; None if none."""
+    for folder in (start, *start.parents):
+        if is_workspace(folder):
+            return folder
+    return None
+
+
+def _current_folder() -> Path | None:
+    try:
+        return Path.cwd()
+    except OSError:  # the current folder was deleted
+        return None
+
+
+def workspace_text(workspace_arg: str | None, cfg: Config | None) -> str:
+    """Which workspace the options name: `-w`, else $KBSYNC_WORKSPACE, else the workspace that contains the
+    current folder, else the config file's `workspace`, else ~/kb."""
+    if workspace_arg or os.environ.get(WORKSPACE_ENV):
+        return workspace_arg or os.environ[WORKSPACE_ENV]
+    here = _current_folder()
+    found = enclosing_workspace(here) if here is not None else None
+    if found is not None:
+        return str(found)
+    return (cfg.workspace if cfg else None) or DEFAULT_WORKSPACE
+
+
 def resolve(workspace_arg: str | None, config_arg: str | None) -> tuple[Path, Config]:
     """The workspace folder and its configuration, by the command-line contract.
 
-    Workspace: `-w`, else $KBSYNC_WORKSPACE, else the config file's `workspace`,
-    else ~/kb. Config: `--config`, else <workspace>/.kbsync/config.toml, else defaults.
+    Workspace: see `workspace_text`. Config: `--config`, else <workspace>/.kbsync/config.toml, else defaults.
     """
     cfg = load_file(Path(config_arg).expanduser()) if config_arg else None
-    ws_text = workspace_arg or os.environ.get(WORKSPACE_ENV) or (cfg.workspace if cfg else None)
-    if not ws_text and cfg is None:
-        ws_text = DEFAULT_WORKSPACE
-    root = Path(ws_text or DEFAULT_WORKSPACE).expanduser().absolute()
+    root = Path(workspace_text(workspace_arg, cfg)).expanduser().absolute()
     if cfg is None:
         in_ws = root / CONFIG_IN_WORKSPACE
         cfg = load_file(in_ws) if in_ws.is_file() else Config()
-        if cfg.workspace is None and ws_text is None:
-            ws_text = DEFAULT_WORKSPACE
     return root, cfg

@@ -45,6 +45,10 @@ class InputError(KbsyncError):
     exit_code = EXIT_USAGE
 
 
+class NotFoundError(InputError):
+    """What the input names (a session, a board entry, a candidate) does not exist."""
+
+
 class ProtocolError(KbsyncError):
     """A workspace file breaks the protocol in a way kbsync will not guess about."""
 
@@ -73,5 +77,23 @@ class RemoteError(KbsyncError):
     exit_code = EXIT_REMOTE
 
 
+class UnavailableError(KbsyncError):
+    """Something kbsync needs on this machine is not running or cannot be reached (e.g. the local server)."""
+
+    exit_code = EXIT_REMOTE
+
+
+class TimedOutError(KbsyncError):
+    """A program, request or job outlived its time bound and was stopped; nothing was lost, safe to retry."""
+
+    exit_code = EXIT_REMOTE
+
+
 class SecretFoundError(KbsyncError):
     """The secret scan found something that must not leave the machine."""
+
+
+class NothingFoundError(NotFoundError):
+    """A lookup found nothing (a fact, a conflict): exit 1, as a search without hits."""
+
+    exit_code = EXIT_PROBLEMS

@@ -1,9 +1,16 @@
-"""Command-line entry: argparse, logging setup, error handling, dispatch.
+"""Command-line entry: argparse, logging setup, error handling, dispatch; and the one place where the
+front doors are composed.
 
-Each subcommand lives in its own module under kbsync.cli and exposes
-`register(subparsers)`, which adds its parser and sets `func` to a function
-`(args) -> int`. Command modules import heavy libraries only inside `func`, so
-start-up (and the pre-commit hook) stays fast.
+Each subcommand lives in its own module and exposes `register(subparsers)`, which adds its parser
+and sets `func` to a function `(args) -> int`: the modules of kbsync/cli, one per command, and the
+`command.py` of each other front door, whose command is named after it (kbsync/web/command.py is
+`kbsync web`). Command modules import heavy libraries only inside `func`, so start-up (and the
+pre-commit hook) stays fast.
+
+Front doors never import one another, so what joins them happens here: every command is given
+`args.door_servers`, the function that lists the servers the doors run inside the daemon (the local
+web server, with the MCP server's streamable-HTTP app mounted at /mcp); `kbsync run` hands them to the
+daemon, and `kbsync web serve` serves the same composition (`args.door_mounts`).
 """
 
 from __future__ import annotations
@@ -14,17 +21,46 @@ import logging
 import os
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Callable, Collection, Sequence
 
-from kbsync import __version__
+from kbsync import __version__, progress
 from kbsync.errors import EXIT_INTERRUPTED, EXIT_REMOTE, EXIT_USAGE, KbsyncError
 
+if TYPE_CHECKING:
+    from kbsync.service.daemon import Server
+    from kbsync.store.workspace import Workspace
+    from kbsync.web.server import Mounted
 
-def command_modules() -> list[str]:
-    """Every subcommand module (files in kbsync/cli that define `register`)."""
-    folder = Path(__file__).parent / "cli"
-    return sorted(name[:-3] for name in os.listdir(folder)
-                  if name.endswith(".py") and not name.startswith("_") and name != "common.py")
+DOORS = ("web", "mcp")  # the front doors beside cli; each one's command is <door>/command.py
+
+
+def command_modules() -> dict[str, str]:
+    """Every subcommand and the module that registers it: each module of kbsync/cli but the helpers
+    (`_*.py`, common.py), and the `command` module of each other front door that has one."""
+    here = Path(__file__).parent
+    found = {name[:-3]: f"kbsync.cli.{name[:-3]}" for name in os.listdir(here / "cli")
+             if name.endswith(".py") and not name.startswith("_") and name != "common.py"}
+    found.update({door: f"kbsync.{door}.command" for door in DOORS if (here / door / "command.py").is_file()})
+    return dict(sorted(found.items()))
+
+
+def door_mounts(current: Callable[[], Workspace]) -> list[Mounted]:
+    """What the other doors serve on the local web server: the MCP server's streamable-HTTP app, at the one
+    path /mcp."""
+    from kbsync.mcp.server import http_app
+    from kbsync.web.server import Mounted
+
+    door = http_app(current)
+    return [Mounted("/mcp", door.app, door.lifespan)]
+
+
+def door_servers(ws: Workspace) -> list[tuple[str, Server]]:
+    """The servers the front doors run inside the daemon: the local web server, when [web] enabled
+    (ConfigError for a [web] section that cannot be served)."""
+    from kbsync.web.server import daemon_server
+
+    web = daemon_server(ws, door_mounts)
+    return [("web server", web)] if web else []
 
 
 class _Parser(argparse.ArgumentParser):
@@ -37,7 +73,7 @@ class _Parser(argparse.ArgumentParser):
 _VALUED = {"-w", "--workspace", "--config"}  # global options that take the next word as their value
 
 
-def command_named(argv: Sequence[str], known: Sequence[str]) -> str | None:
+def command_named(argv: Sequence[str], known: Collection[str]) -> str | None:
     """The subcommand `argv` runs, when it is plainly one of `known` and no global help or version comes
     first; None otherwise (then every command's parser is built, for help and for usage errors)."""
     words = iter(argv)
@@ -56,14 +92,17 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     (each one costs start-up time, and a command needs no other's parser)."""
     parser = _Parser(prog="kbsync", description="Keep a Markdown memory workspace dependable across machines.")
     parser.add_argument("--version", action="version", version=f"kbsync {__version__}")
-    parser.add_argument("-w", "--workspace", metavar="DIR", help="workspace folder (default: $KBSYNC_WORKSPACE, config, ~/kb)")
+    parser.add_argument("-w", "--workspace", metavar="DIR", help="workspace folder (default: $KBSYNC_WORKSPACE, else the workspace around the current "
+                        "folder, else the config's workspace, else ~/kb)")
     parser.add_argument("--config", metavar="FILE", help="config file (default: <workspace>/.kbsync/config.toml)")
     verbosity = parser.add_mutually_exclusive_group()
     verbosity.add_argument("-v", "--verbose", action="count", default=0, help="more detail (repeatable)")
     verbosity.add_argument("-q", "--quiet", action="store_true", help="only errors")
+    parser.set_defaults(door_servers=door_servers, door_mounts=door_mounts)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for name in [only] if only else command_modules():
-        importlib.import_module(f"kbsync.cli.{name}").register(sub)
+    modules = command_modules()
+    for name in [only] if only else modules:
+        importlib.import_module(modules[name]).register(sub)
     return parser
 
 
@@ -84,6 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     _setup_logging(args.verbose, args.quiet)
+    progress.configure(enabled=not args.quiet and not getattr(args, "json", False))
     try:
         code: int = args.func(args)
         return code

@@ -1,14 +1,61 @@
-"""The one helper through which kbsync runs external programs."""
+"""The one helper through which kbsync runs external programs, and the time bounds every one of them obeys.
+
+Each program runs in its own process group; at its time-out, or at the deadline its thread runs under
+(`deadline`, which the daemon sets around every job), the whole group is killed, so a wrapper's children
+cannot keep it alive. `kill_children` stops every program still running (the daemon's shutdown).
+"""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
+import threading
+import time
 from pathlib import Path
-from typing import Sequence
+from typing import Iterator, Sequence
 
-from kbsync.errors import GitError, KbsyncError
+from kbsync.errors import GitError, KbsyncError, TimedOutError
+
+_local = threading.local()  # .deadline: time.monotonic() by which this thread's work must end
+_children: set[int] = set()  # process groups started and not yet reaped
+_children_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def deadline(seconds: float) -> Iterator[None]:
+    """Within the block, on this thread, every program `run` starts and every bounded wait (`remaining`)
+    ends at most `seconds` from now (or at an enclosing deadline, if that is sooner)."""
+    previous: float | None = getattr(_local, "deadline", None)
+    end = time.monotonic() + seconds
+    _local.deadline = end if previous is None else min(previous, end)
+    try:
+        yield
+    finally:
+        _local.deadline = previous
+
+
+def remaining(timeout: float | None) -> float | None:
+    """`timeout` cut to what is left of this thread's deadline (None: no bound at all); TimedOutError when
+    the deadline has passed."""
+    end: float | None = getattr(_local, "deadline", None)
+    if end is None:
+        return timeout
+    left = end - time.monotonic()
+    if left <= 0:
+        raise TimedOutError("the job's deadline passed; it was stopped and runs again at its next turn")
+    return left if timeout is None else min(timeout, left)
+
+
+def kill_children() -> int:
+    """Kill the process group of every program still running; how many there were."""
+    with _children_lock:
+        groups = list(_children)
+    for pgid in groups:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, signal.SIGKILL)
+    return len(groups)
 
 
 def run(
@@ -20,11 +67,9 @@ def run(
     timeout: float | None = None,
     env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[bytes]:
-    """Run `cmd`, capturing output; a failure raises GitError (for git) or KbsyncError.
-
-    The program runs in its own process group; on a timeout the whole group is
-    killed, so a wrapper's children cannot keep it alive.
-    """
+    """Run `cmd`, capturing output; a failure raises GitError (for git) or KbsyncError, a time-out (its own
+    or the thread's deadline) TimedOutError after killing the program's whole process group."""
+    bound = remaining(timeout)
     try:
         child = subprocess.Popen(list(cmd), cwd=cwd, env=env, stdin=subprocess.PIPE if input is not None else
                                  subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -33,20 +78,36 @@ def run(
         raise KbsyncError(f"{cmd[0]} is not installed; install it and try again") from exc
     except OSError as exc:
         raise KbsyncError(f"cannot run {cmd[0]} ({exc.strerror}); check the command") from exc
+    with _children_lock:
+        _children.add(child.pid)
     try:
-        out, err = child.communicate(input, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(child.pid, signal.SIGKILL)
-        child.communicate()
-        raise KbsyncError(f"`{' '.join(cmd[:3])}` timed out after {timeout:g} s; it was stopped") from None
-    except BaseException:
-        os.killpg(child.pid, signal.SIGKILL)
-        child.wait()
-        raise
+        out, err = _communicate(child, input, bound, cmd)
+    finally:
+        with _children_lock:
+            _children.discard(child.pid)
     proc = subprocess.CompletedProcess(list(cmd), child.returncode, out, err)
     if check and proc.returncode != 0:
         raise (GitError if cmd[0] == "git" else KbsyncError)(f"`{' '.join(cmd[:3])}` failed: {last_line(proc)}")
     return proc
+
+
+def _communicate(child: subprocess.Popen[bytes], input: bytes | None, bound: float | None,
+                 cmd: Sequence[str]) -> tuple[bytes, bytes]:
+    try:
+        return child.communicate(input, timeout=bound)
+    except subprocess.TimeoutExpired:
+        _kill(child)
+        child.communicate()
+        raise TimedOutError(f"`{' '.join(cmd[:3])}` timed out after {bound:.3g} s; it was stopped") from None
+    except BaseException:
+        _kill(child)
+        child.wait()
+        raise
+
+
+def _kill(child: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(child.pid, signal.SIGKILL)
 
 
 def last_line(proc: subprocess.CompletedProcess[bytes]) -> str:

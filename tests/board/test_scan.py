@@ -137,7 +137,14 @@ def test_accept_and_reject(tmp_path: Path, cli: Cli) -> None:
     r = cli("candidates", "accept", str(ids["evil.md"]), "--summary", "s", "--scenario", "x", "--allow-flagged", ws=ws, cwd=ws)
     assert r.returncode == 0, r.stderr
     assert cli("candidates", "reject", str(ids["meh.md"]), ws=ws, cwd=ws).returncode == 0
-    assert cli("candidates", "reject", str(ids["meh.md"]), ws=ws, cwd=ws).returncode == 2
+    board = (ws / "LEARNING_BOARD.md").read_bytes()
+    again = cli("candidates", "accept", str(ids["good.md"]), "--summary", "退避", "--scenario", "推送失败", ws=ws, cwd=ws)
+    assert again.returncode == 0 and "accepted already; nothing to do" in again.stdout, again.stderr
+    assert (ws / "LEARNING_BOARD.md").read_bytes() == board  # a decision made twice changes nothing
+    again = cli("candidates", "reject", str(ids["meh.md"]), ws=ws, cwd=ws)
+    assert again.returncode == 0 and "rejected already; nothing to do" in again.stdout
+    other = cli("candidates", "accept", str(ids["meh.md"]), "--summary", "s", "--scenario", "x", ws=ws, cwd=ws)
+    assert other.returncode == 2 and "is rejected already" in other.stderr  # the other decision stays a question
     listed = json.loads(cli("candidates", "list", "--json", ws=ws, cwd=ws).stdout)
     assert {r["id"]: r["status"] for r in listed} == {
         ids["good.md"]: "accepted", ids["evil.md"]: "accepted", ids["meh.md"]: "rejected"}

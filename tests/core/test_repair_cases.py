@@ -70,9 +70,13 @@ CASES: list[tuple[str, str, str]] = [
      with_fm("tags: [合同, 风险]", "tags: 合同，风险"), VALID),
     ("ts without offset",
      with_fm("ts: 2025-06-11T14:32:07+08:00", "ts: 2025-06-11T14:32:07"), VALID),
-    ("ts without offset, space separated",
-     with_fm("ts: 2025-06-11T14:32:07+08:00", "ts: 2025-06-11 14:32:07"),
-     with_fm("ts: 2025-06-11T14:32:07+08:00", "ts: 2025-06-11 14:32:07+08:00")),
+    ("ts with a space between date and time, no offset: the T form with the offset",
+     with_fm("ts: 2025-06-11T14:32:07+08:00", "ts: 2025-06-11 14:32:07"), VALID),
+    ("ts with a space, offset given: only the T",
+     with_fm("ts: 2025-06-11T14:32:07+08:00", "ts: 2025-06-11 14:32:07+08:00"), VALID),
+    ("ts quoted with a space: the quotes stay",
+     with_fm("ts: 2025-06-11T14:32:07+08:00", 'ts: "2025-06-11 14:32:07.250"'),
+     with_fm("ts: 2025-06-11T14:32:07+08:00", 'ts: "2025-06-11T14:32:07.250+08:00"')),
     ("heading at level 3",
      VALID.replace("## 结论", "### 结论"), VALID),
     ("heading at level 1",
@@ -187,3 +191,13 @@ def test_a_session_file_outside_a_date_folder_is_reported() -> None:
     assert any(f.level == "warning" and "sessions/YYYY-MM-DD/" in f.message for f in findings)
     assert has_errors(validate_text("sessions/x.md", BODY, Config()))
     assert repair_text("sessions/x.md", BODY, Config()).text == BODY  # no id to rebuild from: left alone
+
+
+def test_validate_flags_the_space_form_of_ts_and_repair_says_what_it_did() -> None:
+    spaced = with_fm("ts: 2025-06-11T14:32:07+08:00", "ts: 2025-06-11 14:32:07+08:00")
+    errors = [f for f in validate_text(REL, spaced, Config()) if f.level == "error"]
+    assert len(errors) == 1 and errors[0].line == 3 and "space between date and time" in errors[0].message
+    result = repair_text(REL, spaced, Config())
+    assert result.fixes == ["ts '2025-06-11 14:32:07+08:00' had a space between date and time; "
+                            "wrote it as 2025-06-11T14:32:07+08:00"]
+    assert result.text.replace("T14:32", " 14:32", 1) == spaced  # one character changed, nothing lost

@@ -51,7 +51,7 @@ def payloads(draw: st.DrawFn) -> dict[str, object]:
 @given(payloads())
 def test_saved_session_round_trips_byte_stable(payload: dict[str, object]) -> None:
     inp = parse_input(payload, "+08:00")
-    doc = _new_doc(inp, "+08:00")
+    doc = _new_doc(inp, "+08:00", {})
     text = render_session(doc)
     rel = protocol.session_relpath(doc.fields["id"], inp.title)
     assert not has_errors(validate_text(rel, text, CFG)), validate_text(rel, text, CFG)
@@ -99,7 +99,7 @@ def is_subsequence(small: str, big: str) -> bool:
 @given(payloads(), st.lists(st.sampled_from(range(len(DAMAGE))), min_size=1, max_size=3, unique=True))
 def test_repair_never_loses_content_and_is_idempotent(payload: dict[str, object], damage: list[int]) -> None:
     inp = parse_input(payload, "+08:00")
-    doc = _new_doc(inp, "+08:00")
+    doc = _new_doc(inp, "+08:00", {})
     rel = protocol.session_relpath(doc.fields["id"], inp.title)
     dirty = render_session(doc)
     for d in sorted(damage):

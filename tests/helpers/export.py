@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import struct
-import subprocess
 import zlib
 from html.parser import HTMLParser
-from pathlib import Path
 
 
 def png(rgb: tuple[int, int, int] = (255, 0, 0)) -> bytes:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import random
 import shutil
 import sqlite3
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 

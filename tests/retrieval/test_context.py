@@ -96,3 +96,14 @@ def test_tags_alone_rank_by_overlap_then_recency(planted: tuple[Path, dict[str, 
 def test_bad_budget_is_a_usage_error(planted: tuple[Path, dict[str, str]], cli: Cli) -> None:
     out = cli("context", "--budget", "0", ws=planted[0])
     assert out.returncode == 2 and "--budget" in out.stderr
+
+
+def test_full_sessions_nest_their_headings_under_the_title() -> None:
+    from kbsync.retrieval.context import nested
+
+    text = "## 用户输入\n问\n\n### 第一段\n细节\n```\n## 代码里的不是标题\n```\n## 结论\n#hashtag 不是标题\n"
+    out = nested(text, 3)
+    assert out.split("\n") == ["#### 用户输入", "问", "", "##### 第一段", "细节", "```", "## 代码里的不是标题", "```",
+                               "#### 结论", "#hashtag 不是标题", ""]
+    assert nested("###### 深\n## 浅", 3) == "###### 深\n#### 浅"  # never deeper than six
+    assert nested("没有标题", 3) == "没有标题"

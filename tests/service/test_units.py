@@ -7,7 +7,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -72,43 +71,6 @@ def test_daemon_notifies_systemd(tmp_path: Path) -> None:
         assert sock.recv(100) == b"READY=1"
         assert d.stop() == 0
         assert sock.recv(100) == b"STOPPING=1"
-
-
-def test_status_when_not_running_and_with_a_conflict_copy(tmp_path: Path, cli: Cli) -> None:
-    root = tmp_path / "ws"
-    assert cli("init", ws=root).returncode == 0
-    copy = root / "sessions" / "2025-06-11" / "1432-a1b2c3d-x.conflict-20250611T063000Z.md"
-    assert cli("status", ws=root).returncode == 0
-    copy.parent.mkdir(parents=True)
-    copy.write_text("x")
-    proc = cli("status", ws=root)
-    assert proc.returncode == 1  # something waits for a person
-    assert "daemon:      not running" in proc.stdout
-    assert "conflicts:   1 waiting for a person" in proc.stdout and copy.name in proc.stdout
-
-
-def test_what_waits_for_a_person() -> None:
-    from kbsync.app.status import waiting_for_a_person
-
-    rep = {"conflicts": [], "skipped": {"a.md": "locked", "b.md": "changing"}}
-    assert waiting_for_a_person(rep) == []
-    rep["skipped"].update({"c.md": "invalid: c.md:3: error: …", "d.md": "secret: d.md:1: …"})
-    rep["conflicts"] = ["e.conflict-20250611T063000Z.md"]
-    assert waiting_for_a_person(rep) == ["e.conflict-20250611T063000Z.md", "c.md", "d.md"]
-
-
-def test_status_lists_temp_files_that_interrupted_writes_left(tmp_path: Path, cli: Cli) -> None:
-    root = tmp_path / "ws"
-    assert cli("init", ws=root).returncode == 0
-    old, fresh = root / "memory" / ".facts.md.0a1b2c3d4e5f.tmp", root / "memory" / ".facts.md.9f8e7d6c5b4a.tmp"
-    old.write_text("- half a save\n")
-    fresh.write_text("- a write in progress\n")
-    os.utime(old, (time.time() - 120, time.time() - 120))
-    proc = cli("status", ws=root)
-    assert proc.returncode == 1
-    assert "temp files:  1 left by interrupted writes" in proc.stdout
-    assert old.name in proc.stdout and fresh.name not in proc.stdout
-    assert old.read_text() == "- half a save\n"  # listed, never deleted
 
 
 def test_last_sync_is_the_later_of_the_daemons_and_any_other() -> None:

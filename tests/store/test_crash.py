@@ -254,14 +254,14 @@ def test_killed_repair_commands_over_a_workspace_leave_whole_files(ws: Workspace
     killed_after = 0
     for _ in range(6):
         child = subprocess.Popen([sys.executable, "-u", "-m", "kbsync", "-w", str(ws.root), "repair"],
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        assert child.stderr is not None
-        for _ in range(rng.randrange(1, 5)):  # let it repair a few files (logged one by one), then kill it
-            killed_after += child.stderr.readline().startswith(b"kbsync: sessions/")
+                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        assert child.stdout is not None
+        for _ in range(rng.randrange(1, 5)):  # let it repair a few files (said one by one), then kill it
+            killed_after += child.stdout.readline().startswith(b"sessions/")
         time.sleep(rng.uniform(0, 0.02))
         child.kill()
         child.wait(30)
-        child.stderr.close()
+        child.stdout.close()
         for rel, before in dirty.items():
             data = ws.path(rel).read_bytes()
             if data != before:  # repaired: then it is whole and valid

@@ -86,7 +86,7 @@ def test_index_rebuild_one_row_per_session_sorted_by_utc(ws_root: Path, cli: Cli
     save_session(ws, {"session_id": "a", "summary": "again"})
     appended = indexmd.parse_rows((ws_root / "index.md").read_text(encoding="utf-8"))
     assert len(appended) == 3 and indexmd.latest_by_path(appended)[appended[1].path].summary == "again"
-    assert rebuild_index(ws) == 2
+    assert rebuild_index(ws).rows == 2
     rows = indexmd.parse_rows((ws_root / "index.md").read_text(encoding="utf-8"))
     assert [r.title for r in rows] == ["early", "late"] and rows[0].summary == "again"
     assert cli("-w", str(ws_root), "validate", "index.md").returncode == 0
@@ -113,3 +113,23 @@ def test_appends_never_follow_a_symlink_out_of_the_workspace(ws_root: Path, tmp_
     res = cli("-w", str(ws_root), "log", "tool-call", "--session", "s", "--tool", "t")
     assert res.returncode != 0 and "Traceback" not in res.stderr and "tool-calls.md" in res.stderr
     assert outside.read_text(encoding="utf-8") == ""
+
+
+def test_index_rows_for_sessions_that_no_longer_exist(tmp_path: Path, cli: Cli) -> None:
+    from helpers.daemon import session_relpath, session_text, write
+
+    root = tmp_path / "ws"
+    assert cli("init", ws=root).returncode == 0
+    kept, gone = session_relpath(1), session_relpath(2)
+    for rel in (kept, gone):
+        write(root, rel, session_text(rel))
+    assert cli("index", "rebuild", ws=root).returncode == 0
+    (root / gone).unlink()
+    proc = cli("validate", "index.md", ws=root)
+    assert proc.returncode == 0  # a warning: index.md can still be committed
+    assert f"index.md:4: warning: the row for {gone} names a session that no longer exists" in proc.stdout
+    proc = cli("index", "rebuild", ws=root)
+    assert proc.returncode == 0 and f"dropped the row for {gone}" in proc.stdout
+    text = (root / "index.md").read_text(encoding="utf-8")
+    assert kept in text and gone not in text
+    assert "no longer exists" not in cli("validate", ws=root).stdout

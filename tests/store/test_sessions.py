@@ -321,12 +321,14 @@ def test_an_existing_session_file_that_is_not_text_is_left_alone(ws: Workspace, 
     assert snapshot(ws.root) == before
 
 
-@pytest.mark.parametrize("text", ["a\u0000b", "x" * (5 * 1024 * 1024)], ids=["nul", "5MB"])
-def test_a_payload_that_would_write_a_bad_file_is_refused(ws: Workspace, tmp_path: Path, text: str, cli: Cli) -> None:
+@pytest.mark.parametrize("text, named", [("a\u0000b", "in.json: sections.结论 holds a NUL character"),
+                                         ("x" * (5 * 1024 * 1024), f"1432-{_h7(RAW_ID)}")], ids=["nul", "5MB"])
+def test_a_payload_that_would_write_a_bad_file_is_refused(ws: Workspace, tmp_path: Path, text: str, named: str,
+                                                          cli: Cli) -> None:
     payload = tmp_path / "in.json"
     payload.write_text(json.dumps({"session_id": RAW_ID, "ts": TS, "sections": {"结论": text}}), encoding="utf-8")
     before = snapshot(ws.root)
     proc = cli("session", "save", "--file", str(payload), ws=ws.root)
-    one_line_error(proc, f"1432-{_h7(RAW_ID)}")
+    one_line_error(proc, named)
     assert proc.returncode == 2
     assert snapshot(ws.root) == before

@@ -112,10 +112,10 @@ def test_ref_moved_by_another_writer_before_the_patch(tmp_path: Path, server: Gi
 
 
 @pytest.mark.parametrize("retry_after", [5, None])
-def test_secondary_limit_on_blobs_and_trees(tmp_path: Path, server: GitHubServer, retry_after: int | None) -> None:
+def test_secondary_limit_on_trees_and_commits(tmp_path: Path, server: GitHubServer, retry_after: int | None) -> None:
     a, g = started(tmp_path, server)
     write_session(a, 4, "limited")
-    server.faults.secondary_limit("POST", "blobs", retry_after)
+    server.faults.secondary_limit("POST", "commits", retry_after)
     server.faults.secondary_limit("POST", "trees", retry_after)
     sleeps: list[float] = []
     assert api_sync(a, server, sleeps).pushed
@@ -164,14 +164,14 @@ def test_mixed_git_and_api_machines_converge_with_conflict_copies(tmp_path: Path
     for r in range(2):
         for root, who in ((a, "api"), (g, "git")):
             line = f"- {who} fact {r}"
-            append(root, "memory/facts.md", line)
+            append(root, "artifacts/notes.md", line)
             append(root, "index.md", f"| 2025-06-11 | {who}{r} | t | s | x.md |")
             lines += [line, f"{who}{r}"]
         api_sync(a, server)
         sync(open_ws(g))
     api_sync(a, server)
     assert_converged(server, [a, g], lines)
-    assert any(p.startswith("memory/facts.conflict-") for p in tree_files(server.repo.path, "main"))
+    assert any(p.startswith("artifacts/notes.conflict-") for p in tree_files(server.repo.path, "main"))
 
 
 def test_changed_blobs_plus_at_most_five_requests(tmp_path: Path, server: GitHubServer) -> None:

@@ -45,8 +45,8 @@ def test_same_file_both_sides_keeps_remote_and_saves_a_conflict_copy(tmp_path: P
     bare = make_bare(tmp_path / "remote.git")
     a, b = workspace(tmp_path, "a", bare), workspace(tmp_path, "b", bare)
     sync(open_ws(a)), sync(open_ws(b))
-    append(a, "memory/facts.md", "- a says")
-    append(b, "memory/facts.md", "- b says")
+    append(a, "artifacts/notes.md", "- a says")
+    append(b, "artifacts/notes.md", "- b says")
     append(a, "logs/tool-calls.md", "2025-06-11T00:00:00Z | s | a-tool | ok")
     append(b, "logs/tool-calls.md", "2025-06-11T00:00:01Z | s | b-tool | ok")
     assert sync(open_ws(a)).exit_code == 0
@@ -54,11 +54,11 @@ def test_same_file_both_sides_keeps_remote_and_saves_a_conflict_copy(tmp_path: P
     assert done.returncode == 1, done.stderr
     assert "conflict" in done.stderr
     files = tree_files(bare, "main")
-    assert b"- a says" in files["memory/facts.md"]
-    copies = [p for p in files if p.startswith("memory/facts.conflict-")]
+    assert b"- a says" in files["artifacts/notes.md"]
+    copies = [p for p in files if p.startswith("artifacts/notes.conflict-")]
     assert len(copies) == 1 and b"- b says" in files[copies[0]]
     assert b"a-tool" in files["logs/tool-calls.md"] and b"b-tool" in files["logs/tool-calls.md"]
-    assert b"conflict: memory/facts.md" in files["logs/errors.md"]
+    assert b"conflict: artifacts/notes.md" in files["logs/errors.md"] and b"added on both sides" in files["logs/errors.md"]
 
 
 def test_a_sync_stopped_while_saving_a_conflict_copy_has_not_overwritten_the_local_version(
@@ -70,8 +70,8 @@ def test_a_sync_stopped_while_saving_a_conflict_copy_has_not_overwritten_the_loc
     bare = make_bare(tmp_path / "remote.git")
     a, b = workspace(tmp_path, "a", bare), workspace(tmp_path, "b", bare)
     sync(open_ws(a)), sync(open_ws(b))
-    append(a, "memory/facts.md", "- a says")
-    append(b, "memory/facts.md", "- b says")
+    append(a, "artifacts/notes.md", "- a says")
+    append(b, "artifacts/notes.md", "- b says")
     assert sync(open_ws(a)).exit_code == 0
 
     def disk_full(*_args: object, **_kw: object) -> str:
@@ -80,11 +80,11 @@ def test_a_sync_stopped_while_saving_a_conflict_copy_has_not_overwritten_the_loc
     monkeypatch.setattr(conflicts, "save_conflict_copy", disk_full)
     with pytest.raises(OSError):
         sync(open_ws(b))
-    assert "- b says" in (b / "memory/facts.md").read_text(encoding="utf-8")
+    assert "- b says" in (b / "artifacts/notes.md").read_text(encoding="utf-8")
     monkeypatch.undo()
     assert sync(open_ws(b)).exit_code == 1
-    here = {p.name: p.read_text(encoding="utf-8") for p in (b / "memory").glob("facts*.md")}
-    assert "- a says" in here["facts.md"] and any("- b says" in text for name, text in here.items() if name != "facts.md")
+    here = {p.name: p.read_text(encoding="utf-8") for p in (b / "artifacts").glob("notes*.md")}
+    assert "- a says" in here["notes.md"] and any("- b says" in text for name, text in here.items() if name != "notes.md")
 
 
 def test_the_pre_push_hook_does_not_scan_again_what_sync_scanned(tmp_path: Path, cli: Cli) -> None:
@@ -133,7 +133,7 @@ def test_rejected_push_is_integrated_again_never_forced(tmp_path: Path) -> None:
             return super().push(local_head, remote)
 
     sleeps: list[float] = []
-    result = sync(open_ws(b), Racing(b, "origin", "main"), sleep=sleeps.append)
+    result = sync(open_ws(b), Racing(b, "origin", "main", timeout_s=60), sleep=sleeps.append)
     assert result.pushed and result.conflicts == [] and result.rounds == 2 and len(sleeps) == 1
     files = tree_files(bare, "main")
     assert session_relpath(2) in files and session_relpath(3) in files

@@ -105,3 +105,43 @@ def test_board_unchanged_remote_takes_local_bytes() -> None:
     merged, _ = integrate_path("LEARNING_BOARD.md", Versions(base, local, remote))
     assert merged is not None
     assert [e.entry.title for e in board.parse_board(merged.decode()).entries()] == ["甲", "丙", "乙"]
+
+
+# ---- memory entry files: fact by fact -------------------------------------------------------
+
+FACTS = "memory/facts.md"
+BASE = b"# F\n\n- a: 1\n- b: 2\n"
+
+
+def test_facts_added_on_different_machines_are_all_kept_in_a_stable_order() -> None:
+    local, remote = BASE + b"- mine: x\n", BASE + b"- theirs: y\n"
+    assert integrate_path(FACTS, Versions(BASE, local, remote)) == (BASE + b"- theirs: y\n- mine: x\n", [])
+
+
+def test_a_fact_deleted_on_one_side_and_untouched_on_the_other_is_deleted() -> None:
+    assert integrate_path(FACTS, Versions(BASE, b"# F\n\n- b: 2\n", BASE + b"- c: 3\n")) == (b"# F\n\n- b: 2\n- c: 3\n", [])
+    assert integrate_path(FACTS, Versions(BASE, BASE + b"- c: 3\n", b"# F\n\n- a: 1\n")) == (b"# F\n\n- a: 1\n- c: 3\n", [])
+
+
+def test_a_fact_changed_differently_on_both_sides_gives_a_copy_of_just_those_entries() -> None:
+    data, found = integrate_path("memory/entities/acme.md", Versions(BASE, b"# F\n\n- a: mine\n- b: 2\n- n: 1\n",
+                                                                     b"# F\n\n- a: theirs\n- b: 2\n"))
+    assert data == b"# F\n\n- a: theirs\n- b: 2\n- n: 1\n"
+    assert [(c.local, c.what) for c in found] == [(b"# F\n\n- a: mine\n", "entries a changed on both sides")]
+    _, found = integrate_path(FACTS, Versions(None, b"# F\n- k: 1\n", b"# F\n- k: 2\n"))
+    assert found[0].what == "entries k added on both sides"
+
+
+def test_added_on_both_sides_is_said_so() -> None:
+    assert integrate_path(SESSION, Versions(None, b"mine", b"theirs"))[1][0].what == "added on both sides"
+
+
+def test_a_conflict_copy_is_never_merged_and_its_copy_is_named_after_the_original() -> None:
+    from kbsync.core import protocol
+
+    copy = "memory/facts.conflict-20250611T063207Z-a1b2c3.md"
+    _data, found = integrate_path(copy, Versions(None, b"- a: 1\n", b"- a: 2\n"))
+    assert [c.relpath for c in found] == [copy]
+    assert protocol.conflict_name(copy, "20250612T000000Z", "d4e5f6") == "memory/facts.conflict-20250612T000000Z-d4e5f6.md"
+    assert protocol.original_of("memory/facts.conflict-1Z.conflict-20250611T063207Z.md") != FACTS  # not a copy name
+    assert protocol.original_of("m/f.conflict-20250611T063207Z-1.conflict-20250611T063208Z-a1b2c3.md") == "m/f.md"

@@ -10,7 +10,8 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from kbsync.errors import InputError, UsageError
+from kbsync.core import boardentry
+from kbsync.errors import InputError, NotFoundError, UsageError
 
 if TYPE_CHECKING:
     from kbsync.board.feedback import DecayCandidate, Stats
@@ -19,6 +20,9 @@ if TYPE_CHECKING:
     from kbsync.store.workspace import Workspace
 
 BOARD_FILE = "LEARNING_BOARD.md"
+TYPES = boardentry.TYPES
+CONFIDENCES = boardentry.CONFIDENCES
+STATUSES = boardentry.STATUSES
 
 
 @dataclass(frozen=True)
@@ -67,7 +71,7 @@ def entry_key(text: str) -> str:
 def _find(board: Board, key: str) -> Entry:
     found = board.find(key)
     if found is None:
-        raise InputError(f"no entry {key}; see `kbsync board list`", path=BOARD_FILE)
+        raise NotFoundError(f"no entry {key}; see `kbsync board list`", path=BOARD_FILE)
     return found.entry
 
 
@@ -125,14 +129,21 @@ def update_entry(ws: Workspace, key: str, data: dict[str, Any], where: str = "<s
     return Written(entry.key, action, was=key)
 
 
-def list_entries(ws: Workspace, *, type: str | None = None, topic: str | None = None,
-                 status: str | None = None) -> list[Entry]:
-    """The board's entries, in file order, filtered by type, topic and status."""
+def list_entries(ws: Workspace, *, type: str | None = None, topic: str | None = None, status: str | None = None,
+                 confidence: str | None = None, q: str | None = None) -> list[Entry]:
+    """The board's entries, in file order, filtered by type, topic, status and confidence, and by words
+    (every word in the title, topic, summary, core content, scenarios or source, case-insensitively)."""
     from kbsync.board import file as boardfile
 
     entries = [b.entry for b in boardfile.load_board(ws).entries()]
+    words = (q or "").casefold().split()
     return [e for e in entries if (not type or e.type == type) and (not topic or e.topic == topic)
-            and (not status or e.status == status)]
+            and (not status or e.status == status) and (not confidence or e.confidence == confidence)
+            and all(w in _searchable(e) for w in words)]
+
+
+def _searchable(e: Entry) -> str:
+    return "\n".join([e.title, e.topic, e.summary, e.core_content, e.source, *e.scenarios]).casefold()
 
 
 def show_entry(ws: Workspace, key: str) -> Shown:

@@ -6,7 +6,7 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from kbsync.errors import InputError
+from kbsync.errors import InputError, NotFoundError
 
 if TYPE_CHECKING:
     from kbsync.board.scan import SourceResult
@@ -24,11 +24,14 @@ class Row:
     flags: list[str]
 
 
+NOTHING_TO_DO = "nothing to do"
+
+
 @dataclass(frozen=True)
 class Accepted:
     item: str
     key: str
-    action: str  # what the board did: added, updated, unchanged
+    action: str  # what the board did: added, updated, unchanged; "nothing to do" when accepted before
 
 
 @dataclass(frozen=True)
@@ -51,13 +54,12 @@ def scan(ws: Workspace, now: dt.datetime, sources: list[str] | None = None) -> l
 
 def _lists(ws: Workspace) -> list[tuple[str, list[Item]]]:
     from kbsync.core import candidates, protocol
-    from kbsync.store.workspace import decode
 
     folder = ws.root / protocol.CANDIDATES_DIR
     out: list[tuple[str, list[Item]]] = []
     for p in sorted(folder.glob("*.md")) if folder.is_dir() else []:
         rel = f"{protocol.CANDIDATES_DIR}/{p.name}"
-        out.append((rel, candidates.parse_items(decode(p.read_bytes(), rel))))
+        out.append((rel, candidates.parse_items(ws.read_text(rel))))
     return out
 
 
@@ -66,15 +68,18 @@ def _find(ws: Workspace, item_id: str) -> tuple[str, Item]:
         for it in items:
             if it.id == item_id:
                 return rel, it
-    raise InputError(f"no candidate {item_id}; see `kbsync candidates list`", path="candidates/")
+    raise NotFoundError(f"no candidate {item_id}; see `kbsync candidates list`", path="candidates/")
 
 
-def _pending(rel: str, item: Item) -> None:
+def _decided(rel: str, item: Item, wanted: str) -> bool:
+    """True when the item already has the decision `wanted` (nothing to do); InputError when it has the other."""
     from kbsync.core import candidates
 
     status = candidates.value(item, "status")
-    if status != "pending":
-        raise InputError(f"item {item.id} is {status} already; nothing to do", path=rel, line=item.start + 1)
+    if status in ("pending", wanted):
+        return status == wanted
+    raise InputError(f"item {item.id} is {status} already; change its status in the list by hand to decide again",
+                     path=rel, line=item.start + 1)
 
 
 def _decide(ws: Workspace, rel: str, item_id: str, status: str) -> None:
@@ -99,7 +104,8 @@ def accept(ws: Workspace, item_id: str, overrides: Overrides, *, allow_flagged: 
     from kbsync.core import candidates
 
     rel, item = _find(ws, item_id)
-    _pending(rel, item)
+    if _decided(rel, item, "accepted"):
+        return Accepted(item.id, item.title, NOTHING_TO_DO)
     flagged = candidates.flags(item)
     if flagged and not allow_flagged:
         raise InputError(f"item {item.id} is flagged ({', '.join(flagged)}); read its flagged lines, then "
@@ -116,9 +122,11 @@ def accept(ws: Workspace, item_id: str, overrides: Overrides, *, allow_flagged: 
     return Accepted(item.id, entry.key, action)
 
 
-def reject(ws: Workspace, item_id: str) -> str:
-    """Mark a pending item rejected so that it is not proposed again; the list it is in."""
+def reject(ws: Workspace, item_id: str) -> tuple[str, bool]:
+    """Mark a pending item rejected so that it is not proposed again; the list it is in, and whether anything
+    changed (False: it was rejected already)."""
     rel, item = _find(ws, item_id)
-    _pending(rel, item)
+    if _decided(rel, item, "rejected"):
+        return rel, False
     _decide(ws, rel, item.id, "rejected")
-    return rel
+    return rel, True

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterator
 
 from kbsync.errors import InputError, UsageError
 
 if TYPE_CHECKING:
     from kbsync.core.findings import Finding
     from kbsync.store.export import Exported, Format, ImageMode
+    from kbsync.store.rebuild import Rebuilt
     from kbsync.store.repairfile import RepairOutcome
     from kbsync.store.workspace import Workspace
 
@@ -21,16 +22,21 @@ def validate(ws: Workspace, paths: list[str] | None = None) -> list[Finding]:
     return validate_paths(ws, ws.expand(paths) if paths else None)
 
 
-def repair(ws: Workspace, paths: list[str] | None = None, *, dry_run: bool = False) -> list[RepairOutcome]:
-    """The lossless repairs of the named files (or all), applied unless `dry_run`."""
+def repair(ws: Workspace, paths: list[str] | None = None, *, dry_run: bool = False) -> Iterator[RepairOutcome]:
+    """The lossless repairs of the named files (or all), applied unless `dry_run`; each outcome as soon as
+    its file is done, so that a caller can say it at once."""
+    from kbsync.progress import Progress
     from kbsync.store.repairfile import repair_file
 
     rels = ws.expand(paths) if paths else list(ws.iter_files())
-    return [repair_file(ws, rel, dry_run=dry_run) for rel in rels]
+    with Progress("repair", len(rels)) as shown:
+        for rel in rels:
+            yield repair_file(ws, rel, dry_run=dry_run)
+            shown.advance()
 
 
-def rebuild_index(ws: Workspace) -> int:
-    """Regenerate index.md from the sessions; the number of rows."""
+def rebuild_index(ws: Workspace) -> Rebuilt:
+    """Regenerate index.md from the sessions: the number of rows, and the paths whose rows were dropped."""
     from kbsync.store.rebuild import rebuild_index as rebuild
 
     return rebuild(ws)
@@ -38,8 +44,13 @@ def rebuild_index(ws: Workspace) -> int:
 
 def _sources(paths: list[str]) -> list[Path]:
     """The source files, checked before anything is written."""
+    from kbsync.store.workspace import left_out
+
     sources = [Path(p) for p in paths]
     for src in sources:
+        why = left_out(src)
+        if why:
+            raise InputError(f"left out: {why}; export the file it points to", path=str(src))
         if not src.is_file():
             raise InputError("no such file; give the Markdown files to export", path=str(src))
     stems: dict[str, Path] = {}

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kbsync.errors import ConfigError
+
 if TYPE_CHECKING:
     from kbsync.core.secrets import SecretFinding
     from kbsync.git.commit import CommitResult
@@ -15,16 +17,31 @@ if TYPE_CHECKING:
 
 def commit(ws: Workspace, message: str | None = None) -> CommitResult:
     """Commit every valid, quiet, unlocked file that changed; what was left out says why."""
+    from kbsync.git import quiet
     from kbsync.git.commit import commit_pending
 
-    return commit_pending(ws, reason="manual", message=message)
+    return commit_pending(ws, reason="manual", message=message, settle_s=quiet.bound(ws))
 
 
 def sync(ws: Workspace) -> SyncResult:
     """Commit, pull, integrate and push; never forced, conflicts kept as copies for a person."""
-    from kbsync.sync.syncer import sync as run_sync
+    from kbsync.git.inprogress import in_progress
+    from kbsync.sync.syncer import SyncResult as Result, remote_configured, sync as run_sync
 
+    doing = in_progress(ws.root)
+    if doing:  # said first: it is why nothing can happen now, whatever else is missing
+        return Result(ws.config.sync.mode, waiting=doing)
+    if not remote_configured(ws):
+        raise ConfigError(_no_remote(ws) + "; nothing was committed or sent", path=str(ws.root))
     return run_sync(ws)
+
+
+def _no_remote(ws: Workspace) -> str:
+    if ws.config.sync.mode == "github-api":
+        return "no repository to sync with; set [github] repository (owner/name) in the config"
+    remote = ws.config.sync.remote
+    return (f"no git remote {remote!r} to sync with; add one with `git remote add {remote} URL` "
+            "(or set [sync] remote)")
 
 
 def hook_top(folder: str | None) -> tuple[Path, str]:

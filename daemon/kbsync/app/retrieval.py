@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Sequence
 
 from kbsync.errors import UsageError
@@ -43,6 +43,27 @@ def build_context(ws: Workspace, query: str, tags: list[str], budget: int | None
     if budget <= 0:
         raise UsageError(f"--budget {budget}: give a positive number of tokens")
     return assemble(gather(ws, query, tags), ws.config.context, budget)
+
+
+@dataclass(frozen=True)
+class Part:
+    name: str  # facts, summaries, sessions, references, board
+    text: str
+    tokens: int  # the documented estimate (docs/retrieval.md)
+    flags: list[dict[str, object]] = field(default_factory=list)  # what was withheld from it (Pack.flags)
+
+
+def context_parts(pack: Pack) -> list[Part]:
+    """The pack's parts in order, each with its token estimate and the flags of the spans withheld from it."""
+    return [Part(name, text, tokens, [f for f in pack.flags if f["section"] == name])
+            for name, text, tokens in pack.parts()]
+
+
+def estimate_tokens(text: str) -> int:
+    """The token estimate the context pack is budgeted with (docs/retrieval.md)."""
+    from kbsync.retrieval.context import estimate_tokens as estimate
+
+    return estimate(text)
 
 
 def rebuild_search(ws: Workspace) -> BuildResult:

@@ -1,8 +1,14 @@
-"""The daemon's status file (.kbsync/status.json) and the report `kbsync status` prints.
+"""`kbsync status`: the truth about a workspace, with or without a running daemon; and the daemon's status file.
 
-The daemon rewrites the file atomically as it works; any other process reads
-it. Whether the daemon still runs is decided from the workspace lock (its pid
-alive on this host), never from the file alone.
+What the report says is read from where it is true: the last commit is git's HEAD (whoever made it), what
+waits is found in the work tree itself (what the next commit would leave out and why, sessions marked
+`status: conflict`, conflict copies, temp files that killed writers left), and only what the daemon alone
+knows (whether it runs, its queue, its last event, repair and sync) comes from `.kbsync/status.json`, which
+the daemon rewrites atomically as it works. Whether the daemon still runs is decided from the workspace
+lock (its pid alive on this host), never from the file alone.
+
+Each thing that waits is a `Waiting` item (path, reason, and whether a person or time settles it), made by
+one of the `CHECKS`; a new kind of waiting is one more check in that tuple.
 """
 
 from __future__ import annotations
@@ -10,13 +16,21 @@ from __future__ import annotations
 import json
 import logging
 import time
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Literal
 
-from kbsync.store import fsio
 from kbsync.core import protocol
-from kbsync.sync import state as syncstate
+from kbsync.errors import EXIT_OK, EXIT_PROBLEMS, KbsyncError
+from kbsync.git import commit as committer
+from kbsync.git import history
+from kbsync.git import repo as gitrepo
+from kbsync.store import fsio
+from kbsync.store.machine import machine_id
+from kbsync.git import inprogress
+from kbsync.store.unreadable import unreadable_files
 from kbsync.store.workspace import Workspace
+from kbsync.sync import state as syncstate
 
 log = logging.getLogger(__name__)
 
@@ -60,47 +74,170 @@ def daemon_pid(ws: Workspace) -> int | None:
 
 
 LEFTOVER_AGE_S = 60.0  # a temp file this old is no write in progress: its writer was stopped
+WAITS_FOR_TIME = ("locked", "changing")  # a file left out for these goes in at a later commit by itself
+SettleBy = Literal["person", "time"]
 
 
-def waiting_files(ws: Workspace, now: float | None = None) -> tuple[list[str], list[str]]:
-    """From one walk of the workspace: the conflict copies waiting for a person, and the temp files that
-    interrupted writes left behind (kbsync never deletes them: see docs/protocol.md)."""
-    limit = (time.time() if now is None else now) - LEFTOVER_AGE_S
-    copies, found = [], []
-    for rel in ws.iter_files(suffix=(".md", fsio.TEMP_SUFFIX)):
-        if not rel.endswith(fsio.TEMP_SUFFIX):
-            if protocol.is_conflict_copy(rel):
-                copies.append(rel)
-            continue
+@dataclass(frozen=True)
+class Waiting:
+    """One thing that waits: `path`, `reason` (one line), and whether a `person` or `time` settles it."""
+
+    path: str
+    reason: str
+    settle_by: SettleBy = "person"
+    kind: str = "other"  # left-out, conflict-status, conflict-copy, temp-file, daemon, ... (groups the lines)
+
+
+@dataclass
+class Scene:
+    """What every check looks at, gathered once: the files that differ from HEAD, one walk of the workspace."""
+
+    ws: Workspace
+    now: float
+    changed: list[str]
+    walked: list[str]
+    saved: dict[str, Any] = field(default_factory=dict)  # the daemon's status file, while it runs
+
+
+Check = Callable[[Scene], list[Waiting]]
+
+
+def left_out(scene: Scene) -> list[Waiting]:
+    """What a commit made now would leave out of the files that differ from HEAD, and why."""
+    _staged, skipped = committer.select(scene.ws, scene.changed, scene.now)
+    return [Waiting(rel, why, "time" if why in WAITS_FOR_TIME else "person", "left-out")
+            for rel, why in sorted(skipped.items())]
+
+
+CONFLICT_STATUS = r"""^status:[[:space:]]*["']?conflict["']?[[:space:]]*$"""
+
+
+def conflict_status(scene: Scene) -> list[Waiting]:
+    """Sessions whose frontmatter says `status: conflict` (rebuilt from their name by a repair, or saved so)."""
+    try:
+        found = history.files_matching(scene.ws.root, CONFLICT_STATUS, protocol.SESSIONS_DIR)
+    except KbsyncError:
+        return []
+    return [Waiting(rel, "status: conflict; check its fields and text, then set its status to open or closed",
+                    kind="conflict-status")
+            for rel in found if not protocol.is_conflict_copy(rel) and _says_conflict(scene.ws, rel)]
+
+
+def _says_conflict(ws: Workspace, rel: str) -> bool:
+    try:
+        return committer.session_status(ws.read_text(rel)) == "conflict"
+    except KbsyncError:
+        return False
+
+
+def conflict_copies(scene: Scene) -> list[Waiting]:
+    return [Waiting(rel, "conflict copy; compare it with its file, keep what is right, delete the copy",
+                    kind="conflict-copy")
+            for rel in scene.walked if rel.endswith(".md") and protocol.is_conflict_copy(rel)]
+
+
+def temp_files(scene: Scene) -> list[Waiting]:
+    """Temp files that interrupted writes left behind (kbsync never deletes them: see docs/protocol.md)."""
+    limit = scene.now - LEFTOVER_AGE_S
+    out = []
+    for rel in scene.walked:
         try:
-            if ws.path(rel).stat().st_mtime < limit:
-                found.append(rel)
+            old = rel.endswith(fsio.TEMP_SUFFIX) and scene.ws.path(rel).stat().st_mtime < limit
         except FileNotFoundError:
-            pass  # the write it belonged to finished meanwhile
-    return copies, found
+            continue  # the write it belonged to finished meanwhile
+        if old:
+            out.append(Waiting(rel, "temp file an interrupted write left; look at it, then delete it by hand",
+                               kind="temp-file"))
+    return out
 
 
-def report(ws: Workspace) -> dict[str, Any]:
-    """Everything `kbsync status` shows, from the status file, the lock and the workspace."""
-    saved = read_status(ws)
+def daemon_findings(scene: Scene) -> list[Waiting]:
+    """What the running daemon found wrong in files that git holds as they are (a file pulled in invalid)."""
+    skipped: dict[str, str] = scene.saved.get("skipped", {})
+    changed = set(scene.changed)
+    return [Waiting(rel, why, kind="daemon") for rel, why in sorted(skipped.items())
+            if rel not in changed and not why.startswith(WAITS_FOR_TIME) and scene.ws.path(rel).exists()]
+
+
+def git_operation(scene: Scene) -> list[Waiting]:
+    """What git is in the middle of (a rebase, a merge, ... or a detached HEAD): nothing is committed or
+    synced until it ends (kbsync.git.inprogress), whether or not the daemon runs."""
+    doing = inprogress.in_progress(scene.ws.root)
+    return [Waiting(".git", f"waiting: {doing}; nothing is committed or synced until it ends",
+                    kind="git-operation")] if doing else []
+
+
+def unreadable(scene: Scene) -> list[Waiting]:
+    """Entries that cannot be read as content (a FIFO, socket, device, dangling symlink, no permission): left
+    out of every commit until fixed."""
+    return [Waiting(rel, why, kind="unreadable") for rel, why in unreadable_files(scene.ws).items()]
+
+
+CHECKS: tuple[Check, ...] = (git_operation, left_out, conflict_status, conflict_copies, temp_files, daemon_findings,
+                             unreadable)
+
+
+def _once(waiting: list[Waiting]) -> list[Waiting]:
+    """Each path once (a file several checks see, e.g. a FIFO that is also left out, keeps its first line)."""
+    first: dict[str, Waiting] = {}
+    for w in waiting:
+        first.setdefault(w.path, w)
+    return [w for w in waiting if first[w.path] is w]
+
+
+@dataclass
+class Report:
+    workspace: str
+    running: bool
+    pid: int | None
+    last_commit: dict[str, Any] | None
+    last_sync: dict[str, Any] | None
+    waiting: list[Waiting]
+    uncommitted: int
+    pending: list[str] = field(default_factory=list)
+    daemon: dict[str, Any] = field(default_factory=dict)  # the rest of what only the daemon knows
+    machine: str = "unknown"  # this machine's id, which names its conflict copies
+    flagged: list[dict[str, Any]] = field(default_factory=list)  # indexed records carrying an embedded instruction
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_PROBLEMS if self.waiting else EXIT_OK
+
+    def of_kind(self, *kinds: str) -> list[Waiting]:
+        return [w for w in self.waiting if w.kind in kinds]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"workspace": self.workspace, "machine": self.machine, "running": self.running, "pid": self.pid, **self.daemon,
+                "last_commit": self.last_commit, "last_sync": self.last_sync, "pending": self.pending,
+                "uncommitted": self.uncommitted, "waiting": [asdict(w) for w in self.waiting],
+                "skipped": {w.path: w.reason for w in self.of_kind("left-out", "daemon")},
+                "conflicts": [w.path for w in self.of_kind("conflict-copy")],
+                "leftovers": [w.path for w in self.of_kind("temp-file")],
+                "git_operation": next((w.reason for w in self.of_kind("git-operation")), None),
+                "unreadable": {w.path: w.reason for w in self.waiting if w.reason.startswith("unreadable:")},
+                "flagged": self.flagged}
+
+
+def scene_of(ws: Workspace, saved: dict[str, Any], now: float | None = None) -> Scene:
+    try:
+        changed = [p for p in gitrepo.changed_paths(ws.root) if not committer.is_runtime_path(p)]
+    except KbsyncError:
+        changed = []
+    walked = list(ws.iter_files(suffix=(".md", fsio.TEMP_SUFFIX)))
+    return Scene(ws, time.time() if now is None else now, changed, walked, saved)
+
+
+def report(ws: Workspace, now: float | None = None) -> Report:
+    """Everything `kbsync status` shows: git's HEAD, what waits (from the work tree), the daemon's state."""
     pid = daemon_pid(ws)
-    copies, leftovers = waiting_files(ws)
-    return {
-        "workspace": str(ws.root),
-        "running": pid is not None,
-        "pid": pid,
-        "updated": saved.get("updated"),
-        "last_event": saved.get("last_event"),
-        "last_repair": saved.get("last_repair"),
-        "last_commit": saved.get("last_commit"),
-        "pending": saved.get("pending", []) if pid else [],
-        "skipped": saved.get("skipped", {}),
-        "conflicts": copies,
-        "leftovers": leftovers,
-        "last_sync": last_sync(saved.get("jobs", {}).get("sync"), syncstate.load(ws)),
-        "jobs": saved.get("jobs", {}),
-        "flagged": flagged_records(ws),
-    }
+    saved = read_status(ws) if pid else {}
+    scene = scene_of(ws, saved, now)
+    waiting = _once([w for check in CHECKS for w in check(scene)])
+    daemon = {k: saved.get(k) for k in ("updated", "last_event", "last_repair")}
+    return Report(str(ws.root), pid is not None, pid, history.head_commit(ws.root),
+                  last_sync(saved.get("jobs", {}).get("sync"), syncstate.load(ws)), waiting, len(scene.changed),
+                  saved.get("pending", []), {**daemon, "jobs": saved.get("jobs", {})}, machine_id(ws),
+                  flagged_records(ws))
 
 
 def flagged_records(ws: Workspace) -> list[dict[str, Any]]:
@@ -108,16 +245,6 @@ def flagged_records(ws: Workspace) -> list[dict[str, Any]]:
     from kbsync.retrieval.index import flagged
 
     return [{"path": r.relpath, "key": r.key, "families": r.families} for r in flagged(ws)]
-
-
-PERSON_REASONS = ("invalid", "secret")  # why a file left out waits for a person (locked, changing: it waits for time)
-
-
-def waiting_for_a_person(rep: dict[str, Any]) -> list[str]:
-    """The conflict copies, the files left out as invalid or holding a secret, and the temp files interrupted
-    writes left: what no waiting fixes."""
-    return [*rep["conflicts"], *(p for p, why in sorted(rep["skipped"].items()) if why.startswith(PERSON_REASONS)),
-            *rep.get("leftovers", [])]
 
 
 def last_sync(job: dict[str, Any] | None, state: dict[str, Any]) -> dict[str, Any] | None:
@@ -134,29 +261,39 @@ def _when(item: dict[str, Any] | None, key: str) -> str:
     return f"{item.get(key, '')} at {item.get('time', '?')}"
 
 
-def render(rep: dict[str, Any]) -> str:
+def _commit_line(c: dict[str, Any] | None) -> str:
+    if not c:
+        return "none"
+    return f"{str(c['sha'])[:7]} {c.get('message', '')} at {c.get('time', '?')}" + (
+        f" (by {c['author']})" if c.get("author") else "")
+
+
+def render(rep: Report) -> str:
     """The human-readable form of a report."""
+    d = rep.daemon
     lines = [
-        f"workspace:   {rep['workspace']}",
-        f"daemon:      running (pid {rep['pid']})" if rep["running"] else "daemon:      not running",
-        f"last event:  {_when(rep['last_event'], 'path')}",
-        f"last repair: {_when(rep['last_repair'], 'path')}",
-        f"last commit: {_when(rep['last_commit'], 'sha')}",
-        f"last sync:   {_when(rep['last_sync'], 'result')}",
-        f"pending:     {len(rep['pending'])} file(s)",
+        f"workspace:   {rep.workspace}",
+        f"machine:     {rep.machine} (names this machine's conflict copies)",
+        f"daemon:      running (pid {rep.pid})" if rep.running else "daemon:      not running",
+        f"last event:  {_when(d.get('last_event'), 'path')}",
+        f"last repair: {_when(d.get('last_repair'), 'path')}",
+        f"last commit: {_commit_line(rep.last_commit)}",
+        f"last sync:   {_when(rep.last_sync, 'result')}",
+        f"pending:     {len(rep.pending)} file(s)" + (" in the daemon's queue" if rep.pending else ""),
+        *(f"  {p}" for p in rep.pending[:20]),
+        f"uncommitted: {rep.uncommitted} file(s)",
     ]
-    lines += [f"  {p}" for p in rep["pending"][:20]]
-    lines.append(f"skipped:     {len(rep['skipped'])} file(s)")
-    lines += [f"  {p}: {why}" for p, why in sorted(rep["skipped"].items())]
-    lines.append(f"flagged:     {len(rep['flagged'])} indexed record(s) carry an embedded instruction")
-    lines += [f"  {f['key']}: {', '.join(f['families'])}" for f in rep["flagged"]]
-    lines.append(f"conflicts:   {len(rep['conflicts'])} waiting for a person")
-    lines += [f"  {p}" for p in rep["conflicts"]]
-    if rep["leftovers"]:
-        lines.append(f"temp files:  {len(rep['leftovers'])} left by interrupted writes; look at them, then delete "
-                     "them by hand")
-        lines += [f"  {p}" for p in rep["leftovers"]]
-    return "\n".join(lines)
+    lines.append(f"flagged:     {len(rep.flagged)} indexed record(s) carry an embedded instruction")
+    lines += [f"  {f['key']}: {', '.join(f['families'])}" for f in rep.flagged]
+    people = sum(1 for w in rep.waiting if w.settle_by == "person")
+    lines.append(f"waiting:     {len(rep.waiting)} ({people} for a person, {len(rep.waiting) - people} for time)"
+                 if rep.waiting else "waiting:     nothing")
+    lines += [f"  {w.path}: {_label(w)}{w.reason}" for w in rep.waiting if w.kind != "git-operation"]
+    return "\n".join([w.reason for w in rep.of_kind("git-operation")] + lines)
+
+
+def _label(w: Waiting) -> str:
+    return "left out of commits: " if w.kind == "left-out" else ""
 
 
 def stamp(now: float | None = None) -> str:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from kbsync.config import Config, resolve
 from kbsync.errors import UsageError
 from kbsync.git import repo as gitrepo
 from kbsync.store import initws
-from kbsync.store.workspace import Workspace
+from kbsync.store.workspace import Workspace as Workspace  # the doors name it through the app layer
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,14 @@ def open_workspace(workspace_arg: str | None, config_arg: str | None) -> Workspa
     if not root.is_dir():
         raise UsageError(f"no workspace folder here; create one with `kbsync -w {root} init`", path=str(root))
     return Workspace(root, cfg)
+
+
+def parse_json_input(raw: bytes, where: str) -> dict[str, Any]:
+    """One JSON object from untrusted input (stdin, a file, a request body): UTF-8, no control characters
+    or lone surrogates in any key or string, nested at most 64 deep; InputError naming the field otherwise."""
+    from kbsync.core.textguard import loads_object
+
+    return loads_object(raw, where)
 
 
 def workspace_at(root: Path, cfg: Config) -> Workspace:

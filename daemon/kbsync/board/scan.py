@@ -20,6 +20,7 @@ from typing import Any, Final
 
 from kbsync.core import candidates, injection, protocol, secrets
 from kbsync.core.normalize import visible
+from kbsync.progress import Progress
 from kbsync.store import fsio
 from kbsync.core.candidates import Candidate
 from kbsync.config import Config
@@ -27,6 +28,7 @@ from kbsync.errors import EXIT_REMOTE, ConfigError, InputError, KbsyncError
 from kbsync.store.guardededit import edit_file
 from kbsync.board.sources import Counts, Found, folder_changes, folder_files, git_changes, resolve_path
 from kbsync.store.workspace import Workspace
+
 
 EXCERPT_CHARS: Final = 240
 STATE_SUBDIR: Final = "scan"
@@ -127,7 +129,7 @@ def _excerpt(body: list[str], skip: int) -> str:
 
 
 def _has_secret(text: str) -> bool:
-    return bool(secrets.scan_text("candidate.md", text))
+    return bool(secrets.scan_text("candidate.md", text, inline_allow=False))
 
 
 def _offending(flags: list[injection.Flag], found: list[secrets.SecretFinding]) -> list[str]:
@@ -141,7 +143,7 @@ def _offending(flags: list[injection.Flag], found: list[secrets.SecretFinding]) 
 def analyse(source: str, f: Found) -> Candidate:
     """A candidate for one file: title, excerpt, suggested type and topic, flags. Secrets are never copied."""
     text = f.data.decode("utf-8", errors="replace").replace("\r\n", "\n")
-    found_secrets = secrets.scan_text(f.path, text)
+    found_secrets = secrets.scan_text(f.path, text, inline_allow=False)  # a scanned file's marker allows nothing
     flags = injection.detect(text)
     front, body = _body(text)
     title, at = _title(body, f.path)
@@ -156,6 +158,16 @@ def analyse(source: str, f: Found) -> Candidate:
         source_date=f.date, type=_suggest_type(text[:4000]), topic=_topic(front, f.path, source),
         flags=tuple(names), excerpt=excerpt, offending=tuple(_offending(flags, found_secrets)),
     )
+
+
+def analyse_all(source: str, found: list[Found]) -> list[Candidate]:
+    """`analyse` for each file, showing progress (the first scan of a large source takes a while)."""
+    out = []
+    with Progress(f"scan {source}", len(found)) as shown:
+        for f in found:
+            out.append(analyse(source, f))
+            shown.advance()
+    return out
 
 
 # ---- the scan -----------------------------------------------------------------------------
@@ -181,7 +193,10 @@ def known_ids(ws: Workspace) -> set[str]:
     folder = ws.root / protocol.CANDIDATES_DIR
     out: set[str] = set()
     for p in sorted(folder.glob("*.md")) if folder.is_dir() else []:
-        out |= candidates.known_ids(p.read_bytes().decode("utf-8", errors="replace"))
+        try:
+            out |= candidates.known_ids(fsio.read_regular(p)[0].decode("utf-8", errors="replace"))
+        except (FileNotFoundError, fsio.UnreadableError):
+            continue  # not a list kbsync can read (`kbsync status` names it)
     return out
 
 
@@ -214,7 +229,7 @@ def scan_source(ws: Workspace, src: Source, now: dt.datetime) -> SourceResult:
     seen = known_ids(ws)
     fresh = [f for f in found if candidate_id(src.name, f.path, f.sha256) not in seen]
     counts.proposed_before = len(found) - len(fresh)
-    result = SourceResult(src.name, counts=counts, candidates=[analyse(src.name, f) for f in fresh])
+    result = SourceResult(src.name, counts=counts, candidates=analyse_all(src.name, fresh))
     if result.candidates:
         tz = _offset_tz(ws.config)
         rel = list_relpath(src.name, now, tz)
@@ -248,4 +263,5 @@ def sources_configured(ws: Workspace) -> bool:
 def scheduled_scan(ws: Workspace) -> str:
     """The daemon's timed job: scan every source now; a one-line summary for `kbsync status`."""
     results = run_scan(ws, dt.datetime.now(dt.timezone.utc))
-    return "; ".join(f"{r.source}: {len(r.candidates)} candidates" for r in results)
+    return "; ".join(f"{r.source}: {len(r.candidates)} candidates" + (f", {len(r.counts.left_out)} file(s) left out"
+                     if r.counts.left_out else "") for r in results)

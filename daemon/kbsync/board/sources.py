@@ -1,6 +1,9 @@
 """What changed in a scan source since its watermark: folders (mtime, size, SHA-256) and git (commits).
 
-I/O only: reads the files or runs git; never writes.
+I/O only: reads the files or runs git; never writes. Only regular files are opened (lstat first, then
+kbsync.store.fsio.read_regular), so a FIFO, socket, device or symlink in a source can neither block the
+scan nor lead it elsewhere; such files, and binary ones (NUL bytes), are left out with a reason in
+`Counts.left_out`, and proposed once they are fixed.
 """
 
 from __future__ import annotations
@@ -10,14 +13,15 @@ import glob
 import hashlib
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Iterator
 
 from kbsync.git import history
+from kbsync.store import fsio
 from kbsync.core import protocol
 from kbsync.errors import InputError
-from kbsync.store.workspace import Workspace
+from kbsync.store.workspace import Workspace, left_out
 
 TEXT_SUFFIXES: Final = (".md", ".markdown", ".txt")
 _GLOB_CHARS: Final = re.compile(r"[*?\[]")
@@ -40,6 +44,7 @@ class Counts:
     renamed: int = 0
     deleted: int = 0
     proposed_before: int = 0
+    left_out: dict[str, str] = field(default_factory=dict)  # path in the source -> why it was not read
 
 
 def resolve_path(ws: Workspace, text: str) -> Path:
@@ -55,7 +60,7 @@ def folder_files(ws: Workspace, spec: str) -> tuple[Path, list[str]]:
         pattern = str(resolve_path(ws, spec))
         first = _GLOB_CHARS.search(pattern)
         base = Path(pattern[: first.start() if first else len(pattern)].rsplit("/", 1)[0] or "/")
-        files = [p for p in glob.glob(pattern, recursive=True) if os.path.isfile(p)]
+        files = [p for p in glob.glob(pattern, recursive=True) if not os.path.isdir(p)]  # FIFOs too: said why
         return base, sorted(os.path.relpath(p, base).replace(os.sep, "/") for p in files)
     base = resolve_path(ws, spec)
     if not base.is_dir():
@@ -84,17 +89,23 @@ def folder_changes(base: Path, files: list[str], mark: dict[str, list[Any]],
     root = str(base)
     for rel in files:
         full = os.path.join(root, rel)
+        why = left_out(Path(full))
+        if why:
+            counts.left_out[rel] = why
+            continue
         try:
-            st = os.stat(full)
+            st = os.lstat(full)
         except FileNotFoundError:
             continue
         old = mark.get(rel)
-        if old and old[0] == st.st_mtime_ns and old[1] == st.st_size:
+        if old and old[0] == st.st_mtime_ns and old[1] == st.st_size and fsio.not_regular(st.st_mode) is None:
             new_mark[rel] = old
             counts.unchanged += 1
             continue
-        with open(full, "rb") as fh:
-            data = fh.read()
+        read = _read_text_file(full, rel, counts)
+        if read is None:
+            continue
+        data, st = read
         digest = hashlib.sha256(data).hexdigest()
         new_mark[rel] = [st.st_mtime_ns, st.st_size, digest]
         if (old and old[2] == digest) or (not old and digest in known):
@@ -106,6 +117,28 @@ def folder_changes(base: Path, files: list[str], mark: dict[str, list[Any]],
     counts.new = sum(f.kind == "new" for f in found)
     counts.changed = len(found) - counts.new
     return found, new_mark, counts
+
+
+def _read_text_file(full: str, rel: str, counts: Counts) -> tuple[bytes, os.stat_result] | None:
+    """A source file's bytes and stat, or None with the reason in `counts.left_out` (gone: no reason)."""
+    try:
+        data, st = fsio.read_regular(Path(full))
+    except FileNotFoundError:
+        return None
+    except fsio.UnreadableError as exc:
+        counts.left_out[rel] = exc.message
+        return None
+    if is_binary(data, rel, counts):
+        return None
+    return data, st
+
+
+def is_binary(data: bytes, rel: str, counts: Counts) -> bool:
+    """True (with the reason in `counts.left_out`) when `data` holds a NUL byte: not a text file."""
+    if b"\0" not in data:
+        return False
+    counts.left_out[rel] = "binary (it holds NUL bytes), not a text file"
+    return True
 
 
 # ---- git repositories --------------------------------------------------------------
@@ -123,7 +156,8 @@ def git_changes(repo: Path, branch: str, last: str | None) -> tuple[list[Found],
     paths = {p: k for p, k in paths.items() if p.endswith(TEXT_SUFFIXES)}
     day = history.commit_date(repo, head)[:10]
     blobs = history.files_at(repo, head, sorted(paths))
-    found = [Found(p, data, hashlib.sha256(data).hexdigest(), day, paths[p]) for p, data in blobs]
+    found = [Found(p, data, hashlib.sha256(data).hexdigest(), day, paths[p]) for p, data in blobs
+             if not is_binary(data, p, counts)]
     counts.new = sum(f.kind == "new" for f in found)
     counts.changed = len(found) - counts.new
     return found, head, counts

@@ -24,6 +24,9 @@ def register(subparsers: Any) -> None:
     ls.add_argument("--type", help="only entries of this type")
     ls.add_argument("--topic", help="only entries of this topic")
     ls.add_argument("--status", help="only entries with this status")
+    ls.add_argument("--confidence", choices=("high", "medium", "low"), help="only entries with this confidence")
+    ls.add_argument("--query", metavar="WORDS", help="only entries holding every word (title, topic, summary, "
+                    "core content, scenarios, source)")
     _add(sub, "show", "print one entry and its feedback counters", _run_show, key=True)
     _add(sub, "retire", "set an entry's status to retired", _run_retire, key=True)
     fb = _add(sub, "feedback", "count one use of an entry as helpful or harmful (this machine only)", _run_feedback,
@@ -101,7 +104,8 @@ def _run_list(args: argparse.Namespace) -> int:
     from kbsync.app import board
     from kbsync.cli.common import print_json
 
-    keep = board.list_entries(workspace(args), type=args.type, topic=args.topic, status=args.status)
+    keep = board.list_entries(workspace(args), type=args.type, topic=args.topic, status=args.status,
+                              confidence=args.confidence, q=args.query)
     if args.json:
         print_json([e.as_dict() | {"key": e.key} for e in keep])
         return EXIT_OK

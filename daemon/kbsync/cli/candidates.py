@@ -54,7 +54,7 @@ def _run_list(args: argparse.Namespace) -> int:
 
 
 def _run_accept(args: argparse.Namespace) -> int:
-    from kbsync.app.candidates import Overrides, accept
+    from kbsync.app.candidates import NOTHING_TO_DO, Overrides, accept
     from kbsync.cli.common import print_json
 
     overrides = Overrides(title=args.title, type=args.type, topic=args.topic, summary=args.summary,
@@ -62,6 +62,8 @@ def _run_accept(args: argparse.Namespace) -> int:
     done = accept(workspace(args), args.item, overrides, allow_flagged=args.allow_flagged)
     if args.json:
         print_json({"item": done.item, "key": done.key, "action": done.action})
+    elif done.action == NOTHING_TO_DO:
+        print(f"{done.item} is accepted already; nothing to do")
     else:
         print(f"accepted {done.item}: {done.action} {done.key}")
     return EXIT_OK
@@ -71,9 +73,9 @@ def _run_reject(args: argparse.Namespace) -> int:
     from kbsync.app.candidates import reject
     from kbsync.cli.common import print_json
 
-    rel = reject(workspace(args), args.item)
+    rel, changed = reject(workspace(args), args.item)
     if args.json:
-        print_json({"item": args.item, "status": "rejected", "list": rel})
+        print_json({"item": args.item, "status": "rejected", "list": rel, "changed": changed})
     else:
-        print(f"rejected {args.item}")
+        print(f"rejected {args.item}" if changed else f"{args.item} is rejected already; nothing to do")
     return EXIT_OK

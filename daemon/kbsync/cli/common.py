@@ -36,15 +36,9 @@ def read_json_input(path: str | None) -> dict[str, Any]:
         raw = Path(path).read_bytes() if path else sys.stdin.buffer.read()
     except OSError as exc:
         raise InputError(f"cannot read input ({exc.strerror})", path=where) from exc
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise InputError("input is not UTF-8; send UTF-8 JSON", path=where) from exc
-    except json.JSONDecodeError as exc:
-        raise InputError(f"not valid JSON ({exc.msg}); send one JSON object", path=where, line=exc.lineno) from exc
-    if not isinstance(data, dict):
-        raise InputError("expected a JSON object", path=where)
-    return data
+    from kbsync.app.workspace import parse_json_input
+
+    return parse_json_input(raw, where)
 
 
 def print_json(data: Any) -> None:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from kbsync.errors import EXIT_OK, EXIT_PROBLEMS
 
 if TYPE_CHECKING:
+    from kbsync.core.secrets import SecretFinding
     from kbsync.git.hook import HookReport
 
 
@@ -53,11 +54,15 @@ def run_pre_push(args: argparse.Namespace) -> int:
 
     found = pre_push(args.workspace, sys.stdin.read())
     for s in found:
-        print(f"{s.path}:{s.line}: secret: {s.rule} {s.preview}; the push would publish it: remove it from the "
+        print(f"{s.path}:{s.line}: secret: {s.rule}{_encoded(s)} {s.preview}; the push would publish it: remove it from the "
               f"commits (amend or rebase), or if it is not a secret add `{s.fingerprint}` to .kbsync-allow")
     if found:
         print(f"kbsync: push blocked: {len(found)} secret(s) in the commits to push", file=sys.stderr)
     return EXIT_PROBLEMS if found else EXIT_OK
+
+
+def _encoded(finding: SecretFinding) -> str:
+    return f" (in {finding.encoding}-encoded text)" if finding.encoding else ""
 
 
 def _print(report: HookReport) -> None:
@@ -66,8 +71,9 @@ def _print(report: HookReport) -> None:
     for f in report.findings:
         print(f)
     for s in report.secrets:
-        print(f"{s.path}:{s.line}: secret: {s.rule} {s.preview}; remove it and revoke it, or if it is not a "
-              f"secret add `kbsync:allow` to the line or `{s.fingerprint}` to .kbsync-allow")
+        print(f"{s.path}:{s.line}: secret: {s.rule}{_encoded(s)} {s.preview}; remove it and revoke it, or if it is "
+              f"not a secret add `kbsync:allow` to the line (in a file a person writes) or `{s.fingerprint}` to "
+              ".kbsync-allow")
     if report.blocked:
         errors = sum(f.level == "error" for f in report.findings)
         print(f"kbsync: commit blocked: {errors} invalid finding(s), {len(report.secrets)} secret(s) in "

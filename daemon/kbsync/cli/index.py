@@ -25,6 +25,8 @@ def run_rebuild(args: argparse.Namespace) -> int:
         return rebuild_search(workspace(args))
     from kbsync.app.files import rebuild_index
 
-    n = rebuild_index(workspace(args))
-    print(f"index.md: {n} sessions")
+    done = rebuild_index(workspace(args))
+    print(f"index.md: {done.rows} sessions")
+    for rel in done.dropped:
+        print(f"  dropped the row for {rel}: no such session any more")
     return 0

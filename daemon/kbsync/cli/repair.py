@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from kbsync.cli.common import print_json, workspace
+
+if TYPE_CHECKING:
+    from kbsync.store.repairfile import RepairOutcome
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -23,16 +27,24 @@ def run(args: argparse.Namespace) -> int:
 
     outcomes = repair(workspace(args), args.paths or None, dry_run=args.dry_run)
     if args.json:
+        done = list(outcomes)
         print_json([{"path": o.relpath, "status": o.status, "fixes": o.fixes,
-                     "findings": [f.as_dict() for f in o.findings]} for o in outcomes])
+                     "findings": [f.as_dict() for f in o.findings]} for o in done])
+        return 0 if all(o.ok for o in done) else 1
+    ok = True
     for o in outcomes:
-        if args.json:
-            break
-        if o.diff:
-            sys.stdout.write(o.diff)
-        elif o.status == "repaired":
-            print(f"{o.relpath}: repaired: {'; '.join(o.fixes)}")
-        for f in o.findings:
-            if f.level == "error" or o.status in ("locked", "changed"):
-                print(f)
-    return 0 if all(o.ok for o in outcomes) else 1
+        say(o)
+        ok = ok and o.ok
+    return 0 if ok else 1
+
+
+def say(o: RepairOutcome) -> None:
+    """One file's outcome, at once: its diff (dry run) or its fixes, then what stays wrong."""
+    if o.diff:
+        sys.stdout.write(o.diff)
+    elif o.status == "repaired":
+        print(f"{o.relpath}: repaired: {'; '.join(o.fixes)}")
+    for f in o.findings:
+        if f.level == "error" or o.status in ("locked", "changed"):
+            print(f)
+    sys.stdout.flush()

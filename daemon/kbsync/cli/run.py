@@ -16,7 +16,8 @@ def register(sub: Any) -> None:
                        description="Run the daemon in the foreground (systemd starts it as a service). "
                                    "A folder that is not yet a workspace is initialised first; with no "
                                    "workspace named anywhere, ~/kb is used. SIGTERM/SIGINT stop it after "
-                                   "a final commit; SIGHUP reloads the configuration.")
+                                   "a final commit; SIGHUP reloads the configuration. With [web] enabled "
+                                   "(the default) it also serves the local HTTP API (docs/http-api.md).")
     p.set_defaults(func=run)
 
 
@@ -29,4 +30,5 @@ def run(args: argparse.Namespace) -> int:
     if created:
         log.info("initialised the workspace %s: %s", root, ", ".join(created))
 
-    return Daemon(lambda: workspace_at(root, context(args)[1])).run()
+    servers = args.door_servers(workspace_at(root, context(args)[1]))  # composed by kbsync.main
+    return Daemon(lambda: workspace_at(root, context(args)[1]), servers).run()

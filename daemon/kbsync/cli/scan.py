@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from kbsync.errors import EXIT_OK
@@ -27,6 +28,9 @@ def run(args: argparse.Namespace) -> int:
     results = scan(workspace(args), clock(args.now), args.sources or None)
     if args.json:
         print_json([c.as_dict() | {"list": r.list_path} for r in results for c in r.candidates])
+    for r in results if args.json else []:
+        _left_out(r.source, r.counts.left_out)
+    if args.json:
         return EXIT_OK
     for r in results:
         c = r.counts
@@ -36,4 +40,11 @@ def run(args: argparse.Namespace) -> int:
         for cand in r.candidates:
             flags = f"  [{', '.join(cand.flags)}]" if cand.flags else ""
             print(f"  {cand.id}  {cand.path}  {cand.title}{flags}")
+        _left_out(r.source, c.left_out)
     return EXIT_OK
+
+
+def _left_out(source: str, left_out: dict[str, str]) -> None:
+    """Each file of a source that was not read, with why, on standard error (with --json too)."""
+    for path, why in sorted(left_out.items()):
+        sys.stderr.write(f"{source}: {path}: left out: {why}\n")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from kbsync.cli import _session_edit
 from kbsync.cli.common import print_json, read_json_input, workspace
@@ -26,6 +27,8 @@ def run_save(args: argparse.Namespace) -> int:
 
     payload = read_json_input(args.file)
     result = save_session(workspace(args), payload, args.file or "<stdin>")
+    for note in result.kept:
+        sys.stderr.write(f"kbsync: {result.relpath}: {note}\n")
     if args.json:
         print_json(result.record)
     else:

@@ -1,4 +1,4 @@
-"""`kbsync status [--json]`: the daemon's state, read from .kbsync/ so any process can ask."""
+"""`kbsync status [--json]`: the truth about the workspace, with or without a running daemon."""
 
 from __future__ import annotations
 
@@ -6,27 +6,30 @@ import argparse
 from typing import Any
 
 from kbsync.cli.common import print_json, workspace
-from kbsync.errors import EXIT_OK, EXIT_PROBLEMS
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("status", help="is the daemon running; last event, repair, commit, sync; what waits",
-                       description="Show whether `kbsync run` is running on this workspace (pid), its last "
-                                   "event, repair and commit, pending and skipped files with why, conflict "
-                                   "copies waiting for a person and the last sync result. Exit 1 when "
-                                   "something waits for a person: a conflict copy, a file left out of "
-                                   "commits as invalid or holding a secret, or a temp file an interrupted "
-                                   "write left behind.")
+    p = sub.add_parser("status", help="is the daemon running; last commit (git's HEAD), event, repair, sync; what waits",
+                       description="Show whether `kbsync run` is running on this workspace (pid), the last "
+                                   "commit (git's HEAD, whoever made it), the daemon's last event, repair and "
+                                   "sync, and everything that waits, with why: files the next commit would "
+                                   "leave out (invalid, holding a secret, locked, still changing), sessions "
+                                   "marked `status: conflict`, conflict copies, temp files interrupted "
+                                   "writes left behind, files that cannot be read (a FIFO, socket, device, "
+                                   "dangling symlink, no read permission), and git in the middle of a merge, "
+                                   "rebase, cherry-pick, revert or bisect or on a detached HEAD (`waiting: git "
+                                   "rebase in progress`: nothing is committed or synced until it ends). Exit 1 whenever anything waits, 0 otherwise; the same "
+                                   "with or without a daemon.")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from kbsync.app.status import render, report, waiting_for_a_person
+    from kbsync.app.status import render, report
 
     rep = report(workspace(args))
     if args.json:
-        print_json(rep)
+        print_json(rep.as_dict())
     else:
         print(render(rep))
-    return EXIT_PROBLEMS if waiting_for_a_person(rep) else EXIT_OK
+    return rep.exit_code

@@ -15,7 +15,9 @@ def register(sub: Any) -> None:
         description="Commit what is committable, read the remote branch, integrate its changes "
                     "(conflict copies instead of merges), scan what would be sent for secrets, and push "
                     "without force ([sync] mode: git or github-api). Exit 1 when a conflict copy was "
-                    "saved for a person, 3 when the remote failed after retries (nothing lost).")
+                    "saved for a person or while git is in the middle of an "
+                    "operation (nothing is synced then), 3 when the remote failed after retries or did not answer "
+                    "within [sync] timeout_s (nothing lost).")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=run)
 
@@ -27,6 +29,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result.as_dict())
     else:
+        if result.committed:
+            print(f"committed {result.committed[:7]} first")
         print(result)
         for copy in result.conflicts:
             sys.stderr.write(f"kbsync: conflict: {copy} holds this machine's version; a person decides\n")

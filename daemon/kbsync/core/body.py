@@ -8,6 +8,7 @@ from dataclasses import dataclass
 H2 = re.compile(r"^## +(.*?)[ \t]*$")
 ANY_HEADING = re.compile(r"^(#{1,6})[ \t]*(.*?)[ \t]*#*[ \t]*$")
 FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})")
+CONFLICT_SIDE = re.compile(r"^(<{7}|>{7}|\|{7})(?: |$)")  # git's conflict markers but the `=======` between
 
 
 def code_mask(lines: list[str]) -> list[bool]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from kbsync.core import protocol
 from kbsync.core.findings import Finding
@@ -22,9 +22,12 @@ class Row:
     path: str
 
 
+_CONTROL = re.compile("[\x00-\x1f]")
+
+
 def cell(text: str) -> str:
-    """A table cell: `|` escaped, line breaks flattened."""
-    flat = " ".join(text.replace("\r", "\n").split("\n")).strip()
+    """A table cell: `|` escaped, line breaks and other control characters flattened to spaces."""
+    flat = _CONTROL.sub(" ", text).strip()
     return flat.replace("\\|", "|").replace("|", "\\|")
 
 
@@ -79,6 +82,19 @@ def findings(relpath: str, text: str) -> list[Finding]:
         if cells is None or len(cells) != 5:
             out.append(Finding(relpath, i, "error", "index row must have 5 cells (日期 | 标题 | 标签 | 摘要 | 路径); escape `|` as `\\|`"))
     return out
+
+
+def missing_rows(relpath: str, text: str, exists: Callable[[str], bool]) -> list[Finding]:
+    """A warning for each path whose last row names a session file that `exists` says is gone."""
+    last_line: dict[str, int] = {}
+    for i, line in enumerate(text.split("\n"), start=1):
+        cells = split_cells(line)
+        if cells is not None and len(cells) == 5 and line.strip() not in HEADER_LINES:
+            last_line[cells[4]] = i
+    return [Finding(relpath, n, "warning", f"the row for {path} names a session that no longer exists; "
+                    "run `kbsync index rebuild` to drop it")
+            for path, n in sorted(last_line.items(), key=lambda pn: pn[1])
+            if protocol.classify(path) == "session" and not exists(path)]
 
 
 def render_index(rows: Iterable[Row]) -> str:

@@ -42,6 +42,7 @@ META_FACTOR: Final = 0.5
 QUOTED_FACTOR: Final = 0.2
 NARRATIVE_FACTOR: Final = 0.4
 EXCERPT_CHARS: Final = 200
+AT_USE: Final = ("family", "span", "line", "why")  # what of a flag may go to a model: never the span's words
 
 _HIDDEN_REGIONS: Final = re.compile(
     r"<!--.*?(?:-->|\Z)|<(\w+)\b[^>]*?(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0|opacity\s*:\s*0\b|"
@@ -74,10 +75,20 @@ class Flag:
     why: str
     excerpt: str  # the span, invisible characters shown as \\uXXXX escapes
     score: float  # the passage's score
+    decoded: str = ""  # what an encoded span decodes to (visible, shortened), "" for any other span
 
     def as_dict(self) -> dict[str, object]:
-        return {"family": self.family, "span": [self.start, self.end], "line": self.line, "why": self.why,
-                "excerpt": self.excerpt, "score": round(self.score, 2)}
+        """Everything, for a person (and the search index): the excerpt and decoded text included."""
+        return {**self.at_use(), "excerpt": self.excerpt, "decoded": self.decoded, "score": round(self.score, 2)}
+
+    def at_use(self) -> dict[str, object]:
+        """What may go to a model beside neutralised text: family, span, line and why, never the span's words."""
+        return {"family": self.family, "span": [self.start, self.end], "line": self.line, "why": self.why}
+
+
+def at_use(stored: dict[str, object]) -> dict[str, object]:
+    """A flag kept as `Flag.as_dict()` (in the search index), cut to `Flag.at_use()`."""
+    return {k: stored[k] for k in AT_USE if k in stored}
 
 
 @dataclass(frozen=True)
@@ -89,6 +100,7 @@ class _Evidence:
     why: str
     passage: int
     bonus: str = ""  # hidden, encoded, obfuscated
+    decoded: str = ""  # the decoded run (encoded evidence only)
 
 
 @dataclass(frozen=True)
@@ -270,8 +282,9 @@ def _encoded_evidence(text: str, p: _Passages) -> list[_Evidence]:
     out = []
     for run in encoded.decoded_runs(text):
         for f in _flags(run.text, decode=False, min_weight=0.0):
-            why = f"{f.why} ({run.kind}-decoded: {visible(run.text)[:80]!r})"
-            out.append(_Evidence(f.family, f.score, run.start, run.end, why, p.at_original(run.start), "encoded"))
+            why = f"{f.why} ({run.kind}-decoded)"
+            out.append(_Evidence(f.family, f.score, run.start, run.end, why, p.at_original(run.start), "encoded",
+                                 visible(run.text)[:80]))
     return out
 
 
@@ -280,10 +293,10 @@ _BONUS = {"hidden": HIDDEN_BONUS, "encoded": ENCODED_BONUS, "obfuscated": OBFUSC
 
 def _score(items: list[_Evidence]) -> tuple[float, dict[str, _Evidence]]:
     """The passage's score (each rule's best match counts once; bonuses once each) and each family's best evidence."""
-    by_rule: dict[tuple[str, str], float] = {}
+    by_rule: dict[tuple[str, str, str], float] = {}
     best: dict[str, _Evidence] = {}
     for e in items:
-        by_rule[(e.family, e.why)] = max(by_rule.get((e.family, e.why), 0.0), e.weight)
+        by_rule[(e.family, e.why, e.decoded)] = max(by_rule.get((e.family, e.why, e.decoded), 0.0), e.weight)
         if e.family not in best or e.weight > best[e.family].weight:
             best[e.family] = e
     bonuses = {e.bonus for e in items if e.bonus and e.weight > 0.2}
@@ -310,7 +323,7 @@ def _flag(text: str, e: _Evidence, score: float) -> Flag:
             "leetspeak characters)"}.get(e.bonus, "")
     excerpt = visible(" ".join(text[e.start:e.end].split()))
     excerpt = excerpt if len(excerpt) <= EXCERPT_CHARS else excerpt[:EXCERPT_CHARS - 1] + "…"
-    return Flag(e.family, e.start, e.end, text.count("\n", 0, e.start) + 1, e.why + note, excerpt, score)
+    return Flag(e.family, e.start, e.end, text.count("\n", 0, e.start) + 1, e.why + note, excerpt, score, e.decoded)
 
 
 def detect(text: str) -> list[Flag]:
@@ -338,6 +351,20 @@ def merged_spans(flags: Iterable[Flag]) -> list[tuple[int, int, list[str]]]:
         else:
             out.append((f.start, f.end, [f.family]))
     return out
+
+
+@dataclass(frozen=True)
+class Guarded:
+    """A text as it may be handed to a model, and the flags it raised."""
+
+    text: str  # every flagged span replaced by a marker naming its families
+    flags: list[Flag]
+
+
+def guard(text: str) -> Guarded:
+    """`text` with its flagged spans withheld (`neutralise`), and its flags."""
+    flags = detect(text)
+    return Guarded(neutralise(text, flags) if flags else text, flags)
 
 
 def neutralise(text: str, flags: Iterable[Flag]) -> str:

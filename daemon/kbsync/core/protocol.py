@@ -45,7 +45,7 @@ INDEX_HEADER: Final = "| 日期 | 标题 | 标签 | 摘要 | 路径 |\n| --- | -
 
 SESSION_FIELDS: Final = (
     "id", "ts", "role", "parent", "tags", "model",
-    "turns", "tokens_in", "tokens_out", "status", "summary",
+    "turns", "tokens_in", "tokens_out", "status", "summary", "title",
 )
 REQUIRED_FIELDS: Final = ("id", "ts", "role", "tags", "status", "summary")
 INT_FIELDS: Final = ("turns", "tokens_in", "tokens_out")
@@ -67,7 +67,8 @@ TS_RE: Final = re.compile(
     r"^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$"
 )
 SESSION_NAME_RE: Final = re.compile(r"^(\d{2})(\d{2})-([0-9a-f]{7})(?:-(.*))?\.md$")
-CONFLICT_RE: Final = re.compile(r"\.conflict-\d{8}T\d{6}Z(?:-\d+)?\.md$")
+CONFLICT_RE: Final = re.compile(r"\.conflict-(\d{8}T\d{6}Z)((?:-[0-9a-z]+)*)\.md$")
+MACHINE_ID_RE: Final = re.compile(r"^[0-9a-f]{6}$")
 
 _UNSAFE_TITLE = re.compile(r'[/\\:*?"<>|\x00-\x1f\x7f]')
 _DASHES = re.compile(r"-{2,}")
@@ -95,6 +96,7 @@ class Timestamp:
     date: str  # YYYY-MM-DD
     hhmm: str  # HHMM
     offset: str | None  # as written, e.g. "+08:00" or "Z"; None when absent
+    spaced: bool = False  # a space between date and time, where ISO 8601 has `T`
 
 
 def parse_ts(value: str) -> Timestamp | None:
@@ -102,7 +104,17 @@ def parse_ts(value: str) -> Timestamp | None:
     if not m:
         return None
     y, mo, d, hh, mm, _ss, off = m.groups()
-    return Timestamp(f"{y}-{mo}-{d}", f"{hh}{mm}", off)
+    return Timestamp(f"{y}-{mo}-{d}", f"{hh}{mm}", off, value[10] == " ")
+
+
+def iso_ts(value: str, default_offset: str) -> str:
+    """`value` in the ISO 8601 form the protocol writes: `T` between date and time, and an offset (the default
+    one where it had none); every other character as written."""
+    ts = parse_ts(value)
+    if ts is None:
+        return value
+    fixed = value[:10] + "T" + value[11:] if ts.spaced else value
+    return fixed if ts.offset else fixed + default_offset
 
 
 def session_id(ts: str, raw_session_id: str) -> str:
@@ -152,10 +164,37 @@ def is_conflict_copy(relpath: str) -> bool:
     return bool(CONFLICT_RE.search(relpath))
 
 
-def conflict_name(relpath: str, utc_stamp: str) -> str:
-    """`<stem>.conflict-<UTC yyyymmddTHHMMSSZ>.md` beside the file."""
-    stem = relpath[:-3] if relpath.endswith(".md") else relpath
-    return f"{stem}.conflict-{utc_stamp}.md"
+def conflict_name(relpath: str, utc_stamp: str, machine: str = "") -> str:
+    """`<stem>.conflict-<UTC yyyymmddTHHMMSSZ>-<machine id>.md` beside the file; a copy of a copy is named
+    after the original file, so copies never nest."""
+    original = original_of(relpath)
+    stem = original[:-3] if original.endswith(".md") else original
+    return f"{stem}.conflict-{utc_stamp}{'-' + machine if machine else ''}.md"
+
+
+def original_of(relpath: str) -> str:
+    """The file a conflict copy stands beside (`relpath` itself when it is no copy); nested copies too."""
+    while (m := CONFLICT_RE.search(relpath)) is not None:
+        relpath = relpath[: m.start()] + ".md"
+    return relpath
+
+
+@dataclass(frozen=True)
+class CopyName:
+    """What a conflict copy's name says: the file it belongs to, when (UTC) and on which machine it was made."""
+
+    original: str
+    stamp: str  # yyyymmddTHHMMSSZ
+    machine: str | None  # None for copies named before machine ids
+
+
+def parse_conflict_name(relpath: str) -> CopyName | None:
+    m = CONFLICT_RE.search(relpath)
+    if m is None:
+        return None
+    tail = [part for part in m.group(2).split("-") if part]
+    machine = next((part for part in tail if MACHINE_ID_RE.match(part)), None)
+    return CopyName(original_of(relpath), m.group(1), machine)
 
 
 FileKind = str  # "session" | "board" | "index" | "memory" | "log" | "artifact" | "candidate" | "other"
@@ -175,6 +214,11 @@ def classify(relpath: str) -> FileKind:
         return "session"
     kinds = {MEMORY_DIR: "memory", "logs": "log", ARTIFACTS_DIR: "artifact", CANDIDATES_DIR: "candidate"}
     return kinds.get(top, "other")
+
+
+def canonical_heading(name: str, table: Mapping[str, str]) -> str:
+    """The section a heading name means: a protocol heading, a synonym of one (case-insensitive), or itself."""
+    return name if name in SECTIONS else table.get(name.casefold(), name)
 
 
 def synonyms_table(cfg: Config) -> dict[str, str]:

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
-from kbsync.core import board, body, frontmatter, protocol
+from kbsync.core import board, body, facts, frontmatter, protocol
 from kbsync.config import Config
 from kbsync.core.findings import Finding, has_errors
 from kbsync.core.session import field_line
@@ -83,7 +83,8 @@ def fix_types(lines: list[str], ctx: RepairContext) -> tuple[list[str], list[str
     return out, fixes
 
 
-def fix_ts_offset(lines: list[str], ctx: RepairContext) -> tuple[list[str], list[str]]:
+def fix_ts_form(lines: list[str], ctx: RepairContext) -> tuple[list[str], list[str]]:
+    """`ts` in ISO 8601's own form: a space between date and time becomes `T`, a missing offset is appended."""
     out = list(lines)
     for e in frontmatter.entries(lines):
         if e.key != "ts" or len(e.lines) != 1:
@@ -92,10 +93,12 @@ def fix_ts_offset(lines: list[str], ctx: RepairContext) -> tuple[list[str], list
         quoted = raw[:1] in ("'", '"') and raw[-1:] == raw[:1] and len(raw) > 1
         value = raw[1:-1] if quoted else raw
         ts = protocol.parse_ts(value)
-        if ts is not None and ts.offset is None:
-            value += ctx.default_offset
-            out[e.index] = f"ts: {raw[0] + value + raw[0] if quoted else value}"
-            return out, [f"ts had no offset; appended {ctx.default_offset}"]
+        if ts is None or (ts.offset and not ts.spaced):
+            continue
+        fixed = protocol.iso_ts(value, ctx.default_offset)
+        out[e.index] = f"ts: {raw[0] + fixed + raw[0] if quoted else fixed}"
+        fixes = [f"ts {value!r} had a space between date and time; wrote it as {fixed}"] if ts.spaced else []
+        return out, fixes + ([] if ts.offset else [f"ts had no offset; appended {ctx.default_offset}"])
     return out, []
 
 
@@ -112,7 +115,7 @@ def fix_missing_fields(lines: list[str], ctx: RepairContext) -> tuple[list[str],
     return lines + added, [f"added missing field {k!r}" for k in missing]
 
 
-FM_FIXERS: tuple[FmFixer, ...] = (fix_fullwidth_colon, fix_unquoted_values, fix_types, fix_ts_offset, fix_missing_fields)
+FM_FIXERS: tuple[FmFixer, ...] = (fix_fullwidth_colon, fix_unquoted_values, fix_types, fix_ts_form, fix_missing_fields)
 
 
 def _defaults(ctx: RepairContext, *, status: str) -> dict[str, object]:
@@ -254,6 +257,8 @@ def repair_text(relpath: str, text: str, cfg: Config) -> RepairResult:
         new, fixes = board.repair_board(lf)
     elif kind == "index":
         new, fixes = _repair_index(lf)
+    elif kind == "memory":
+        new, fixes = facts.repair(lf)
     after = validate_text(relpath, new, cfg)
     if not fixes:
         return RepairResult(text, [], before)

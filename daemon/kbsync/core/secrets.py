@@ -6,12 +6,21 @@ large file with no keyword costs one lower-casing and a few substring searches.
 A finding keeps only a masked preview (at most the first 4 characters) and a
 fingerprint; the secret itself never leaves this module.
 
-Opt-outs: a line holding an inline marker (`kbsync:allow`, or the markers the
-rules file lists), and fingerprints listed in the committed `.kbsync-allow`.
+Disguises (kbsync.core.unveil): the text is scanned as normalised (NFKC, which
+folds full-width letters, with zero-width characters removed), and so is what
+long base64, hex and percent-encoded runs decode to; a finding in decoded text
+names the line of the run and the encoding.
+
+Opt-outs: fingerprints listed in the committed `.kbsync-allow`, and a line holding
+an inline marker (`kbsync:allow`, or the markers the rules file lists), but only
+in files a person writes: never in the folders and files kbsync's own writers
+fill with text from elsewhere (`session save` and `session section`: sessions/,
+index.md; `log`: logs/; the scan: candidates/).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import math
@@ -22,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
+from kbsync.core import unveil
 from kbsync.errors import ConfigError
 
 RULES_FILE = Path(__file__).parent.parent / "data" / "secret-rules.toml"
@@ -33,6 +43,8 @@ BINARY_SNIFF = 8000  # bytes git itself looks at to call a file binary
 _BEFORE = 256  # characters before a keyword where a match may start (OpenAI keys: ~90)
 _AFTER = 512  # characters after a keyword a single-line match may reach (generic values: ~200)
 _SELF_EXEMPT = ("secret-rules.toml", ALLOW_FILE)  # the rules themselves and the allowlist
+MACHINE_FOLDERS = frozenset({"sessions", "logs", "candidates"})  # filled by kbsync's writers from outside text
+MACHINE_FILES = frozenset({"index.md"})
 
 
 @dataclass(frozen=True)
@@ -42,9 +54,11 @@ class SecretFinding:
     rule: str
     preview: str  # first characters of the secret, then a mask
     fingerprint: str  # `<rule>@<16 hex>`, what `.kbsync-allow` lists
+    encoding: str | None = None  # where the secret was found decoded: "base64", "hex", "percent", "base64/hex"
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}: secret ({self.rule}) {self.preview} [{self.fingerprint}]"
+        where = f" in {self.encoding}-encoded text" if self.encoding else ""
+        return f"{self.path}:{self.line}: secret ({self.rule}){where} {self.preview} [{self.fingerprint}]"
 
 
 @dataclass(frozen=True)
@@ -144,23 +158,66 @@ def scan_bytes(relpath: str, data: bytes, allowed: frozenset[str] = frozenset())
     return scan_text(relpath, data.decode("utf-8", errors="replace"), allowed)
 
 
+def honours_inline_allow(relpath: str) -> bool:
+    """Whether an inline marker may allow a line of this file: only where a person writes the text, not
+    in a folder or file that kbsync's writers fill (judged by every folder of the path, so a workspace
+    inside a larger repository is judged the same way by the git hooks)."""
+    parts = relpath.replace("\\", "/").split("/")
+    return parts[-1] not in MACHINE_FILES and MACHINE_FOLDERS.isdisjoint(parts[:-1])
+
+
 def scan_text(
-    relpath: str, text: str, allowed: frozenset[str] = frozenset(), rules: RuleSet | None = None
+    relpath: str, text: str, allowed: frozenset[str] = frozenset(), rules: RuleSet | None = None, *,
+    inline_allow: bool | None = None, decode: bool = True,
 ) -> list[SecretFinding]:
-    """Every secret in `text`, in file order, minus inline-allowed lines and `allowed` fingerprints."""
+    """Every secret in `text`, in file order, minus `allowed` fingerprints and inline-allowed lines.
+
+    `inline_allow`: whether inline markers count (default: honours_inline_allow(relpath); text from a scan
+    passes False). `decode`: see through normalisation and encodings (False only to measure the cost)."""
     if relpath.rsplit("/", 1)[-1] in _SELF_EXEMPT:
         return []
     ruleset = rules or default_rules()
+    markers = ruleset.markers if (honours_inline_allow(relpath) if inline_allow is None else inline_allow) else ()
+    if not decode:
+        return _drop_allowed(_scan_plain(relpath, text, ruleset, markers), allowed)
+    plain = unveil.normalise(text)
+    found = _scan_plain(relpath, plain, ruleset, markers) + _scan_decoded(relpath, plain, ruleset, markers)
+    return _drop_allowed(list({(f.line, f.fingerprint): f for f in found}.values()), allowed)
+
+
+def _drop_allowed(found: list[SecretFinding], allowed: frozenset[str]) -> list[SecretFinding]:
+    return sorted((f for f in found if f.fingerprint not in allowed), key=lambda f: (f.line, f.rule))
+
+
+def _scan_decoded(relpath: str, text: str, rs: RuleSet, markers: tuple[str, ...]) -> list[SecretFinding]:
+    """Findings in what the encoded runs of `text` decode to, each at the line of its run; a marker on that
+    line of `text` allows it (where markers count), one inside the decoded text never does."""
+    out: list[SecretFinding] = []
+    for run in unveil.decoded_runs(text):
+        line = text.count("\n", 0, run.start) + 1
+        if markers and any(k in _line_at(text, run.start) for k in markers):
+            continue
+        out += [dataclasses.replace(f, path=relpath, line=line, encoding=run.encoding)
+                for f in _scan_plain(relpath, run.text, rs, ())]
+    return out
+
+
+def _line_at(text: str, pos: int) -> str:
+    return text[text.rfind("\n", 0, pos) + 1 : _line_end(text, pos)]
+
+
+def _scan_plain(relpath: str, text: str, ruleset: RuleSet, markers: tuple[str, ...]) -> list[SecretFinding]:
+    """The rules over `text` as it is; a line holding one of `markers` is allowed."""
     starts = _keyword_starts(ruleset, _ascii_lower(text))
     claimed: list[tuple[int, int]] = []
     found: list[SecretFinding] = []
     for rule in ruleset.rules if starts else ():  # specific rules come first; a span is reported once
         hits = [pos for pos, kws in starts.items() if not rule.keywords.isdisjoint(kws)]
-        for span, finding in _scan_rule(rule, ruleset, relpath, text, hits):
+        for span, finding in _scan_rule(rule, ruleset, relpath, text, hits, markers):
             if not any(s < span[1] and span[0] < e for s, e in claimed):
                 claimed.append(span)
                 found.append(finding)
-    return sorted((f for f in found if f.fingerprint not in allowed), key=lambda f: (f.line, f.rule))
+    return found
 
 
 def _ascii_lower(text: str) -> str:
@@ -185,13 +242,13 @@ def _keyword_starts(rs: RuleSet, low: str) -> dict[int, set[str]]:
 
 
 def _scan_rule(
-    rule: Rule, rs: RuleSet, relpath: str, text: str, hits: list[int]
+    rule: Rule, rs: RuleSet, relpath: str, text: str, hits: list[int], markers: tuple[str, ...]
 ) -> Iterator[tuple[tuple[int, int], SecretFinding]]:
     for start, end in _windows(rule, text, hits):
         for m in _re(rule.regex).finditer(text, start, end):
             group = _secret_group(m, rule.secret_group)
             secret = m.group(group) or ""
-            if secret and _accepted(rule, rs, text, m, group):
+            if secret and _accepted(rule, rs, text, m, group, markers):
                 yield m.span(group), _finding(relpath, text, m.start(group), rule.id, secret)
 
 
@@ -224,7 +281,7 @@ def _secret_group(m: re.Match[str], group: int | None) -> int:
     return next((i for i, g in enumerate(m.groups(), 1) if g), 0)
 
 
-def _accepted(rule: Rule, rs: RuleSet, text: str, m: re.Match[str], group: int) -> bool:
+def _accepted(rule: Rule, rs: RuleSet, text: str, m: re.Match[str], group: int, markers: tuple[str, ...]) -> bool:
     """True when the match is a finding: entropy high enough and no allowlist or stopword drops it."""
     secret = m.group(group)
     if rule.entropy is not None and shannon_entropy(secret) < rule.entropy:
@@ -237,7 +294,7 @@ def _accepted(rule: Rule, rs: RuleSet, text: str, m: re.Match[str], group: int) 
     if any(_re(p).search(m.group(0)) for p in rule.allow_match):
         return False
     lines = text[text.rfind("\n", 0, m.start(group)) + 1 : _line_end(text, m.end(group) - 1)]
-    return not (any(k in lines for k in rs.markers) or any(_re(p).search(lines) for p in rule.allow_line))
+    return not (any(k in lines for k in markers) or any(_re(p).search(lines) for p in rule.allow_line))
 
 
 def shannon_entropy(s: str) -> float:

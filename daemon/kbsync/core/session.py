@@ -11,6 +11,7 @@ from kbsync.errors import ProtocolError
 
 _QUOTED = re.compile(r"""^(['"]).*\1$""")
 _HEADING_LIKE = re.compile(r"^[ ]{0,3}#{1,2}(?:[ \t]|$)")
+_ESCAPED = re.compile(f"{_HEADING_LIKE.pattern}|{body.CONFLICT_SIDE.pattern}")  # escaped in model text
 
 
 @dataclass
@@ -101,13 +102,14 @@ def normalize_content(text: str) -> str:
     """Section text as a model gives it, made safe to place under a heading.
 
     CRLF becomes LF, surrounding blank lines go, a heading of level 1 or 2 outside
-    code is escaped with a backslash so it stays text, and a code fence left open
-    is closed. No character of the text is removed.
+    code is escaped with a backslash so it stays text (as is a line that starts like
+    a git conflict marker, which validation would refuse), and a code fence left
+    open is closed. No character of the text is removed.
     """
     text = text.replace("\r\n", "\n").strip("\n")
     lines = text.split("\n")
     mask = body.code_mask(lines)
-    out = [("\\" + ln if _HEADING_LIKE.match(ln) and not mask[i] else ln) for i, ln in enumerate(lines)]
+    out = [("\\" + ln if _ESCAPED.match(ln) and not mask[i] else ln) for i, ln in enumerate(lines)]
     text = "\n".join(out)
     opener = body.unclosed_fence(text)
     return f"{text}\n{opener}" if opener else text

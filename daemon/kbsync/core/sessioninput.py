@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from kbsync.core import protocol
+from kbsync.core import protocol, textguard
 from kbsync.errors import InputError
 
 KEYS = ("session_id", "title", "ts", "role", "tags", "model", "turns", "tokens_in", "tokens_out",
@@ -48,6 +48,7 @@ def _str(data: dict[str, Any], key: str, where: str) -> str:
 
 
 def parse_input(data: dict[str, Any], default_offset: str, where: str = "<stdin>") -> SessionInput:
+    textguard.check_tree(data, where)
     unknown = sorted(set(data) - set(KEYS))
     if unknown:
         raise _bad(where, f"unknown key(s) {', '.join(unknown)}; allowed: {', '.join(KEYS)}")
@@ -66,7 +67,7 @@ def parse_input(data: dict[str, Any], default_offset: str, where: str = "<stdin>
         parts = protocol.parse_ts(ts)
         if parts is None:
             raise _bad(where, f"ts {ts!r} is not ISO 8601, e.g. 2025-06-11T14:32:07+08:00")
-        fields["ts"] = ts if parts.offset else ts + default_offset
+        fields["ts"] = protocol.iso_ts(ts, default_offset)
     if "tags" in data:
         tags = data["tags"]
         if not isinstance(tags, list) or not all(isinstance(t, str) and t.strip() for t in tags):
@@ -100,4 +101,5 @@ def _sections(data: dict[str, Any], where: str) -> dict[str, str]:
             raise _bad(where, f"section name {name!r} must be a plain one-line heading name such as 结论")
         if not isinstance(text, str):
             raise _bad(where, f"sections.{name} must be a string")
-    return {name.strip(): text for name, text in secs.items()}
+    return {name.strip(): textguard.clean(text, f"sections.{name}", where=where, multiline=True)
+            for name, text in secs.items()}

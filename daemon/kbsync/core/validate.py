@@ -63,6 +63,9 @@ def _field_findings(relpath: str, key: str, value: Any, line: int, cfg: Config) 
         ts = protocol.parse_ts(value)
         if ts is None:
             return err(f"ts {value!r} is not an ISO 8601 timestamp such as 2025-06-11T14:32:07+08:00")
+        if ts.spaced:
+            return err(f"ts {value!r} has a space between date and time; ISO 8601 puts a T there: "
+                       f"{_repair_hint(relpath)}")
         if ts.offset is None:
             return err(f"ts has no offset; {_repair_hint(relpath)} to append {cfg.protocol.default_offset}")
     elif key == "role" and value not in protocol.ROLES:
@@ -172,14 +175,9 @@ def check_log(relpath: str, text: str, cfg: Config) -> list[Finding]:
 
 
 def check_memory(relpath: str, text: str, cfg: Config) -> list[Finding]:
-    if relpath not in (protocol.FACTS_MD, protocol.PREFERENCES_MD):
-        return []
-    out: list[Finding] = []
-    for i, line in enumerate(text.split("\n")):
-        s = line.strip()
-        if s and not s.startswith(("#", "- ", "* ", "+ ")) and not line.startswith((" ", "\t")):
-            out.append(Finding(relpath, i + 1, "warning", "a fact is one bullet (`- ...`) per line"))
-    return out
+    from kbsync.core import facts
+
+    return facts.findings(relpath, text) if facts.is_entry_file(relpath) else []
 
 
 CHECKS: dict[str, Check] = {
@@ -191,7 +189,22 @@ CHECKS: dict[str, Check] = {
 }
 
 
+def conflict_markers(relpath: str, text: str) -> list[Finding]:
+    """git's conflict markers left in a file, outside code fences: `<<<<<<<`, `|||||||` and `>>>>>>>` at the
+    start of a line, and `=======` alone on a line once one of those is there (alone it can be a heading's
+    underline). A file holding them is never committed as content."""
+    if "<<<<<<<" not in text and ">>>>>>>" not in text:
+        return []
+    lines = text.split("\n")
+    mask = body.code_mask(lines)
+    sides = [i for i, line in enumerate(lines) if not mask[i] and body.CONFLICT_SIDE.match(line)]
+    middles = [i for i, line in enumerate(lines) if not mask[i] and line.rstrip() == "======="] if sides else []
+    return [Finding(relpath, i + 1, "error", f"git conflict marker `{lines[i][:7]}`: resolve the conflict (keep what "
+                    "is right, delete the marker lines), then save") for i in sorted(sides + middles)]
+
+
 def validate_text(relpath: str, text: str, cfg: Config) -> list[Finding]:
-    """Every protocol finding for one file's text (LF or CRLF)."""
+    """Every protocol finding for one file's text (LF or CRLF), git conflict markers included."""
     check = CHECKS.get(protocol.classify(relpath))
-    return check(relpath, text.replace("\r\n", "\n"), cfg) if check else []
+    lf = text.replace("\r\n", "\n")
+    return (check(relpath, lf, cfg) if check else []) + conflict_markers(relpath, lf)

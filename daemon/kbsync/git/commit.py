@@ -10,6 +10,7 @@ the work tree for a later commit, and the commit message lists it with why.
 from __future__ import annotations
 
 import logging
+import math
 import os
 import stat
 import time
@@ -18,6 +19,9 @@ from typing import Any, Callable, Sequence
 
 from kbsync.store import fsio
 from kbsync.git import objects as gitobjects
+from kbsync.git import history
+from kbsync.git import quiet
+from kbsync.git import inprogress
 from kbsync.git import repo as gitrepo
 from kbsync.core import protocol
 from kbsync.config import parse_duration
@@ -25,7 +29,7 @@ from kbsync.errors import InputError
 from kbsync.core.frontmatter import parse, split
 from kbsync.core.secrets import ALLOW_FILE, SecretFinding, parse_allowlist, scan_bytes
 from kbsync.core.validate import validate_text
-from kbsync.store.workspace import Workspace, decode
+from kbsync.store.workspace import Workspace, decode, left_out
 
 log = logging.getLogger(__name__)
 
@@ -42,12 +46,15 @@ class CommitResult:
     skipped: dict[str, str] = field(default_factory=dict)  # relpath -> why it was left out
     blocked: str | None = None  # why no commit could be made at all (git's index.lock)
     checked: frozenset[tuple[str, str]] = frozenset()  # (relpath, blob sha) whose bytes passed the checks
+    waiting: str | None = None  # what git is in the middle of (kbsync.git.inprogress); nothing was committed
 
     def as_dict(self) -> dict[str, Any]:
         return {"sha": self.sha, "message": self.message, "committed": self.committed,
-                "skipped": self.skipped, "blocked": self.blocked}
+                "skipped": self.skipped, "blocked": self.blocked, "waiting": self.waiting}
 
     def __str__(self) -> str:
+        if self.waiting:
+            return f"waiting: {self.waiting}; nothing is committed until it ends"
         if self.blocked:
             return f"blocked: {self.blocked}"
         if self.sha is None:
@@ -69,14 +76,20 @@ SecretScan = Callable[[str, bytes], list[SecretFinding]]
 def secret_scanner(ws: Workspace) -> SecretScan:
     """kbsync.secrets over a file's bytes, minus the fingerprints a person accepted in .kbsync-allow."""
     try:
-        allowed = parse_allowlist((ws.root / ALLOW_FILE).read_text(encoding="utf-8"))
+        allowed = parse_allowlist(fsio.read_regular(ws.root / ALLOW_FILE)[0].decode("utf-8", "replace"))
     except FileNotFoundError:
+        allowed = frozenset()
+    except fsio.UnreadableError as exc:
+        log.warning("%s: %s; scanning without it", ALLOW_FILE, exc.message)
         allowed = frozenset()
     return lambda relpath, data: scan_bytes(relpath, data, allowed)
 
 
 def content_problem(ws: Workspace, relpath: str, data: bytes, scan: SecretScan) -> str | None:
-    """Why these bytes of a file must not be committed (invalid, secret), or None."""
+    """Why these bytes of a file must not be committed (a secret, said first, or invalid), or None."""
+    found = scan(relpath, data)
+    if found:
+        return f"secret: {found[0]}"
     if relpath.endswith(".md"):
         try:
             text = decode(data, relpath)
@@ -85,8 +98,7 @@ def content_problem(ws: Workspace, relpath: str, data: bytes, scan: SecretScan) 
         errors = [f for f in validate_text(relpath, text, ws.config) if f.level == "error"]
         if errors:
             return f"invalid: {errors[0]}"
-    found = scan(relpath, data)
-    return f"secret: {found[0]}" if found else None
+    return None
 
 
 def _stage_one(ws: Workspace, relpath: str, now: float, scan: SecretScan) -> gitrepo.Staged | str:
@@ -96,7 +108,13 @@ def _stage_one(ws: Workspace, relpath: str, now: float, scan: SecretScan) -> git
     path = ws.path(relpath)
     if not os.path.lexists(path):
         return gitrepo.Staged(relpath, None)
-    if not path.is_file() or path.is_symlink():
+    unreadable = fsio.unreadable_reason(path)
+    if unreadable:
+        return unreadable
+    why = left_out(path)
+    if why:
+        return why
+    if not path.is_file():
         return "not a regular file"
     if fsio.lock_held(path):
         return "locked"
@@ -104,6 +122,8 @@ def _stage_one(ws: Workspace, relpath: str, now: float, scan: SecretScan) -> git
         data, fp = fsio.read_with_fingerprint(path)
     except FileNotFoundError:
         return "changing"
+    except fsio.UnreadableError as exc:
+        return exc.message
     if now - fp.mtime_ns / 1e9 < ws.config.daemon.quiet_ms / 1000:
         return "changing"
     problem = content_problem(ws, relpath, data, scan)
@@ -189,7 +209,7 @@ def subject_for(reason: str, files: Sequence[gitrepo.Staged], closed: Sequence[s
         sid = protocol.id_from_relpath(closed[0])
         return f"session {sid} closed: {title}" if title else f"session {sid} closed"
     if closed:
-        ids = [str(protocol.id_from_relpath(c)) for c in closed[:MAX_IDS]]
+        ids = [protocol.id_from_relpath(c) or c for c in closed[:MAX_IDS]]
         more = ", …" if len(closed) > MAX_IDS else ""
         return f"{len(closed)} sessions closed: {', '.join(ids)}{more}"
     return f"{reason}: {breakdown(files)}"
@@ -213,15 +233,21 @@ def compose(reason: str, message: str | None, files: Sequence[gitrepo.Staged], c
 # ---- committing ---------------------------------------------------------------------
 
 def commit_pending(ws: Workspace, *, reason: str, message: str | None = None,
-                   now: Callable[[], float] = time.time) -> CommitResult:
-    """Commit every committable changed file of the workspace; see the module docstring."""
+                   now: Callable[[], float] = time.time, settle_s: float = 0.0) -> CommitResult:
+    """Commit every committable changed file of the workspace; see the module docstring. With `settle_s`,
+    first wait up to that long for files written a moment ago to go quiet (kbsync.git.quiet)."""
     dcfg = ws.config.daemon
+    if settle_s:
+        quiet.wait_until_quiet(ws, settle_s, now=now)
     try:
         gitrepo.wait_index_unlocked(ws.root, dcfg.lock_wait_s)
     except gitrepo.IndexLockedError as exc:
         log.warning("commit postponed: %s", exc)
         return CommitResult(None, "", blocked=str(exc))
     for _ in range(CAS_ATTEMPTS):
+        if (busy := inprogress.in_progress(ws.root)) is not None:
+            log.debug("commit postponed: waiting: %s", busy)
+            return CommitResult(None, "", waiting=busy)
         head = gitrepo.head_sha(ws.root)
         staged, skipped = select(ws, gitrepo.changed_paths(ws.root), now())
         for rel, why in skipped.items():
@@ -229,7 +255,7 @@ def commit_pending(ws: Workspace, *, reason: str, message: str | None = None,
         if not staged:
             return CommitResult(None, "", skipped=skipped)
         closed = newly_closed(ws, head, staged)
-        text = compose(reason, message, staged, closed, skipped)
+        text = with_machine(ws, compose(reason, message, staged, closed, skipped))
         try:
             sha = gitrepo.commit_files(ws.root, staged, text, expected_head=head,
                                        author=(dcfg.author_name, dcfg.author_email))
@@ -238,9 +264,34 @@ def commit_pending(ws: Workspace, *, reason: str, message: str | None = None,
             continue
         if sha is None:
             return CommitResult(None, "", skipped=skipped)
-        log.info("committed %s: %s", sha[:7], text.splitlines()[0])
+        log.debug("committed %s: %s", sha[:7], text.splitlines()[0])  # the caller says it, once
         checked = frozenset((f.relpath, gitobjects.object_id("blob", f.data)) for f in staged if f.data is not None)
         return CommitResult(sha, text, [f.relpath for f in staged], skipped, checked=checked)
+    raise gitrepo.HeadMovedError(f"HEAD kept moving during {CAS_ATTEMPTS} attempts; try again", path=str(ws.root))
+
+
+def with_machine(ws: Workspace, text: str) -> str:
+    """The message with a `Kbsync-Machine: <id>` trailer: which machine made the commit (for `kbsync conflicts`)."""
+    from kbsync.store.machine import machine_id
+
+    return f"{text.rstrip()}\n\n{history.MACHINE_TRAILER}: {machine_id(ws)}\n"
+
+
+def commit_paths(ws: Workspace, relpaths: Sequence[str], message: str) -> CommitResult:
+    """Commit exactly `relpaths` as they are now (a person's action: no quiet time), each checked as by every
+    commit (valid, no secret, unlocked); nothing is committed when one of them is left out."""
+    dcfg = ws.config.daemon
+    for _ in range(CAS_ATTEMPTS):
+        head = gitrepo.head_sha(ws.root)
+        staged, skipped = select(ws, relpaths, math.inf)
+        if skipped:
+            return CommitResult(None, "", skipped=skipped)
+        text = with_machine(ws, message)
+        try:
+            sha = gitrepo.commit_files(ws.root, staged, text, expected_head=head, author=(dcfg.author_name, dcfg.author_email))
+        except gitrepo.HeadMovedError:
+            continue
+        return CommitResult(sha, text if sha else "", [f.relpath for f in staged] if sha else [])
     raise gitrepo.HeadMovedError(f"HEAD kept moving during {CAS_ATTEMPTS} attempts; try again", path=str(ws.root))
 
 

@@ -6,7 +6,25 @@ from __future__ import annotations
 from pathlib import Path
 
 from kbsync import proc
+from kbsync.errors import GitError
 from kbsync.git import repo as gitrepo
+
+
+MACHINE_TRAILER = "Kbsync-Machine"
+
+
+def last_change(root: Path, relpath: str) -> tuple[str, str | None] | None:
+    """(author time ISO 8601, machine id from its `Kbsync-Machine` trailer or None) of the last commit that
+    touched `relpath`; None when none did (or there is no repository)."""
+    fmt = f"--format=%aI%x00%(trailers:key={MACHINE_TRAILER},valueonly,separator=%x2C)"
+    try:
+        out = proc.git(["log", "-1", fmt, "--", relpath], root).strip()
+    except GitError:
+        return None
+    if not out:
+        return None
+    when, _, machine = out.partition("\0")
+    return when, machine.strip().split(",")[0] or None
 
 
 def last_commit_before(root: Path, relpath: str, when: str) -> str | None:
@@ -54,3 +72,22 @@ def files_at(root: Path, commit: str, relpaths: list[str]) -> list[tuple[str, by
     """The bytes of each of `relpaths` that is a file in `commit` (one `git cat-file --batch`)."""
     blobs = gitrepo.read_blobs(root, [f"{commit}:{p}" for p in relpaths])
     return [(p, data) for p, data in zip(relpaths, blobs) if data is not None]
+
+
+def head_commit(root: Path) -> dict[str, str] | None:
+    """HEAD's `sha`, committer `time` (ISO 8601), `message` (its subject) and `author`; None before the first
+    commit or outside a repository. Whoever made it: the daemon, `kbsync commit`, a sync, or plain git."""
+    done = proc.run(["git", "log", "-1", "--format=%H%x00%cI%x00%an%x00%s", "HEAD"], cwd=str(root), check=False)
+    fields = done.stdout.decode("utf-8", "replace").rstrip("\n").split("\0")
+    if done.returncode != 0 or len(fields) != 4:
+        return None
+    sha, when, author, subject = fields
+    return {"sha": sha, "time": when, "author": author, "message": subject}
+
+
+def files_matching(root: Path, pattern: str, under: str) -> list[str]:
+    """Work-tree files under `under` (tracked or not, ignored ones left out) with a line matching the extended
+    regular expression `pattern`, from one `git grep`; [] outside a repository."""
+    done = proc.run(["git", "-c", "core.quotePath=false", "grep", "-l", "-z", "-I", "-E", "--untracked", "-e", pattern,
+                     "--", under], cwd=str(root), check=False)
+    return sorted(p for p in done.stdout.decode("utf-8", "surrogateescape").split("\0") if p)

@@ -67,10 +67,10 @@ def init_repository(root: Path) -> None:
 
 
 def _exec(root: Path, args: Sequence[str], *, stdin: bytes | None = None, env: dict[str, str] | None = None,
-          check: bool = True) -> subprocess.CompletedProcess[bytes]:
+          check: bool = True, timeout: float | None = None) -> subprocess.CompletedProcess[bytes]:
     """`git ARGS` in the work tree; a failure outside a repository says so and how to fix it."""
     try:
-        done = proc.run(["git", *args], cwd=root, input=stdin, env=env, check=check)
+        done = proc.run(["git", *args], cwd=root, input=stdin, env=env, check=check, timeout=timeout)
     except GitError:
         _require_repo(root)
         raise
@@ -317,11 +317,18 @@ class TreeChange:
     new: Side
 
 
-def fetch(root: Path, remote: str, branch: str) -> tuple[str, str] | None:
+def network_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment of a git command that talks to a remote: no prompt for credentials on a terminal
+    (nobody may be there to answer it; the command's time-out is the other bound)."""
+    return {**os.environ, "GIT_TERMINAL_PROMPT": "0", **(extra or {})}
+
+
+def fetch(root: Path, remote: str, branch: str, *, timeout_s: float) -> tuple[str, str] | None:
     """Fetch `branch` from `remote` into its remote-tracking ref; (its commit, its tree), or None if the
-    remote has no such branch."""
+    remote has no such branch. TimedOutError if the remote does not finish within `timeout_s`."""
     tracking = f"refs/remotes/{remote}/{branch}"
-    done = _exec(root, ["fetch", "--quiet", "--no-tags", remote, f"+refs/heads/{branch}:{tracking}"], check=False)
+    done = _exec(root, ["fetch", "--quiet", "--no-tags", remote, f"+refs/heads/{branch}:{tracking}"], check=False,
+                 env=network_env(), timeout=timeout_s)
     if done.returncode != 0:
         err = done.stderr.decode("utf-8", "replace")
         if "couldn't find remote ref" in err:
@@ -329,28 +336,36 @@ def fetch(root: Path, remote: str, branch: str) -> tuple[str, str] | None:
         if not has_remote(root, remote):
             raise ConfigError(f"the workspace's git repository has no remote {remote!r}; add it with "
                               f"`git remote add {remote} URL` or set [sync] remote", path=str(root))
-        raise GitError(f"git fetch {remote} failed: {err.strip().splitlines()[-1] if err.strip() else done.returncode}; "
-                       "check the remote and the network, then sync again")
+        raise GitError(f"git fetch {remote} failed (exit {done.returncode}); check the remote and the network, "
+                       f"then sync again{said(err)}")
     commit, tree = _run(root, "rev-parse", f"{tracking}^{{commit}}", f"{tracking}^{{tree}}").split()
     _remember(root, "tree", commit, "", tree)
     return commit, tree
 
 
-def push(root: Path, remote: str, branch: str, sha: str, *, scanned: bool) -> bool:
+def push(root: Path, remote: str, branch: str, sha: str, *, scanned: bool, timeout_s: float) -> bool:
     """Push commit `sha` to `branch` without force; False when the remote refused it as not a fast forward.
 
     `scanned`: the caller has secret-scanned every blob the push can send; kbsync's pre-push hook then
-    skips its own scan of the same objects (other hooks it chains still run).
+    skips its own scan of the same objects (other hooks it chains still run). TimedOutError if the
+    remote does not finish within `timeout_s`.
     """
-    env = dict(os.environ, KBSYNC_SCANNED=sha) if scanned else None
-    done = _exec(root, ["push", "--porcelain", remote, f"{sha}:refs/heads/{branch}"], env=env, check=False)
+    env = network_env({"KBSYNC_SCANNED": sha} if scanned else None)
+    done = _exec(root, ["push", "--porcelain", remote, f"{sha}:refs/heads/{branch}"], env=env, check=False,
+                 timeout=timeout_s)
     if done.returncode == 0:
         return True
     out = (done.stdout + done.stderr).decode("utf-8", "replace")
     if "[rejected]" in out or "[remote rejected]" in out and "cannot lock ref" in out:
         return False
-    last = out.strip().splitlines()[-1] if out.strip() else f"exit {done.returncode}"
-    raise GitError(f"git push {remote} failed: {last}; check the remote and its credentials, then sync again")
+    raise GitError(f"git push {remote} failed (exit {done.returncode}); check the remote and its credentials, "
+                   f"then sync again{said(out)}")
+
+
+def said(output: str) -> str:
+    """git's whole message, one indented line per line of it, for the end of an error message."""
+    lines = [ln.rstrip() for ln in output.strip("\n").splitlines()]
+    return "".join(f"\n  {ln}" if ln else "\n" for ln in lines)
 
 
 # Facts about commits never change (a commit's tree, two commits' merge base), so a sync asks git once.
@@ -444,6 +459,21 @@ def outgoing_blobs(root: Path, head: str, remote_head: str | None) -> list[tuple
     return [(parts[1], parts[0]) for parts in listed if len(parts) == 2]  # git cuts a name at a line break
 
 
+def is_tracked(root: Path, relpath: str) -> bool:
+    """Whether `relpath` is in git's index (tracked, so a commit or a sync may have written it)."""
+    if not is_repo(root):
+        return False
+    return _exec(root, ["ls-files", "--error-unmatch", "--", relpath], check=False).returncode == 0
+
+
 def has_remote(root: Path, name: str) -> bool:
     """True if the repository has a remote called `name`."""
     return name in _run(root, "remote").split()
+
+
+def is_commit(root: Path, sha: str) -> bool:
+    """Whether the repository holds `sha` (40 hex digits, else False) as a commit."""
+    if not _is_sha(sha):
+        return False
+    done = _exec(root, ["cat-file", "-t", sha], check=False)
+    return done.returncode == 0 and done.stdout.strip() == b"commit"

@@ -13,7 +13,7 @@ from typing import Sequence
 
 from kbsync.errors import GitError
 from kbsync.git import repo as gitrepo
-from kbsync.proc import git, run
+from kbsync.proc import git
 
 GITLINK = "160000"  # a submodule entry: no blob to read
 SYMLINK = "120000"

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 from kbsync.config import ContextConfig
 from kbsync.core.injection import Flag, detect, families, neutralise
+from kbsync.core import body
 
 _WIDE = re.compile("[\u1100-\u11ff\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]")
 MAX_EXPANDED = 3
@@ -83,8 +84,15 @@ class Pack:
     def text(self) -> str:
         return "".join("".join(lines) for lines in self.sections.values())
 
+    def tokens(self) -> int:
+        return estimate_tokens(self.text())
+
+    def parts(self) -> list[tuple[str, str, int]]:
+        """Each section's name, text and estimated tokens, in pack order."""
+        return [(name, "".join(lines), estimate_tokens("".join(lines))) for name, lines in self.sections.items()]
+
     def as_dict(self) -> dict[str, object]:
-        return {"budget": self.budget, "limit": self.limit, "tokens": estimate_tokens(self.text()),
+        return {"budget": self.budget, "limit": self.limit, "tokens": self.tokens(),
                 "sections": {k: "".join(v) for k, v in self.sections.items()}, "notes": self.notes,
                 "flags": self.flags, "text": self.text()}
 
@@ -105,7 +113,7 @@ class _Section:
         self.pack.sections.setdefault(self.name, []).extend(pieces)
         self.used += cost
         self.pack.used += cost
-        self.pack.flags += [{"section": self.name, "entry": entry, **f.as_dict()} for f in flags]
+        self.pack.flags += [{"section": self.name, "entry": entry, **f.at_use()} for f in flags]
         if flags:
             self.pack.notes.append(f"{entry}: embedded instruction withheld ({', '.join(families(flags))})")
         return True
@@ -157,9 +165,28 @@ def _board(pack: Pack, items: tuple[BoardItem, ...], memory: _Section) -> None:
     memory.used += board.used
 
 
+_ATX = re.compile(r"^( {0,3})(#{1,6})(?=[ \t]|$)")
+
+
+def nested(text: str, level: int) -> str:
+    """`text` with its headings (outside code) moved down so that the shallowest sits under a heading of
+    `level`: a session's `## 结论` under `### title` becomes `#### 结论`, its `### topic` `##### topic`
+    (at most `######`). Nothing else changes."""
+    lines = text.split("\n")
+    mask = body.code_mask(lines)
+    found = [(i, m) for i, line in enumerate(lines) if not mask[i] and (m := _ATX.match(line))]
+    if not found:
+        return text
+    shift = level + 1 - min(len(m.group(2)) for _, m in found)
+    for i, m in found:
+        depth = min(6, len(m.group(2)) + shift)
+        lines[i] = m.group(1) + "#" * depth + lines[i][m.end():]
+    return "\n".join(lines)
+
+
 def _expand(pack: Pack, summarized: list[SessionItem], memory: _Section) -> None:
     full = _Section(pack, "sessions", "## Sessions in full\n", memory.cap - memory.used)
     for s in [s for s in summarized if s.full_text][:MAX_EXPANDED]:
-        if not full.add(f"### {s.title} ({s.relpath})\n{s.full_text.strip()}\n", s.relpath):
+        if not full.add(f"### {s.title} ({s.relpath})\n{nested(s.full_text.strip(), 3)}\n", s.relpath):
             pack.notes.append(f"{s.relpath}: full text left out, it does not fit the budget")
     memory.used += full.used

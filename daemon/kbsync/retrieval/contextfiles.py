@@ -15,7 +15,7 @@ from kbsync.core import protocol
 from kbsync.retrieval import db as searchdb
 from kbsync.retrieval import index as searchindex
 from kbsync.retrieval.context import MAX_EXPANDED, BoardItem, Materials, SessionItem
-from kbsync.errors import KbsyncError
+from kbsync.errors import KbsyncError, UsageError
 from kbsync.retrieval.db import Row
 from kbsync.retrieval.text import parse_query
 from kbsync.core.session import parse_session
@@ -36,7 +36,7 @@ def gather(ws: Workspace, query: str, tags: list[str]) -> Materials:
 def _gather(ws: Workspace, conn: sqlite3.Connection, query: str, tags: list[str]) -> Materials:
     q = parse_query(query)
     if q.errors:
-        raise KbsyncError("; ".join(q.errors))
+        raise UsageError("; ".join(q.errors))
     hits = {r.key for r in searchdb.search(conn, q, "session", MAX_HITS)} if query.strip() else set()
     rows = list(searchdb.records(conn, "session"))
     notes = [f"{r.relpath}: skipped, its frontmatter cannot be read ({r.broken})"

@@ -22,7 +22,7 @@ from kbsync.retrieval.records import KIND_SOURCES, Record
 from kbsync.retrieval.text import Query, fts_expression, index_text
 
 DB_NAME = "search.sqlite"
-SCHEMA_VERSION = 2  # 2: docs.flags
+SCHEMA_VERSION = 3  # 2: a session's title is its `title` field where it has one; 3: docs.flags
 _SCHEMA = """
 CREATE TABLE files (relpath TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL);
 CREATE TABLE docs (
@@ -198,6 +198,23 @@ def search(conn: sqlite3.Connection, query: Query, kind: str, limit: int) -> lis
         body_only = f"{scope} AND ({match}) NOT head : ({match})"
         rows += [_row(r) for r in conn.execute(sql, [body_only, *params, limit - len(rows)])]
     return rows
+
+
+def listing(conn: sqlite3.Connection, query: Query, kind: str, limit: int,
+            after: tuple[str, str] | None = None) -> list[Row]:
+    """Records of `kind` that pass the query's filters and hold all its words, newest first (then by key),
+    from just past `after` (the date and key of the last record of the previous page)."""
+    where, params = _filters(query)
+    if after is not None:
+        where += " AND (d.date < ? OR (d.date = ? AND d.key > ?))"
+        params += [after[0], after[0], after[1]]
+    match = fts_expression(query.terms)
+    order = " ORDER BY d.date DESC, d.key LIMIT ?"
+    if not match:
+        sql = f"SELECT {_COLUMNS} FROM docs d WHERE d.kind = ?{where}{order}"
+        return [_row(r) for r in conn.execute(sql, [kind, *params, limit])]
+    sql = f"SELECT {_COLUMNS} FROM fts JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ?{where}{order}"
+    return [_row(r) for r in conn.execute(sql, [f'kind : "{kind}" AND ({match})', *params, limit])]
 
 
 def _filters(q: Query) -> tuple[str, list[object]]:

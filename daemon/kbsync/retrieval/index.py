@@ -16,11 +16,12 @@ from pathlib import Path
 from typing import Iterable
 
 from kbsync.core import protocol
+from kbsync.store import fsio
 from kbsync.retrieval import db as searchdb
 from kbsync.errors import InputError
 from kbsync.retrieval.db import FileState
 from kbsync.retrieval.records import Record, flags_of, plain_record, records_for
-from kbsync.store.workspace import Workspace, decode
+from kbsync.store.workspace import Workspace, decode, left_out
 
 log = logging.getLogger(__name__)
 INDEXED_KINDS = ("session", "board", "memory", "artifact")
@@ -39,10 +40,23 @@ def indexable(relpath: str) -> bool:
 
 def open_index(ws: Workspace) -> sqlite3.Connection:
     """The workspace's search database, built first if it does not exist yet."""
+    build_missing(ws)
+    return searchdb.connect(searchdb.db_path(ws.state_dir))
+
+
+def build_missing(ws: Workspace) -> bool:
+    """Build the index if there is none, one process at a time (True if this one built it): processes that
+    start together on a fresh workspace (several `kbsync mcp`, the daemon) must not swap a database in
+    under one another's open connections."""
     path = searchdb.db_path(ws.state_dir)
-    if not path.exists():
+    if path.exists():
+        return False
+    cfg = ws.config.daemon
+    with fsio.locked(path, ttl_s=cfg.lock_ttl_s, wait_s=max(cfg.lock_wait_s, 60.0)):
+        if path.exists():
+            return False
         rebuild(ws)
-    return searchdb.connect(path)
+        return True
 
 
 def rebuild(ws: Workspace) -> BuildResult:
@@ -76,8 +90,7 @@ def _load_all(conn: sqlite3.Connection, ws: Workspace) -> BuildResult:
 def update(ws: Workspace, relpaths: Iterable[str]) -> int:
     """Re-index these files (added, changed, deleted or renamed); the number of files now indexed among them."""
     relpaths = list(relpaths)
-    if not searchdb.db_path(ws.state_dir).exists():
-        rebuild(ws)  # never leave a partial index behind: the first update builds it all
+    if build_missing(ws):  # never leave a partial index behind: the first update builds it all
         return sum(1 for rp in relpaths if indexable(rp) and ws.path(rp).is_file())
     conn = searchdb.connect(searchdb.db_path(ws.state_dir))
     try:
@@ -105,7 +118,7 @@ def refresh(ws: Workspace) -> int:
     conn = open_index(ws)
     try:
         known = searchdb.indexed_files(conn)
-        current = {rp: _state(ws.path(rp)) for rp in ws.iter_files() if indexable(rp)}
+        current = {rp: _state(ws.path(rp)) for rp in ws.iter_files() if indexable(rp) and not left_out(ws.path(rp))}
         stale = [rp for rp, st in current.items() if known.get(rp) != st] + [rp for rp in known if rp not in current]
         if stale:
             with searchdb.transaction(conn):
@@ -119,7 +132,7 @@ def refresh(ws: Workspace) -> int:
 def _index_one(conn: sqlite3.Connection, ws: Workspace, relpath: str, *, fresh: bool = False) -> list[Record] | None:
     """Index one file (or drop it when it is gone or not indexable); its records, None when dropped."""
     path = ws.path(relpath)
-    if not indexable(relpath) or not path.is_file():
+    if not indexable(relpath) or left_out(path) or not path.is_file():
         searchdb.drop_file(conn, relpath)
         return None
     try:

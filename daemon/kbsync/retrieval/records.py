@@ -73,6 +73,7 @@ def session_record(relpath: str, text: str, default_offset: str) -> Record:
         return Record(key=relpath, relpath=relpath, kind="session", title=title, body=text,
                       broken=str(exc) or "frontmatter cannot be read")
     f = doc.fields
+    title = str(f.get("title") or title)
     problem = _field_problem(f)
     body = "\n".join(f"{h}\n{c}" for h, c in doc.sections)
     tags = tuple(str(t) for t in f.get("tags") or ())
@@ -132,9 +133,8 @@ def _first_line(text: str, title: str) -> str:
 
 
 def board_records(relpath: str, text: str) -> list[Record]:
-    """One record per knowledge-board entry, keyed `LEARNING_BOARD.md#<title>@<source_date>`."""
-    """The board is checked for embedded instructions as a whole, once; each entry keeps the flags whose line
-    falls within it."""
+    """One record per knowledge-board entry, keyed `LEARNING_BOARD.md#<title>@<source_date>`. The board is
+    checked for embedded instructions as a whole, once; each entry keeps the flags whose line falls within it."""
     out = []
     flags = injection.detect(text)
     for block in parse_board(text).entries():

@@ -16,10 +16,12 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from kbsync import proc
+from kbsync.git import repo as gitrepo
 from kbsync.retrieval import db as searchdb
 from kbsync.retrieval import index as searchindex
 from kbsync.errors import ConfigError, KbsyncError, UsageError
 from kbsync.retrieval.fusion import FusionFn, Fused, Hit, SourceHits, make_rrf
+from kbsync.core.protocol import STATE_DIR
 from kbsync.retrieval.records import KIND_SOURCES
 from kbsync.retrieval.text import Query, parse_query
 from kbsync.store.workspace import Workspace
@@ -50,12 +52,40 @@ def configured_sources(ws: Workspace) -> list[SourceSpec]:
     if not tables:
         return [SourceSpec(name, name) for name in WORKSPACE_KINDS]
     specs = [_spec(t, i, ws.config.source) for i, t in enumerate(tables)]
+    runs = next((s for s in specs if s.kind == "command"), None)
+    if runs:
+        require_trusted_config(ws, runs.name)
     names = [s.name for s in specs]
     dup = next((n for n in names if names.count(n) > 1), None)
     if dup:
         raise ConfigError(f"search.sources: the name {dup!r} is used twice; give each source its own name",
                           path=ws.config.source)
     return specs
+
+
+def untrusted_config(ws: Workspace) -> str | None:
+    """Why the configuration file may not name programs to run, or None when a person on this machine controls
+    it: `--config` outside the workspace's content, or an untracked `.kbsync/config.toml` (no sync writes there)."""
+    if ws.config.source is None:
+        return None
+    real = Path(ws.config.source).resolve()
+    root = ws.real_root
+    if root not in real.parents:
+        return None
+    rel = real.relative_to(root).as_posix()
+    if rel.split("/", 1)[0] != STATE_DIR:
+        return f"it lies in the workspace's content ({rel}), which collaborators and remotes write"
+    if gitrepo.is_tracked(ws.root, rel):
+        return f"{rel} is tracked by git, so a commit from elsewhere may have written it"
+    return None
+
+
+def require_trusted_config(ws: Workspace, name: str) -> None:
+    """ConfigError unless the configuration file is one a person on this machine controls (see untrusted_config)."""
+    why = untrusted_config(ws)
+    if why:
+        raise ConfigError(f"search source {name!r} runs a program, but {why}; kbsync runs programs only from "
+                          "--config outside the workspace or an untracked .kbsync/config.toml", path=ws.config.source)
 
 
 def _spec(t: dict[str, Any], i: int, where: str | None) -> SourceSpec:

@@ -12,6 +12,8 @@ trailing unigram makes complete.
 
 from __future__ import annotations
 
+import dataclasses
+import datetime as dt
 import re
 from dataclasses import dataclass, field
 
@@ -76,13 +78,38 @@ def parse_query(text: str) -> Query:
             terms.append(word)
             continue
         key, value = m.group(1), (m.group(2) if m.group(2) is not None else m.group(3)) or ""
-        if key in ("since", "until") and not _DATE.match(value):
-            errors.append(f"{key}:{value} is not a date; write {key}:YYYY-MM-DD")
+        if key in ("since", "until") and not is_date(value):
+            errors.append(f"{key}:{value} is not a date; write {key}:YYYY-MM-DD (or YYYY-MM, YYYY)")
         elif key == "tag":
             tags.append(value.casefold())
         else:
             single[key] = value.casefold() if key in ("status", "source") else value
     return Query(terms=tuple(terms), tags=tuple(tags), errors=tuple(errors), **single)
+
+
+def is_date(value: str) -> bool:
+    """`YYYY`, `YYYY-MM` or `YYYY-MM-DD` naming a real year, month or day (not 2026-13, not 2026-02-31)."""
+    if not _DATE.match(value):
+        return False
+    year, month, day = (value.split("-") + ["01", "01"])[:3]
+    try:
+        dt.date(int(year), int(month), int(day))
+    except ValueError:
+        return False
+    return True
+
+
+def with_filters(query: Query, *, tag: str | None = None, status: str | None = None, since: str | None = None,
+                 until: str | None = None) -> Query:
+    """`query` with these filters added (given as separate values rather than in the text); a bad date is
+    listed in `errors` as parse_query lists it."""
+    errors = list(query.errors)
+    for key, value in (("since", since), ("until", until)):
+        if value is not None and not is_date(value):
+            errors.append(f"{key}={value!r} is not a date; write YYYY-MM-DD")
+    return dataclasses.replace(
+        query, tags=query.tags + ((tag.casefold(),) if tag else ()), status=(status or query.status).casefold(),
+        since=since or query.since, until=until or query.until, errors=tuple(errors))
 
 
 def _split(text: str) -> list[str]:

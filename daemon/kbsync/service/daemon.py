@@ -3,32 +3,44 @@
 Threads: the main thread holds the workspace lock, handles signals and waits;
 watchdog's thread only enqueues (kbsync.watch); the one worker thread does every
 write: it validates and repairs files once they are quiet, runs the catch-up
-scan, the registered jobs (kbsync.jobs) and the commits, and keeps the status
-file. SIGTERM/SIGINT: finish the file in hand, commit what is committable,
-exit 0. SIGHUP: reload the configuration.
+scan and the commits, and keeps the status file; the registered jobs
+(kbsync.service.jobs: sync, scan, the search index) run on the job thread, each
+with a deadline (kbsync.service.jobrunner), so none can hold the worker. While
+git is in the middle of an operation (kbsync.git.inprogress) the worker holds
+the files it sees and commits nothing; it goes on by itself once git is done.
+SIGTERM/SIGINT: finish the file in hand, stop the jobs and the programs they
+run, commit what is committable, exit 0. SIGHUP: reload the configuration.
+
+Servers (the local web server) are given by the command that starts the daemon, which composes
+them: the daemon imports no front door. Each runs on a thread of its own from start to stop (see
+`Server`); a server that fails is logged and the daemon goes on without it.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import signal
 import socket
 import threading
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import schedule
 
 from kbsync.git import commit as committer
 from kbsync.store import fsio
+from kbsync.git import quiet
 from kbsync.git import repo as gitrepo
-from kbsync.service import jobs, watch
-from kbsync.core import protocol
+from kbsync import proc
+from kbsync.git import inprogress
+from kbsync.service import jobrunner, jobs, watch
+from kbsync.service.catchup import CatchUp
 from kbsync.app import status
 from kbsync.errors import KbsyncError, LockedError
 from kbsync.store.repairfile import RepairOutcome, repair_file
-from kbsync.store.workspace import Workspace
+from kbsync.store.workspace import Workspace, left_out
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +50,14 @@ LOCK_RECHECK_S = 0.5
 STATUS_EVERY_S = 0.5
 MTIME_SLACK_NS = 2_000_000_000
 COMMIT_RETRY_S = 5.0  # after git's index.lock, or a file still changing, kept something out of a commit
+SERVER_STOP_S = 5.0  # how long the servers together may take to stop
+
+# A server the daemon runs beside its worker: `serve(current, stop)` is called on a thread of its own with
+# a function that gives the workspace as currently configured (it changes on SIGHUP) and the event set
+# when the daemon stops; it serves until then and returns within SERVER_STOP_S.
+Server = Callable[[Callable[[], Workspace], threading.Event], None]
+HELD_RECHECK_S = 1.0  # how often the worker asks whether git's operation has ended
+JOB_STOP_GRACE_S = 2.0  # at shutdown, what a running job gets before its programs are killed
 
 
 def sd_notify(state: str) -> None:
@@ -52,8 +72,10 @@ def sd_notify(state: str) -> None:
 
 
 class Daemon:
-    def __init__(self, load: Callable[[], Workspace]) -> None:
+    def __init__(self, load: Callable[[], Workspace], servers: Sequence[tuple[str, Server]] = ()) -> None:
         self._load = load
+        self._servers = list(servers)
+        self._servers_stop = threading.Event()
         self.ws = load()
         self.queue = watch.Debouncer(self.ws.config.daemon.quiet_ms / 1000)
         self.stopping = threading.Event()
@@ -65,6 +87,7 @@ class Daemon:
         self._commit_wanted: str | None = None
         self._commit_retry_at = 0.0
         self._scan_mark: int | None = None
+        self._catchup = CatchUp(set(), set())
         self._state: dict[str, Any] = {}
         self._dirty = True
         self._saved_at = 0.0
@@ -72,6 +95,11 @@ class Daemon:
         self._last_event: dict[str, str] | None = None
         self._scan = committer.secret_scanner(self.ws)
         self.failed = False
+        self._jobs = jobrunner.JobRunner(self.ws.config.daemon.job_deadline_s)
+        self._post_pending: dict[str, set[str]] = {}
+        self._waiting: str | None = None  # what git is in the middle of, as last seen
+        self._held: set[str] = set()  # files seen while git was busy, processed once it is done
+        self._held_checked = 0.0
 
     # ---- main thread ---------------------------------------------------------------
 
@@ -83,20 +111,23 @@ class Daemon:
                            if k in ("last_scan_ns", "last_commit", "last_repair", "jobs")}
             self._install_signals()
             handler = watch.Handler(self.ws.root, self.queue, self._note_event)
-            observer, alarm = watch.start_observer(self.ws.root, handler, self.queue)
+            self._watches = watch.start_observer(self.ws.root, handler, self.queue)
             self.queue.request_rescan()
             # A daemon thread, so that a job overrunning the stop grace cannot hold the process (writes are atomic).
             worker = threading.Thread(target=self._work, name="kbsync-worker", daemon=True)
             worker.start()
+            servers = [self._start_server(name, serve) for name, serve in self._servers]
             log.info("watching %s (pid %d)", self.ws.root, os.getpid())
             sd_notify("READY=1")
             while not self.stopping.wait(0.5) and worker.is_alive():
                 pass
             sd_notify("STOPPING=1")
-            watch.stop_observer(observer, alarm)
+            self._stop_servers(servers)
+            self._watches.stop()
             self.stopping.set()
             self.queue.wake()
             worker.join(STOP_GRACE_S)
+            proc.kill_children()
             if worker.is_alive():
                 log.error("the worker did not finish within %.0f s; exiting anyway", STOP_GRACE_S)
                 return 1
@@ -104,6 +135,28 @@ class Daemon:
             fsio.unlock(status.lock_target(self.ws))
         log.info("stopped")
         return 1 if self.failed else 0
+
+    def _start_server(self, name: str, serve: Server) -> threading.Thread:
+        def run() -> None:
+            try:
+                serve(lambda: self.ws, self._servers_stop)
+            except KbsyncError as exc:
+                log.error("%s: %s; the daemon goes on without it", name, exc)
+            except Exception:
+                log.exception("%s stopped on an unexpected error; the daemon goes on without it", name)
+
+        # A daemon thread: a server that overruns its stop cannot hold the process.
+        thread = threading.Thread(target=run, name=f"kbsync-{name}", daemon=True)
+        thread.start()
+        return thread
+
+    def _stop_servers(self, threads: list[threading.Thread]) -> None:
+        self._servers_stop.set()
+        deadline = time.monotonic() + SERVER_STOP_S
+        for thread in threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+            if thread.is_alive():
+                log.error("%s did not stop within %.0f s; exiting anyway", thread.name, SERVER_STOP_S)
 
     def _take_workspace_lock(self) -> None:
         target = status.lock_target(self.ws)
@@ -130,6 +183,7 @@ class Daemon:
     def _note_event(self, relpath: str) -> None:
         """Called on watchdog's thread: one attribute assignment, read by the worker."""
         self._last_event = {"path": relpath, "time": status.stamp()}
+        self._catchup.touched(relpath)
         self._dirty = True
 
     # ---- worker thread ---------------------------------------------------------------
@@ -139,7 +193,8 @@ class Daemon:
             self._schedule()
             while not self.stopping.is_set():
                 self._tick()
-            self._commit("shutdown")
+            self._jobs.stop(JOB_STOP_GRACE_S)
+            self._commit("shutdown", settle=True)
         except Exception:
             log.exception("the worker stopped on an unexpected error")
             self.failed = True
@@ -151,10 +206,12 @@ class Daemon:
         if self._reload.is_set():
             self._reload_config()
         if self.queue.take_rescan():
+            self._watches.sync()
             self._catch_up()
-        batch = self.queue.take_due()
+        batch = self._unheld(self.queue.take_due())
         if batch:
             self._process_batch(batch)
+        self._tend_jobs()
         self._recheck_locked()
         if not len(self.queue) and self._scan_mark is not None:
             self._state["last_scan_ns"], self._scan_mark = self._scan_mark, None
@@ -164,7 +221,7 @@ class Daemon:
         self._scheduler.run_pending()
         self._save_status()
         idle = self._scheduler.idle_seconds
-        nap = LOCK_RECHECK_S if self._locked else STATUS_EVERY_S if self._dirty else 5.0
+        nap = LOCK_RECHECK_S if self._locked else HELD_RECHECK_S if self._held else STATUS_EVERY_S if self._dirty else 5.0
         self.queue.wait(min(nap, max(idle if idle is not None else nap, 0.0)))
 
     def _reload_config(self) -> None:
@@ -192,20 +249,22 @@ class Daemon:
         started = time.time_ns()
         since = int(self._state.get("last_scan_ns", 0)) - MTIME_SLACK_NS
         try:
-            found = {p for p in gitrepo.changed_paths(self.ws.root) if not committer.is_runtime_path(p)}
+            dirty = {p for p in gitrepo.changed_paths(self.ws.root) if not committer.is_runtime_path(p)}
         except KbsyncError as exc:
             log.warning("catch-up scan without git: %s", exc)
-            found = set()
+            dirty = set()
+        recent = set()
         for rel in self.ws.iter_files():
             try:
                 if self.ws.path(rel).stat().st_mtime_ns >= since:
-                    found.add(rel)
+                    recent.add(rel)
             except FileNotFoundError:
                 continue
-        for rel in found:
+        self._catchup = CatchUp(dirty, recent)
+        for rel in self._catchup.queued:
             self.queue.touch(rel, now=True)
         self._scan_mark = started
-        log.info("catch-up scan: %d file(s) to check", len(found))
+        log.info("catch-up scan: %d file(s) to check", len(self._catchup.queued))
 
     def _process_batch(self, batch: list[str]) -> None:
         changed: list[str] = []
@@ -218,9 +277,13 @@ class Daemon:
             try:
                 if self._process(rel):
                     changed.append(rel)
+            except fsio.UnreadableError as exc:  # e.g. swapped for a FIFO between the checks
+                self._left_unreadable(rel, exc.message)
             except Exception as exc:  # one bad file must not stop the daemon
                 log.exception("%s: not processed", rel)
                 self._skipped[rel] = f"error: {exc}"
+            if rel not in self.queue:
+                self._catchup.checked(rel)
         if changed:
             self._run_post_write(changed)
         self._dirty = True
@@ -228,6 +291,14 @@ class Daemon:
     def _process(self, rel: str) -> bool:
         """Validate and repair one quiet file; True if it changed since last seen."""
         path = self.ws.path(rel)
+        unreadable = fsio.unreadable_reason(path)
+        if unreadable:
+            self._left_unreadable(rel, unreadable)
+            return False
+        why = left_out(path)
+        if why:
+            self._leave_out(rel, why)
+            return False
         fp = fsio.fingerprint(path) if path.is_file() else None
         if fp is None:
             self._forget(rel)
@@ -237,7 +308,7 @@ class Daemon:
         if time.time() - fp.mtime_ns / 1e9 < self.queue.quiet_s:
             self.queue.touch(rel)
             return False
-        if rel.endswith(".md") and not self._secret_free(rel, path.read_bytes()):
+        if rel.endswith(".md") and not self._secret_free(rel, fsio.read_regular(path)[0]):
             self._seen[rel] = fp
             return False
         outcome = repair_file(self.ws, rel) if rel.endswith(".md") else RepairOutcome(rel, "valid")
@@ -249,10 +320,17 @@ class Daemon:
         if new_fp is not None:
             self._seen[rel] = new_fp
         log.debug("%s: checked (%s)", rel, outcome.status)
-        if outcome.ok and protocol.classify(rel) == "session" and committer.is_closed_session(rel, path.read_bytes()):
+        news = outcome.status == "repaired" or not self._catchup.untouched(rel)
+        if news and outcome.ok and committer.is_closed_session(rel, fsio.read_regular(path)[0]):
             log.info("%s: closed session written; committing once the queue is empty", rel)
             self._commit_wanted = "session"
         return True
+
+    def _leave_out(self, rel: str, why: str) -> None:
+        if self._skipped.get(rel) != why:
+            log.warning("%s: left out: %s", rel, why)
+        self._forget(rel)
+        self._skipped[rel] = why
 
     def _secret_free(self, rel: str, data: bytes) -> bool:
         found = self._scan(rel, data)
@@ -261,6 +339,11 @@ class Daemon:
             self._skipped[rel] = f"secret: {found[0]}"
             return False
         return True
+
+    def _left_unreadable(self, rel: str, why: str) -> None:
+        if self._skipped.get(rel) != why:
+            log.warning("%s: left out: %s", rel, why)
+        self._skipped[rel] = why
 
     def _wait_for(self, rel: str, outcome: RepairOutcome) -> None:
         if outcome.status == "locked":
@@ -274,6 +357,7 @@ class Daemon:
     def _record(self, rel: str, outcome: RepairOutcome) -> None:
         self._locked.discard(rel)
         if outcome.status == "repaired":
+            log.info("%s: repaired (%s)", rel, "; ".join(outcome.fixes))
             self._state["last_repair"] = {"path": rel, "time": status.stamp(), "fixes": outcome.fixes}
         if outcome.status == "invalid":
             first = next((f for f in outcome.findings if f.level == "error"), None)
@@ -300,14 +384,34 @@ class Daemon:
 
     def _run_post_write(self, changed: list[str]) -> None:
         for job in jobs.POST_WRITE:
-            try:
-                jobs.resolve(job.target)(self.ws, changed)
-            except Exception:
-                log.exception("post-write job %s failed", job.name)
+            self._post_pending.setdefault(job.name, set()).update(changed)
+        self._submit_post_write()
+
+    def _submit_post_write(self) -> None:
+        """Hand each post-write job the paths gathered for it, once its previous run has ended."""
+        for job in jobs.POST_WRITE:
+            paths = sorted(self._post_pending.get(job.name, ()))
+            if paths and self._jobs.submit(job.name, functools.partial(jobs.resolve(job.target), self.ws, paths)):
+                self._post_pending[job.name] = set()
+
+    def _tend_jobs(self) -> None:
+        """Give waiting post-write paths to their jobs, abandon a job past its deadline, and record the timed
+        jobs that ended."""
+        self._submit_post_write()
+        self._jobs.check()
+        timed = {job.name for job in jobs.TIMED}
+        for done in self._jobs.finished():
+            if done.name in timed:
+                self._state.setdefault("jobs", {})[done.name] = {"time": status.stamp(), "ok": done.ok,
+                                                                  "result": str(done.result)}
+                self._dirty = True
 
     def _run_timed(self, job: jobs.TimedJob) -> None:
         try:
             if job.when and not jobs.resolve(job.when)(self.ws):
+                return
+            if not job.worker:  # on the job thread, with its deadline; _tend_jobs records how it ended
+                self._jobs.submit(job.name, functools.partial(jobs.resolve(job.target), self.ws))
                 return
             result = jobs.resolve(job.target)(self.ws)
         except Exception as exc:
@@ -326,9 +430,10 @@ class Daemon:
             if job.name == "sync":
                 self._run_timed(job)
 
-    def _commit(self, reason: str) -> None:
+    def _commit(self, reason: str, *, settle: bool = False) -> None:
         try:
-            self._note_commit(committer.commit_pending(self.ws, reason=reason), reason)
+            result = committer.commit_pending(self.ws, reason=reason, settle_s=quiet.bound(self.ws) if settle else 0)
+            self._note_commit(result, reason)
         except KbsyncError as exc:
             log.error("%s commit failed: %s; will try again", reason, exc)
             self._retry_commit(reason)
@@ -338,15 +443,43 @@ class Daemon:
         self._commit_retry_at = time.monotonic() + COMMIT_RETRY_S
 
     def _note_commit(self, result: committer.CommitResult, reason: str) -> None:
-        if result.blocked or "changing" in result.skipped.values():
+        self._note_waiting(result.waiting)
+        if result.blocked or result.waiting or "changing" in result.skipped.values():
             self._retry_commit(reason)  # e.g. a file this worker just repaired: it goes in once it is quiet
         if result.sha:
+            log.info("committed %s: %s", result.sha[:7], result.message.splitlines()[0])
             self._state["last_commit"] = {"sha": result.sha, "time": status.stamp(),
                                           "message": result.message.splitlines()[0]}
             if reason != "shutdown":
                 self._sync_now()
         self._state["left_out"] = result.skipped
         self._dirty = True
+
+    # ---- git in the middle of an operation ------------------------------------------------
+
+    def _unheld(self, batch: list[str]) -> list[str]:
+        """The files to process now: none while git is in the middle of an operation (they are held), and
+        once it has ended, the held ones with the new."""
+        if not batch and (not self._held or time.monotonic() - self._held_checked < HELD_RECHECK_S):
+            return batch
+        self._held_checked = time.monotonic()
+        if self._note_waiting(inprogress.in_progress(self.ws.root)):
+            self._held.update(batch)
+            return []
+        batch, self._held = sorted(self._held.union(batch)), set()
+        return batch
+
+    def _note_waiting(self, why: str | None) -> bool:
+        """True while git is in the middle of an operation; its start and its end are logged once each."""
+        if why != self._waiting:
+            if why:
+                log.warning("waiting: %s; nothing is repaired, committed or synced until it ends (files written "
+                            "meanwhile stay on disk)", why)
+            else:
+                log.info("resuming: git is no longer in the middle of an operation (was: %s)", self._waiting)
+            self._waiting = why
+            self._dirty = True
+        return why is not None
 
     # ---- status file ---------------------------------------------------------------------
 

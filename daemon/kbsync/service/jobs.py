@@ -12,7 +12,9 @@ Adding a job is one line in POST_WRITE or TIMED below. A target is a
   is shown by `kbsync status`. `when`, if given, is `fn(ws) -> bool`; the job is
   skipped while it returns False (e.g. no remote configured).
 
-Every job runs on the daemon's one worker thread, so it never races a repair.
+Jobs run on the daemon's job thread (kbsync.service.jobrunner), one at a time, each with a deadline
+(`[daemon] job_deadline_s`), so a slow or stuck job never holds the worker that repairs and commits;
+a TimedJob with `worker=True` (the commit, which is the worker's own work) runs on the worker instead.
 An exception in a job is logged with its name and does not stop the daemon.
 """
 
@@ -37,6 +39,7 @@ class TimedJob:
     every: str
     target: str
     when: str | None = None
+    worker: bool = False  # run on the worker thread (the commit), not on the job thread
 
     def interval(self, cfg: Config) -> float:
         section, key = self.every.split(".")
@@ -48,7 +51,7 @@ POST_WRITE: tuple[PostWriteJob, ...] = (
 )
 
 TIMED: tuple[TimedJob, ...] = (
-    TimedJob("commit", "daemon.commit_every", "kbsync.git.commit:scheduled_commit"),
+    TimedJob("commit", "daemon.commit_every", "kbsync.git.commit:scheduled_commit", worker=True),
     TimedJob("sync", "sync.every", "kbsync.sync.syncer:sync", when="kbsync.sync.syncer:remote_configured"),
     TimedJob("scan", "scan.every", "kbsync.board.scan:scheduled_scan", when="kbsync.board.scan:sources_configured"),
 )

@@ -20,7 +20,7 @@ from watchdog.events import (DirCreatedEvent, DirDeletedEvent, DirMovedEvent, Fi
                              FileDeletedEvent, FileModifiedEvent, FileMovedEvent, FileSystemEvent,
                              FileSystemEventHandler)
 from watchdog.observers import Observer
-from watchdog.observers.api import BaseObserver
+from watchdog.observers.api import BaseObserver, ObservedWatch
 
 from kbsync.store import fsio
 from kbsync.core import protocol
@@ -89,6 +89,10 @@ class Debouncer:
         with self._cond:
             return len(self._due)
 
+    def __contains__(self, relpath: object) -> bool:
+        with self._cond:
+            return relpath in self._due
+
     def pending(self) -> list[str]:
         with self._cond:
             return sorted(self._due)
@@ -122,15 +126,19 @@ class Handler(FileSystemEventHandler):
 
     def on_any_event(self, event: FileSystemEvent) -> None:
         if event.is_directory:
-            if event.event_type == "moved":  # a folder moved in: its files raise no events of their own
-                self._queue.request_rescan()
-            return
+            if event.event_type == "moved" or self._top_level(event):
+                self._queue.request_rescan()  # a folder moved in raises no events for its files; a new
+            return  # top-level folder needs a watch of its own first
         for raw in (event.src_path, getattr(event, "dest_path", "")):
             path = os.fsdecode(raw) if raw else ""
             rel = relpath_of(self._root, path) if path else None
             if rel:
                 self._queue.touch(rel)
                 self._on_event(rel)
+
+    def _top_level(self, event: FileSystemEvent) -> bool:
+        path = os.fsdecode(event.src_path)
+        return event.event_type in ("created", "deleted") and os.path.dirname(path) == self._root
 
 
 class OverflowAlarm(logging.Handler):
@@ -145,22 +153,58 @@ class OverflowAlarm(logging.Handler):
             self._queue.request_rescan()
 
 
-def start_observer(root: Path, handler: Handler, queue: Debouncer) -> tuple[BaseObserver, OverflowAlarm]:
-    """A running recursive observer on `root`, and the overflow alarm hooked into watchdog's log.
+class Watches:
+    """The observer and its watches: the workspace's root alone (its own files), and each top-level folder but
+    `.git/` and `.kbsync/` recursively, so that inotify never watches git's objects or kbsync's backups.
 
-    watchdog's own debug lines (one per inotify event) are kept out of `-v`.
+    `sync` reconciles the watches with the folders on disk; the worker calls it before each catch-up scan,
+    which a top-level folder created, moved or deleted asks for (the scan finds what the new folder holds).
     """
-    alarm = OverflowAlarm(queue)
-    wd_log = logging.getLogger("watchdog")
-    wd_log.setLevel(logging.WARNING)
-    wd_log.addHandler(alarm)
-    observer = Observer()
-    observer.schedule(handler, str(root), recursive=True, event_filter=EVENTS)
-    observer.start()
-    return observer, alarm
+
+    def __init__(self, root: Path, handler: Handler, queue: Debouncer) -> None:
+        self.root, self._handler = root, handler
+        self.alarm = OverflowAlarm(queue)
+        self.observer: BaseObserver = Observer()
+        self._folders: dict[str, ObservedWatch] = {}
+
+    def start(self) -> None:
+        wd_log = logging.getLogger("watchdog")
+        wd_log.setLevel(logging.WARNING)  # watchdog's own debug lines (one per inotify event) stay out of `-v`
+        wd_log.addHandler(self.alarm)
+        self.observer.schedule(self._handler, str(self.root), recursive=False, event_filter=EVENTS)
+        self.sync()
+        self.observer.start()
+
+    def sync(self) -> None:
+        """Watch every top-level folder that exists (again, if it was deleted and made anew), and only those."""
+        present = set(watched_folders(self.root))
+        for name in [n for n in self._folders if n not in present or not self._alive(n)]:
+            self.observer.unschedule(self._folders.pop(name))
+        for name in sorted(present - set(self._folders)):
+            self._folders[name] = self.observer.schedule(self._handler, str(self.root / name), recursive=True,
+                                                         event_filter=EVENTS)
+
+    def _alive(self, name: str) -> bool:
+        return any(e.watch == self._folders[name] and e.is_alive() for e in self.observer.emitters)
+
+    def stop(self) -> None:
+        logging.getLogger("watchdog").removeHandler(self.alarm)
+        self.observer.stop()
+        self.observer.join(timeout=5)
 
 
-def stop_observer(observer: BaseObserver, alarm: OverflowAlarm) -> None:
-    logging.getLogger("watchdog").removeHandler(alarm)
-    observer.stop()
-    observer.join(timeout=5)
+def watched_folders(root: Path) -> list[str]:
+    """The top-level folders the daemon watches: all but the ignored ones (and symlinks)."""
+    try:
+        entries = list(os.scandir(root))
+    except OSError:
+        return []
+    return sorted(e.name for e in entries
+                  if e.name not in protocol.IGNORED_DIRS and e.is_dir(follow_symlinks=False))
+
+
+def start_observer(root: Path, handler: Handler, queue: Debouncer) -> Watches:
+    """Running watches on the workspace (see Watches), with the overflow alarm hooked into watchdog's log."""
+    watches = Watches(root, handler, queue)
+    watches.start()
+    return watches

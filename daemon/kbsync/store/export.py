@@ -28,6 +28,7 @@ from kbsync import proc
 from kbsync.errors import EXIT_REMOTE, InputError, KbsyncError
 from kbsync.core.findings import Finding
 from kbsync.store.fsio import atomic_write
+from kbsync.store.pathgate import UnsafePathError, output_refusal
 from kbsync.store.workspace import decode
 
 Format = Literal["html", "docx"]
@@ -127,7 +128,12 @@ class ImageResolver:
     def __call__(self, src: str, line: int) -> str:
         if not is_relative_src(src):
             return src
-        target = (self.source.parent / unquote(urlsplit(src).path)).resolve()
+        given = self.source.parent / unquote(urlsplit(src).path)
+        target = given.resolve()
+        outside = image_refusal(self.source, given, target)
+        if outside:
+            self._warn(line, f"image {src} {outside}; it is neither inlined nor linked, the link is left as written")
+            return src
         if not target.is_file():
             self._warn(line, f"image {src} not found (looked for {target}); the link is left as written")
             return src
@@ -141,6 +147,27 @@ class ImageResolver:
 
     def _warn(self, line: int, message: str) -> None:
         self.findings.append(Finding(self.display, line, "warning", message))
+
+
+def content_root(source: Path) -> Path:
+    """The folder whose files an export of `source` may embed: its workspace (the nearest folder above it
+    holding `.kbsync/`, `sessions/` or `index.md`), else the folder `source` is in."""
+    for folder in source.parents:
+        if (folder / ".kbsync").is_dir() or (folder / "sessions").is_dir() or (folder / "index.md").is_file():
+            return folder
+    return source.parent
+
+
+def image_refusal(source: Path, given: Path, target: Path) -> str | None:
+    """Why the image `given` (a relative link of `source`, resolving to `target`) is not read: it lies
+    outside the content root, or a symlink is on its way there; None to read it."""
+    walked = source.parent
+    for part in given.relative_to(source.parent).parts:
+        walked = walked / part if part != ".." else walked.parent
+        if walked.is_symlink():
+            return "passes through a symlink"
+    root = content_root(source)
+    return None if target.is_relative_to(root) else f"lies outside {root}"
 
 
 @dataclass(frozen=True)
@@ -204,5 +231,8 @@ def export_file(source: Path, display: str, out_dir: Path, fmt: Format, mode: Im
     page, findings = render_file(source, display, mode, uri=fmt == "html")
     data = page.encode("utf-8") if fmt == "html" else html_to_docx(page, display)
     dest = out_dir / f"{source.stem}.{fmt}"
+    why = output_refusal(dest)
+    if why:
+        raise UnsafePathError(f"the output {why}; choose another --out folder", path=str(dest))
     atomic_write(dest, data)
     return Exported(display, str(dest), findings)

@@ -6,16 +6,18 @@ Nothing here knows Markdown; callers pass bytes.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import json
 import os
+import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
-from kbsync.errors import ConflictError, LockedError
+from kbsync.errors import ConflictError, InputError, LockedError
 
 LOCK_SUFFIX = ".lock"
 TEMP_SUFFIX = ".tmp"
@@ -34,11 +36,70 @@ class Fingerprint:
         return cls(mtime_ns, hashlib.sha256(data).hexdigest())
 
 
+class UnreadableError(InputError):
+    """A path kbsync will not read as a file: not a regular file, or the system refuses to open it."""
+
+
+_KINDS = ((stat.S_ISLNK, "a symlink"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"),
+          (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"), (stat.S_ISDIR, "a folder"))
+
+
+def not_regular(mode: int) -> str | None:
+    """What a file of this st_mode is when it is not a regular file ("a FIFO (named pipe)", ...), or None."""
+    return None if stat.S_ISREG(mode) else next((what for test, what in _KINDS if test(mode)), "not a regular file")
+
+
+def read_regular(path: Path) -> tuple[bytes, os.stat_result]:
+    """The bytes of a regular file and its fstat: lstat first, then opened with O_NOFOLLOW|O_NONBLOCK (a FIFO
+    or device swapped in meanwhile can neither block nor be followed) and checked again on the open file.
+    FileNotFoundError if it is gone; UnreadableError says why anything else cannot be read."""
+    what = not_regular(os.lstat(path).st_mode)
+    if what is None:
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        except FileNotFoundError:
+            raise
+        except OSError as exc:
+            raise UnreadableError(f"unreadable: {_os_reason(exc)}", path=str(path)) from None
+        with open(fd, "rb") as fh:
+            st = os.fstat(fd)
+            what = not_regular(st.st_mode)
+            if what is None:
+                return _read_all(fh, path), st
+    raise UnreadableError(f"unreadable: {what}, not a regular file", path=str(path))
+
+
+def unreadable_reason(path: Path) -> str | None:
+    """Why the file at `path` can never be read as content ("unreadable: a FIFO (named pipe), not a regular
+    file", a dangling symlink, a socket, a device, permission denied), or None: a readable regular file,
+    a folder, a symlink that resolves (kbsync.store.workspace decides about those), or nothing at all."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return None
+    if stat.S_ISLNK(mode):
+        return None if os.path.exists(path) else "unreadable: a dangling symlink (its target does not exist)"
+    what = not_regular(mode)
+    if what is not None:
+        return None if what == "a folder" else f"unreadable: {what}, not a regular file"
+    return None if os.access(path, os.R_OK) else "unreadable: permission denied"
+
+
+def _read_all(fh: Any, path: Path) -> bytes:
+    try:
+        data: bytes = fh.read()
+    except OSError as exc:
+        raise UnreadableError(f"unreadable: {_os_reason(exc)}", path=str(path)) from None
+    return data
+
+
+def _os_reason(exc: OSError) -> str:
+    return "a symlink" if exc.errno == errno.ELOOP else (exc.strerror or str(exc)).lower()
+
+
 def read_with_fingerprint(path: Path) -> tuple[bytes, Fingerprint]:
-    """The file's bytes and the fingerprint they were read at."""
-    with open(path, "rb") as fh:
-        st = os.fstat(fh.fileno())
-        data = fh.read()
+    """The file's bytes and the fingerprint they were read at (read_regular: never a FIFO, never a symlink)."""
+    data, st = read_regular(path)
     return data, Fingerprint.of_bytes(data, st.st_mtime_ns)
 
 
@@ -55,7 +116,8 @@ def lock_path(path: Path) -> Path:
     return path.with_name(path.name + LOCK_SUFFIX)
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether process `pid` runs on this host."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -84,7 +146,7 @@ def lock_is_stale(lock: Path, now: float | None = None) -> bool:
         return (now or time.time()) - st.st_mtime > (EMPTY_LOCK_GRACE_S if st.st_size == 0 else 60)
     if (now or time.time()) > expire:
         return True
-    return host == os.uname().nodename and not _pid_alive(pid)
+    return host == os.uname().nodename and not pid_alive(pid)
 
 
 def lock_held(path: Path) -> bool:
@@ -225,6 +287,8 @@ def append_line(path: Path, line: str) -> None:
     The file itself must not be a symlink (O_NOFOLLOW), so an append never lands outside the workspace.
     """
     text = line.replace("\r", " ").replace("\n", " ")
+    if "\0" in text:
+        raise InputError("a NUL character cannot be written into a text file; nothing was written", path=str(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
     try:
@@ -271,8 +335,10 @@ def guarded_replace(
     Takes the file's lock (LockedError if a fresh one is held), re-checks the
     fingerprint just before writing (ConflictError if it changed), backs up the
     old bytes, writes atomically, re-reads, and restores the old bytes if `check`
-    rejects what is on disk.
+    rejects what is on disk. A symlink is never replaced (by a file holding its target's bytes): InputError.
     """
+    if path.is_symlink():
+        raise InputError("left out: a symlink, which kbsync never replaces or follows", path=str(path))
     if hold_lock and not try_lock(path, ttl_s):
         raise LockedError("skipped: the file is locked by a writer", path=str(path))
     try:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from kbsync.store import fsio
+from kbsync.store import fsio, pathgate
 from kbsync.store.workspace import Workspace, decode
 
 
@@ -16,9 +16,10 @@ def edit_file(ws: Workspace, relpath: str, edit: Callable[[str], str],
     before writing, keeps the previous bytes under .kbsync/backup/ (unless `keep_backup`
     is False, for an edit that only appends), writes atomically, and restores the old
     bytes if `check` rejects what was written. Nothing is written when `edit` returns
-    the text unchanged.
+    the text unchanged. The path passes the path gate first (kbsync.store.pathgate): never through or onto
+    a symlink, never into .git or .kbsync.
     """
-    path = ws.path(relpath)
+    path = pathgate.checked(ws.root, relpath)
     daemon = ws.config.daemon
     with fsio.locked(path, ttl_s=daemon.lock_ttl_s, wait_s=daemon.lock_wait_s):
         if not path.exists():

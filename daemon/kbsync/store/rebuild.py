@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+from dataclasses import dataclass
 
+from kbsync.progress import Progress
 from kbsync.store import fsio
 from kbsync.core import frontmatter, indexmd, protocol
 from kbsync.store.workspace import Workspace
@@ -32,21 +34,33 @@ def row_of(relpath: str, text: str) -> tuple[str, indexmd.Row]:
     tags: list[str] = [str(t) for t in raw_tags] if isinstance(raw_tags, list) else []
     summary = str(data.get("summary") or "") if isinstance(data.get("summary"), str) else ""
     m = protocol.SESSION_NAME_RE.match(os.path.basename(relpath))
-    title = (m.group(4) or "") if m else ""
+    title = str(data.get("title") or "") or ((m.group(4) or "") if m else "")
     return utc_key(ts) or date, indexmd.Row(date, title, ",".join(tags), summary, relpath)
 
 
-def rebuild_index(ws: Workspace) -> int:
-    """Rewrite index.md (under its lock, backed up) from the session files; return the row count."""
+@dataclass(frozen=True)
+class Rebuilt:
+    rows: int
+    dropped: list[str]  # paths the previous index.md had rows for that name no session any more
+
+
+def rebuild_index(ws: Workspace) -> Rebuilt:
+    """Rewrite index.md (under its lock, backed up) from the session files; rows for sessions that no longer
+    exist are dropped (and named)."""
+    rels = [r for r in ws.iter_files(protocol.SESSIONS_DIR) if protocol.classify(r) == "session"
+            and not protocol.is_conflict_copy(r)] if ws.path(protocol.SESSIONS_DIR).is_dir() else []
     keyed = []
-    for rel in ws.iter_files():
-        if protocol.classify(rel) == "session" and not protocol.is_conflict_copy(rel):
+    with Progress("index rebuild", len(rels), "sessions") as shown:
+        for rel in rels:
             keyed.append(row_of(rel, ws.read_text(rel)))
+            shown.advance()
     keyed.sort(key=lambda kr: (kr[0], kr[1].path))
     path = ws.path(protocol.INDEX_MD)
     cfg = ws.config.daemon
     with fsio.locked(path, ttl_s=cfg.lock_ttl_s, wait_s=cfg.lock_wait_s):
-        if path.exists():
-            fsio.backup(ws.backup_dir, protocol.INDEX_MD, path.read_bytes())
+        old = path.read_bytes() if path.exists() else None
+        if old is not None:
+            fsio.backup(ws.backup_dir, protocol.INDEX_MD, old)
         fsio.atomic_write(path, indexmd.render_index(r for _, r in keyed).encode("utf-8"))
-    return len(keyed)
+    before = indexmd.latest_by_path(indexmd.parse_rows(old.decode("utf-8", "replace"))) if old else {}
+    return Rebuilt(len(keyed), sorted(set(before) - set(rels)))

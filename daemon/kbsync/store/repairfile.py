@@ -7,6 +7,8 @@ import logging
 from dataclasses import dataclass, field
 from typing import Literal
 
+from kbsync.core import indexmd, protocol
+from kbsync.progress import Progress
 from kbsync.store import fsio
 from kbsync.errors import ConflictError, InputError, LockedError
 from kbsync.store.eventlog import log_error
@@ -69,18 +71,28 @@ def repair_file(ws: Workspace, relpath: str, *, dry_run: bool = False) -> Repair
         return RepairOutcome(relpath, "changed", findings=[Finding(relpath, 1, "warning", exc.message)])
     if REBUILT in result.fixes:
         log_error(ws, f"{relpath}: no frontmatter; rebuilt from the file name with status: conflict; review and fill it in")
-    log.info("%s: repaired (%s)", relpath, "; ".join(result.fixes))
+    log.debug("%s: repaired (%s)", relpath, "; ".join(result.fixes))  # the caller says it, once
     return RepairOutcome(relpath, "repaired", result.fixes, result.findings)
 
 
 def validate_paths(ws: Workspace, relpaths: list[str] | None = None) -> list[Finding]:
-    """Findings for the given workspace files, or for every Markdown file of the workspace."""
+    """Findings for the given workspace files, or for every Markdown file of the workspace; for index.md,
+    also each row that names a session that no longer exists."""
     out: list[Finding] = []
-    for rel in relpaths if relpaths is not None else list(ws.iter_files()):
-        try:
-            text = ws.read_text(rel)
-        except InputError as exc:
-            out.append(Finding(rel, exc.line or 1, "error", exc.message))
-            continue
-        out += validate_text(rel, text, ws.config)
+    rels = relpaths if relpaths is not None else list(ws.iter_files())
+    with Progress("validate", len(rels)) as shown:
+        for rel in rels:
+            out += _findings(ws, rel)
+            shown.advance()
     return out
+
+
+def _findings(ws: Workspace, rel: str) -> list[Finding]:
+    try:
+        text = ws.read_text(rel)
+    except InputError as exc:
+        return [Finding(rel, exc.line or 1, "error", exc.message)]
+    found = validate_text(rel, text, ws.config)
+    if rel == protocol.INDEX_MD:
+        found += indexmd.missing_rows(rel, text, lambda path: ".." not in path.split("/") and ws.path(path).is_file())
+    return found

@@ -12,11 +12,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from kbsync.core import body, frontmatter, protocol
+from kbsync.core import body, frontmatter, protocol, textguard
 from kbsync.store import fsio
 from kbsync.errors import InputError, ProtocolError
 from kbsync.core.session import normalize_content
-from kbsync.store.sessions import find_by_id, write_session
+from kbsync.store.sessions import find_given, write_session
 from kbsync.core.validate import validate_text
 from kbsync.store.workspace import Workspace, decode
 
@@ -33,7 +33,7 @@ def canonical_name(name: str, synonyms: dict[str, str]) -> str:
     name = name.strip()
     if name.startswith("#") or "\n" in name or not name:
         raise InputError(f"section name {name!r} must be a plain heading name such as 结论")
-    return name if name in protocol.SECTIONS else synonyms.get(name.casefold(), name)
+    return protocol.canonical_heading(name, synonyms)
 
 
 def guard_headings(content: str, synonyms: dict[str, str]) -> str:
@@ -101,8 +101,9 @@ def read_valid(ws: Workspace, relpath: str) -> tuple[str, fsio.Fingerprint]:
 
 def write_section(ws: Workspace, sid: str, name: str, content: str, *, append: bool = False) -> SectionResult:
     """Replace (or append to) one section of session `sid` under its lock, with the core's guarantees."""
-    relpath = find_by_id(ws, sid)
-    section = canonical_name(name, ws.synonyms())
+    relpath = find_given(ws, sid)
+    section = canonical_name(textguard.clean(name, "the section name"), ws.synonyms())
+    content = textguard.clean(content, "the text", multiline=True)
     cfg = ws.config.daemon
     with fsio.locked(ws.path(relpath), ttl_s=cfg.lock_ttl_s, wait_s=cfg.lock_wait_s):
         text, fp = read_valid(ws, relpath)

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kbsync.store import fsio
+from kbsync.store import fsio, pathgate
 from kbsync.core import indexmd, protocol
 from kbsync.store.conflicts import save_conflict_copy
-from kbsync.errors import ConflictError, InputError, ProtocolError
+from kbsync.errors import ConflictError, InputError, NotFoundError, ProtocolError
 from kbsync.core.findings import has_errors
 from kbsync.core.repair import repair_text
 from kbsync.core.session import SessionDoc, ordered_sections, parse_session, render_session
@@ -24,6 +24,7 @@ class SaveResult:
     relpath: str
     record: dict[str, Any]
     created: bool
+    kept: list[str] = field(default_factory=list)  # what a save again kept although the caller gave another
 
 
 def find_session(ws: Workspace, short: str) -> str | None:
@@ -41,6 +42,18 @@ def find_session(ws: Workspace, short: str) -> str | None:
     return found[0] if found else None
 
 
+def find_given(ws: Workspace, given: str) -> str:
+    """The file of a session named by its id (`YYYYMMDD-HHMM-<h7>`) or by the caller's raw session id, as
+    `session save` takes it (the file whose name carries the raw id's `<h7>`)."""
+    if protocol.ID_RE.match(given):
+        return find_by_id(ws, given)
+    found = find_session(ws, protocol.h7(given))
+    if found is None:
+        raise InputError(f"no session {given!r} in the workspace (neither a session id, YYYYMMDD-HHMM-<7 hex>, "
+                         f"nor a raw id saved before, whose files carry {protocol.h7(given)})")
+    return found
+
+
 def find_by_id(ws: Workspace, sid: str) -> str:
     """The file of session `sid`, matched by its id prefix (a person may rename the title part)."""
     if not protocol.ID_RE.match(sid):
@@ -51,22 +64,53 @@ def find_by_id(ws: Workspace, sid: str) -> str:
         f"{folder}/{p.name}" for p in ws.path(folder).glob(f"{stem}*.md") if not protocol.is_conflict_copy(p.name)
     ) if ws.path(folder).is_dir() else []
     if not matches:
-        raise InputError(f"no session {sid} in the workspace; check the id with `kbsync validate`")
+        raise NotFoundError(f"no session {sid} in the workspace; check the id with `kbsync validate`")
     return matches[0]
 
 
-def _new_doc(inp: SessionInput, offset: str) -> SessionDoc:
+def canonical_sections(given: dict[str, str], synonyms: dict[str, str]) -> dict[str, str]:
+    """The given sections under their canonical headings (`TODO`, `下一步` -> 待办), as `session section` and
+    repair read them; InputError when two given names mean one section."""
+    out: dict[str, str] = {}
+    named: dict[str, str] = {}
+    for name, text in given.items():
+        canon = protocol.canonical_heading(name, synonyms)
+        if canon in out:
+            raise InputError(f"sections {named[canon]!r} and {name!r} both mean '## {canon}'; give one of them")
+        out[canon], named[canon] = text, name
+    return out
+
+
+def _new_doc(inp: SessionInput, offset: str, synonyms: dict[str, str]) -> SessionDoc:
     ts = inp.fields.get("ts") or now_iso(offset)
     fields: dict[str, Any] = {"id": protocol.session_id(ts, inp.raw_id), "ts": ts, "role": "assistant",
                               "parent": None, "tags": [], "status": "open", "summary": ""}
     fields.update({k: v for k, v in inp.fields.items() if k != "ts"})
-    return SessionDoc(fields, [], "", ordered_sections(inp.sections, []))
+    if inp.title:
+        fields["title"] = inp.title
+    return SessionDoc(fields, [], "", ordered_sections(canonical_sections(inp.sections, synonyms), []))
 
 
-def _updated_doc(old: SessionDoc, inp: SessionInput) -> SessionDoc:
+def _updated_doc(old: SessionDoc, inp: SessionInput, synonyms: dict[str, str]) -> SessionDoc:
     fields = dict(old.fields)
     fields.update({k: v for k, v in inp.fields.items() if k not in ("id", "ts")})
-    return SessionDoc(fields, old.extra, old.preamble, ordered_sections(inp.sections, old.sections))
+    if inp.title:
+        fields["title"] = inp.title
+    sections = ordered_sections(canonical_sections(inp.sections, synonyms), old.sections)
+    return SessionDoc(fields, old.extra, old.preamble, sections)
+
+
+def kept_notes(relpath: str, old: SessionDoc, inp: SessionInput) -> list[str]:
+    """What a save again keeps although the payload says otherwise: the file's path, the creation time."""
+    notes = []
+    if inp.title and protocol.title_slug(inp.title) != _title_of(relpath):
+        notes.append(f"kept the path {relpath}: a session keeps its file name; the new title is in its "
+                     "`title` field and index.md (rename the file's title part by hand if you like)")
+    ts = inp.fields.get("ts")
+    if ts and ts != old.fields.get("ts"):
+        notes.append(f"kept ts {old.fields.get('ts')}: ts is the creation time and is never changed; "
+                     f"the given {ts} was not used")
+    return notes
 
 
 def write_session(ws: Workspace, relpath: str, text: str, expected: fsio.Fingerprint | None) -> None:
@@ -123,9 +167,8 @@ def _title_of(relpath: str) -> str:
 
 
 def _target(ws: Workspace, relpath: str) -> Path:
-    """The session file's path; InputError if it or its folder is a symlink out of the workspace."""
-    ws.relpath(ws.path(relpath))
-    return ws.path(relpath)
+    """The session file's path; InputError if it or a folder on its way is a symlink (kbsync.store.pathgate)."""
+    return pathgate.checked(ws.root, relpath)
 
 
 def save_session(ws: Workspace, payload: dict[str, Any], where: str = "<stdin>") -> SaveResult:
@@ -135,32 +178,35 @@ def save_session(ws: Workspace, payload: dict[str, Any], where: str = "<stdin>")
     # One writer per raw id while the path is chosen: two first saves with different titles
     # (or straddling a minute) would otherwise create two files for one session.
     with fsio.locked(ws.state_dir / "locks" / protocol.h7(inp.raw_id), ttl_s=cfg.lock_ttl_s, wait_s=cfg.lock_wait_s):
-        relpath, doc, expected = _save_locked(ws, inp)
-    title = inp.title or _title_of(relpath)
+        relpath, doc, expected, kept = _save_locked(ws, inp)
+    title = str(doc.fields.get("title") or _title_of(relpath))
     record = {**doc.fields, "title": title, "path": relpath}
     append_index_row(ws, indexmd.row_for(record, title))
-    return SaveResult(relpath, record, expected is None)
+    return SaveResult(relpath, record, expected is None, kept)
 
 
-def _save_locked(ws: Workspace, inp: SessionInput) -> tuple[str, SessionDoc, fsio.Fingerprint | None]:
+def _save_locked(ws: Workspace, inp: SessionInput) -> tuple[str, SessionDoc, fsio.Fingerprint | None, list[str]]:
     existing = find_session(ws, protocol.h7(inp.raw_id))
+    offset, synonyms = ws.config.protocol.default_offset, ws.synonyms()
     fresh: SessionDoc | None = None
     if existing:
         relpath = existing
     else:
-        fresh = _new_doc(inp, ws.config.protocol.default_offset)  # made once: `ts` defaults to now
+        fresh = _new_doc(inp, offset, synonyms)  # made once: `ts` defaults to now
         relpath = protocol.session_relpath(fresh.fields["id"], inp.title)
     path = _target(ws, relpath)
     cfg = ws.config.daemon
+    kept: list[str] = []
     with fsio.locked(path, ttl_s=cfg.lock_ttl_s, wait_s=cfg.lock_wait_s):
         if path.exists() or path.is_symlink():
             data, fp = fsio.read_with_fingerprint(ws.checked_path(relpath))
-            doc = _updated_doc(_parse_current(ws, relpath, decode(data, relpath)), inp)
+            old = _parse_current(ws, relpath, decode(data, relpath))
+            doc, kept = _updated_doc(old, inp, synonyms), kept_notes(relpath, old, inp)
             expected: fsio.Fingerprint | None = fp
         else:
-            doc, expected = fresh or _new_doc(inp, ws.config.protocol.default_offset), None
+            doc, expected = fresh or _new_doc(inp, offset, synonyms), None
         write_session(ws, relpath, render_session(doc), expected)
-    return relpath, doc, expected
+    return relpath, doc, expected, kept
 
 
 def append_index_row(ws: Workspace, row: indexmd.Row) -> None:

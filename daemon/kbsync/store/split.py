@@ -25,7 +25,7 @@ from kbsync.core import body, frontmatter, indexmd, protocol
 from kbsync.store import fsio
 from kbsync.errors import InputError, ProtocolError
 from kbsync.core.session import SessionDoc, parse_session, render_session
-from kbsync.store.sessions import append_index_row, find_by_id, write_session
+from kbsync.store.sessions import append_index_row, find_by_id, find_given, write_session
 from kbsync.store.sections import read_valid
 from kbsync.store.workspace import Workspace
 
@@ -160,7 +160,7 @@ def child_doc(original: SessionDoc, sid: str, topic: str, contents: dict[str, st
     """A full protocol session holding one part; `parent` is the original's id."""
     keep = ("ts", "role", "tags", "model", "status")
     fields: dict[str, Any] = {k: original.fields[k] for k in keep if k in original.fields}
-    fields.update(id=sid, parent=original.fields["id"], summary=topic[: protocol.MAX_SUMMARY])
+    fields.update(id=sid, parent=original.fields["id"], summary=topic[: protocol.MAX_SUMMARY], title=topic)
     secs = [(name, contents.get(name, "")) for name in protocol.SECTIONS]
     secs += [(t, c) for t, c in contents.items() if t not in protocol.SECTIONS]
     return SessionDoc(fields, [], "", secs)
@@ -234,7 +234,7 @@ def plan_children(ws: Workspace, text: str, relpath: str, at: list[int] | None) 
 
 def split_session(ws: Workspace, sid: str, at: list[int] | None = None) -> SplitResult:
     """Split session `sid` into children under its lock; children are written before the original changes."""
-    relpath = find_by_id(ws, sid)
+    relpath = find_given(ws, sid)
     cfg = ws.config.daemon
     with fsio.locked(ws.path(relpath), ttl_s=cfg.lock_ttl_s, wait_s=cfg.lock_wait_s):
         text, fp = read_valid(ws, relpath)

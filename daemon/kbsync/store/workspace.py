@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Iterator
 
 from kbsync.core import protocol
+from kbsync.store import fsio
 from kbsync.config import Config
 from kbsync.errors import InputError
 
@@ -66,26 +67,42 @@ class Workspace:
         return self.root.resolve()
 
     def checked_path(self, relpath: str) -> Path:
-        """The path of a workspace file kbsync may read: regular, inside, not oversize."""
+        """The path of a workspace file kbsync may read: regular (never a symlink, which is not followed),
+        not oversize."""
         p = self.path(relpath)
         try:
             st = p.lstat()
         except FileNotFoundError as exc:
             raise InputError("no such file", path=relpath) from exc
-        if stat.S_ISLNK(st.st_mode):
-            if self.real_root not in p.resolve().parents:
-                raise InputError("a symlink out of the workspace; kbsync will not follow it", path=relpath)
-            st = p.stat()
+        why = left_out_reason(st)
+        if why:
+            raise InputError(f"left out: {why}", path=relpath)
         if not stat.S_ISREG(st.st_mode):
-            raise InputError("not a regular file", path=relpath)
+            raise InputError(f"unreadable: {fsio.not_regular(st.st_mode)}, not a regular file", path=relpath)
         if st.st_size > protocol.max_bytes(relpath):
             limit = protocol.max_bytes(relpath) // (1024 * 1024)
             raise InputError(f"file is {st.st_size // 1024} KB, over the {limit} MB limit; split it", path=relpath)
         return p
 
+    def _symlink_target(self, p: Path, relpath: str) -> os.stat_result:
+        try:
+            inside = self.real_root in p.resolve().parents
+            st = p.stat()
+        except (OSError, RuntimeError):  # RuntimeError: a symlink loop, before Python 3.13
+            raise InputError("unreadable: a dangling symlink (its target does not exist)", path=relpath) from None
+        if not inside:
+            raise InputError("a symlink out of the workspace; kbsync will not follow it", path=relpath)
+        return st
+
     def read_text(self, relpath: str) -> str:
         """A workspace file as text, refusing what is not a protocol file's content."""
-        return decode(self.checked_path(relpath).read_bytes(), relpath)
+        try:
+            data = fsio.read_regular(self.checked_path(relpath))[0]
+        except FileNotFoundError as exc:
+            raise InputError("no such file (it went away while being read)", path=relpath) from exc
+        except fsio.UnreadableError as exc:
+            raise InputError(exc.message, path=relpath) from None
+        return decode(data, relpath)
 
     def expand(self, given: list[str]) -> list[str]:
         """Workspace-relative paths for command-line arguments; a folder stands for its Markdown files."""
@@ -109,6 +126,24 @@ class Workspace:
                     found.append(rel_dir + name)
         found.sort()
         yield from found
+
+
+SYMLINK = "symlink (kbsync never follows a link in the workspace; commit one by hand with git if it belongs there)"
+
+
+def left_out_reason(st: os.stat_result) -> str | None:
+    """Why kbsync leaves a workspace path out rather than read it, judged by its lstat; None to read it."""
+    if stat.S_ISLNK(st.st_mode):
+        return SYMLINK
+    return None
+
+
+def left_out(path: Path) -> str | None:
+    """`left_out_reason` of the path itself (a link is not followed); None when it does not exist."""
+    try:
+        return left_out_reason(path.lstat())
+    except FileNotFoundError:
+        return None
 
 
 def decode(data: bytes, where: str) -> str:

@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from kbsync.store import conflicts, fsio, initws
+from kbsync.store import conflicts, fsio, initws, pathgate
 from kbsync.git import objects as gitobjects
 from kbsync.git import repo as gitrepo
 from kbsync.sync import plan as integrate
@@ -48,6 +48,7 @@ def integrate_remote(ws: Workspace, head: str | None, remote: RemoteHead, base_t
     if remote.parent is None and remote.tree in (base_tree, local_tree):
         return Merged(head)  # nothing new on the remote, or nothing to integrate
     diff = gitrepo.diff_trees(root, local_tree, remote.tree)
+    refuse_unsafe(ws, remote, diff)
     base: dict[str, gitrepo.Side] = {}
     if base_tree is not None:  # a path the remote did not change since the base keeps the local side: skip it
         base = {c.relpath: c.old for c in gitrepo.diff_trees(root, base_tree, remote.tree)}
@@ -65,6 +66,14 @@ def integrate_remote(ws: Workspace, head: str | None, remote: RemoteHead, base_t
     if new is not None and new != head:
         gitrepo.update_head(root, new, head, "kbsync: sync", entries)
     return Merged(new, sorted(writes), copies)
+
+
+def refuse_unsafe(ws: Workspace, remote: RemoteHead, diff: list[gitrepo.TreeChange]) -> None:
+    """RemoteError before anything is written if the remote's tree holds an entry the path gate refuses, or
+    one of the paths it changes passes through a symlink on this machine (kbsync.store.pathgate)."""
+    entries = [(p, mode) for p, (mode, _sha) in gitrepo.list_tree(ws.root, remote.tree).items()]
+    pathgate.check_remote_tree(remote.commit, entries, ws.root, written=[c.relpath for c in diff if c.new],
+                               removed=[c.relpath for c in diff if not c.new])
 
 
 def versions(ws: Workspace, sides: Mapping[str, tuple[gitrepo.Side, gitrepo.Side, gitrepo.Side]]) -> dict[str, Versions]:
@@ -89,15 +98,15 @@ def refuse_locked(ws: Workspace, writes: Mapping[str, bytes | None]) -> None:
 
 
 def apply_writes(ws: Workspace, writes: Mapping[str, bytes | None], committed: Mapping[str, bytes | None]) -> None:
-    """Write the integrated bytes into the work tree; edits not yet committed are kept, never overwritten."""
+    """Write the integrated bytes into the work tree; edits not yet committed are kept, never overwritten: merged
+    with the integrated bytes by the same rules (the committed version as their base), else saved as a copy."""
     final: dict[str, bytes | None] = {}
     for relpath, data in writes.items():
         now = _current(ws, relpath)
         if now != committed[relpath] and now is not None:
-            if integrate.is_append_only(relpath):
-                data = integrate.union(committed[relpath], now, data)
-            else:
-                conflicts.save_conflict_copy(ws, relpath, now, other_desc="uncommitted edit on this machine")
+            data, found = integrate.integrate_path(relpath, Versions(committed[relpath], now, data))
+            for c in found:
+                conflicts.save_conflict_copy(ws, relpath, c.local, other_desc=f"uncommitted edit on this machine, {c.what}")
         final[relpath] = data
     fsio.atomic_write_all({ws.path(relpath): data for relpath, data in final.items() if data is not None})
     for relpath, data in final.items():

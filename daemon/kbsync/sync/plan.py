@@ -10,6 +10,9 @@ the sync and what must be saved as a conflict copy:
 - LEARNING_BOARD.md is merged entry by entry (key `title + source_date`); an
   entry changed on both sides keeps the remote's version and the local one goes
   to a conflict copy, as does the text around the entries when both changed it;
+- the memory entry files (memory/facts.md, memory/preferences.md,
+  memory/entities/*.md) are merged fact by fact (kbsync.core.facts keys), by the
+  same rule as the board's entries;
 - any other file changed on both sides keeps the remote's version at the path,
   and the local version is saved as a conflict copy. Nothing is merged inside it.
 
@@ -24,7 +27,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Mapping
 
-from kbsync.core import board, protocol
+from kbsync.core import board, facts, protocol
 
 
 @dataclass(frozen=True)
@@ -86,10 +89,18 @@ def integrate_path(relpath: str, v: Versions, skeleton: bytes | None = None) -> 
         return union(v.base, v.local, v.remote), []
     if relpath == protocol.BOARD_MD and v.local is not None and v.remote is not None:
         return merge_board(v.base or b"", v.local, v.remote)
+    if facts.is_entry_file(relpath) and not protocol.is_conflict_copy(relpath) and v.local is not None and v.remote is not None:
+        return merge_facts(relpath, v.base or b"", v.local, v.remote)
     if v.local is None:
         return v.remote, []  # deleted here, changed there: the changed version stays, nothing is lost
-    what = "changed on both sides" if v.remote is not None else "changed here, deleted on the remote"
-    return v.remote, [Conflict(relpath, v.local, what)]
+    return v.remote, [Conflict(relpath, v.local, both_sides(v))]
+
+
+def both_sides(v: Versions) -> str:
+    """What happened to a path both sides changed, as the conflict's log line says it."""
+    if v.remote is None:
+        return "changed here, deleted on the remote"
+    return "added on both sides" if v.base is None else "changed on both sides"
 
 
 # ---- append-only files ----------------------------------------------------------------
@@ -140,6 +151,26 @@ def _frame(b: board.Board) -> str:
     return board.render_board(dataclasses.replace(b, sections=sections))
 
 
+def merge_keyed(base: Mapping[str, str], local: Mapping[str, str], remote: Mapping[str, str]) -> tuple[dict[str, str], list[str]]:
+    """Keyed entries merged: each key's result (remote order first, then the keys only this side has) and the
+    keys changed differently on both sides (their result is the remote's; the local ones go to a copy)."""
+    result: dict[str, str] = {}
+    clashes: list[str] = []
+    for key in list(remote) + [k for k in local if k not in remote]:
+        mine, theirs, old = local.get(key), remote.get(key), base.get(key)
+        kept = theirs if mine == old or mine == theirs else mine if theirs == old else theirs
+        if kept is not None:
+            result[key] = kept
+        if mine not in (old, theirs) and theirs != old and mine is not None:
+            clashes.append(key)
+    return result, clashes
+
+
+def _clash_what(keys: list[str], names: Mapping[str, str], base: Mapping[str, str]) -> str:
+    added = all(k not in base for k in keys)
+    return f"entries {', '.join(names.get(k, k) for k in keys)} {'added' if added else 'changed'} on both sides"
+
+
 def merge_board(base: bytes, local: bytes, remote: bytes) -> tuple[bytes | None, list[Conflict]]:
     """Entry by entry; the whole file as a conflict when the text around the entries changed on both sides."""
     try:
@@ -149,20 +180,14 @@ def merge_board(base: bytes, local: bytes, remote: bytes) -> tuple[bytes | None,
     b, l, r = (board.parse_board(t) for t in texts)
     if _frame(l) != _frame(r) and _frame(l) != _frame(b) and _frame(r) != _frame(b):
         return remote, [Conflict(protocol.BOARD_MD, local, "changed on both sides")]
-    eb, el, er = _entries(b), _entries(l), _entries(r)
-    result: dict[str, str | None] = {}
-    clashes: list[str] = []
-    for key in list(er) + [k for k in el if k not in er]:
-        mine, theirs, old = el.get(key), er.get(key), eb.get(key)
-        result[key] = theirs if mine == old or mine == theirs else mine if theirs == old else theirs
-        if mine not in (old, theirs) and theirs != old and mine is not None:
-            clashes.append(key)
+    eb, el = _entries(b), _entries(l)
+    result, clashes = merge_keyed(eb, el, _entries(r))
     frame_from = l if _frame(r) == _frame(b) else r
-    text = _with_entries(frame_from, [board.parse_entry(raw + "\n") for raw in result.values() if raw is not None])
+    text = _with_entries(frame_from, [board.parse_entry(raw + "\n") for raw in result.values()])
     if not clashes:
         return text.encode("utf-8"), []
     copy = _conflict_board(l, clashes).encode("utf-8")
-    return text.encode("utf-8"), [Conflict(protocol.BOARD_MD, copy, f"entries {', '.join(clashes)} changed on both sides")]
+    return text.encode("utf-8"), [Conflict(protocol.BOARD_MD, copy, _clash_what(clashes, {}, eb))]
 
 
 def _with_entries(frame: board.Board, blocks: list[board.EntryBlock]) -> str:
@@ -204,3 +229,49 @@ def _conflict_board(local: board.Board, keys: list[str]) -> str:
     """The local board with only the entries in conflict: a valid board a person can compare."""
     entries = _entries(local)
     return _with_entries(local, [board.parse_entry(entries[k] + "\n") for k in keys])
+
+
+# ---- the memory entry files --------------------------------------------------------------
+
+def _raws(ff: facts.FactFile) -> dict[str, str]:
+    return {k: f.raw for k, f in facts.keyed(ff).items()}
+
+
+def merge_facts(relpath: str, base: bytes, local: bytes, remote: bytes) -> tuple[bytes | None, list[Conflict]]:
+    """Fact by fact, as the board's entries; the whole file as a conflict when its frame changed on both sides.
+
+    The result keeps the structure (and entry order) of the side whose frame is taken, each entry holding its
+    merged version; the entries only the other side has follow its last entry, in that side's order."""
+    try:
+        b, l, r = (facts.parse(x.decode("utf-8")) for x in (base, local, remote))
+    except UnicodeDecodeError:
+        return remote, [Conflict(relpath, local, "changed on both sides")]
+    if l.frame() != r.frame() and b.frame() not in (l.frame(), r.frame()):
+        return remote, [Conflict(relpath, local, "added on both sides" if not base else "changed on both sides")]
+    eb, el, er = _raws(b), _raws(l), _raws(r)
+    result, clashes = merge_keyed(eb, el, er)
+    shape = l if r.frame() == b.frame() != l.frame() else r  # the remote's, unless only this side changed the frame
+    text = _fill(shape, result).render().encode("utf-8")
+    if not clashes:
+        return text, []
+    names = {k: f.name for k, f in facts.keyed(l).items()}
+    return text, [Conflict(relpath, _only(l, set(clashes)).render().encode("utf-8"), _clash_what(clashes, names, eb))]
+
+
+def _fill(shape: facts.FactFile, result: Mapping[str, str]) -> facts.FactFile:
+    """`shape` with each entry holding its merged version (dropped when deleted), then the other side's new ones."""
+    keys = {id(f): k for k, f in facts.keyed(shape).items()}
+    blocks: list[facts.Block] = []
+    for block in shape.blocks:
+        if isinstance(block, str):
+            blocks.append(block)
+        elif keys[id(block)] in result:
+            blocks.append(dataclasses.replace(block, raw=result[keys[id(block)]]))
+    placed = set(keys.values())
+    return facts.insert_after_last(facts.FactFile(tuple(blocks)), [raw for k, raw in result.items() if k not in placed])
+
+
+def _only(ff: facts.FactFile, keys: set[str]) -> facts.FactFile:
+    """`ff` holding only the entries keyed `keys`: the conflict copy a person compares."""
+    wanted = {id(f) for k, f in facts.keyed(ff).items() if k in keys}
+    return facts.FactFile(tuple(b for b in ff.blocks if isinstance(b, str) or id(b) in wanted))

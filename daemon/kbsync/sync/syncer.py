@@ -40,15 +40,19 @@ class SyncResult:
     conflicts: list[str] = field(default_factory=list)
     rounds: int = 0
     committed: str | None = None  # the sha `sync` committed first, if any
+    requests: int = 0  # HTTP requests sent (github-api mode)
+    waiting: str | None = None  # what git is in the middle of; nothing was synced (kbsync.git.inprogress)
 
     @property
     def exit_code(self) -> int:
-        return EXIT_PROBLEMS if self.conflicts else EXIT_OK
+        return EXIT_PROBLEMS if self.conflicts or self.waiting else EXIT_OK
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     def __str__(self) -> str:
+        if self.waiting:
+            return f"waiting: {self.waiting}; nothing is synced until it ends"
         head = self.remote_head[:7] if self.remote_head else "none"
         parts = [f"synced with the remote at {head}", f"{len(self.pulled)} file(s) from the remote",
                  "pushed" if self.pushed else "nothing to push"]
@@ -66,7 +70,7 @@ def make_transport(ws: Workspace) -> Transport:
         return from_config(ws, syncstate.known_remote(ws))
     from kbsync.sync.transports.gitremote import GitTransport
 
-    return GitTransport(ws.root, ws.config.sync.remote, ws.config.sync.branch)
+    return GitTransport(ws.root, ws.config.sync.remote, ws.config.sync.branch, ws.config.sync.timeout_s)
 
 
 def remote_configured(ws: Workspace) -> bool:
@@ -84,15 +88,23 @@ def sync(ws: Workspace, transport: Transport | None = None, *, sleep: Callable[[
     cfg = ws.config.daemon
     with fsio.locked(ws.state_dir / LOCK_NAME, ttl_s=max(cfg.lock_ttl_s, 600), wait_s=cfg.lock_wait_s):
         first: CommitResult = commit_pending(ws, reason="sync")
+        if first.waiting:
+            return SyncResult(chosen.mode, waiting=first.waiting)
         result = SyncResult(chosen.mode, committed=first.sha)
-        return _rounds(ws, chosen, result, first.checked, sleep, jitter)
+        try:
+            _rounds(ws, chosen, result, first.checked, sleep, jitter)
+        finally:
+            result.requests = chosen.requests_sent
+        log.info("sync %s: %s (%d round%s, %d request%s)", where(chosen), result, result.rounds,
+                 "" if result.rounds == 1 else "s", result.requests, "" if result.requests == 1 else "s")
+        return result
 
 
 def _rounds(ws: Workspace, transport: Transport, result: SyncResult, checked: frozenset[tuple[str, str]],
             sleep: Callable[[float], None], jitter: Callable[[], float]) -> SyncResult:
     retries = ws.config.sync.max_retries
     for attempt in range(retries + 1):
-        result.rounds = attempt + 1
+        result.rounds, started = attempt + 1, time.monotonic()
         remote = transport.pull()
         head = gitrepo.head_sha(ws.root)
         if remote is not None:
@@ -101,6 +113,8 @@ def _rounds(ws: Workspace, transport: Transport, result: SyncResult, checked: fr
             head = merged.head
             result.pulled += [p for p in merged.pulled if p not in result.pulled]
             result.conflicts += merged.copies
+            for copy in merged.copies:
+                log.warning("conflict: %s saved (this machine's version) for a person to settle", copy)
             save_state(ws, transport, remote)
         if head is None:
             return result
@@ -110,10 +124,22 @@ def _rounds(ws: Workspace, transport: Transport, result: SyncResult, checked: fr
             save_state(ws, transport, pushed)
             result.remote_head, result.pushed = pushed.commit, remote is None or pushed.commit != remote.commit
             return result
-        wait = min(30.0, 0.5 * 2 ** attempt) * (0.5 + jitter() / 2)
-        log.info("the remote moved while pushing; integrating again in %.1fs", wait)
+        wait = backoff_s(time.monotonic() - started, attempt + 1, jitter())
+        log.info("the remote moved while pushing (race %d lost); integrating again in %.1fs", attempt + 1, wait)
         sleep(wait)
     raise RemoteError(f"the remote kept moving during {retries + 1} rounds; nothing was lost, sync again")
+
+
+BACKOFF_CAP_S = 30.0
+BACKOFF_MIN_WINDOW_S = 0.2
+
+
+def backoff_s(window_s: float, lost: int, draw: float) -> float:
+    """The wait after losing the race to push `lost` times in a row: a uniform draw (`draw` in [0, 1)) over as
+    many windows as there are contenders. The window is how long the lost round took here (pull to refused
+    push: others need about as long); the contenders are estimated from the races lost, doubling with each,
+    so the machines that lost spread over the time they need to push one after another. Capped at 30 s."""
+    return min(BACKOFF_CAP_S, max(BACKOFF_MIN_WINDOW_S, window_s) * float(2 ** lost) * draw)
 
 
 # ---- what leaves the machine ---------------------------------------------------------

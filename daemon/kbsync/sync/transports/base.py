@@ -23,6 +23,10 @@ class Transport(Protocol):
     mode: str  # "git" or "github-api"
     where: str  # the remote and branch, for messages and for the sync state
 
+    @property
+    def requests_sent(self) -> int:
+        """HTTP requests sent so far (0 for git)."""
+
     def pull(self) -> RemoteHead | None:
         """The remote branch's head with its tree in the local repository; None if the branch does not exist."""
 

@@ -13,21 +13,27 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from pathlib import Path
 from typing import Callable, Mapping
 
 import requests
 
 from kbsync.git import repo as gitrepo
+from kbsync.store import pathgate
 from kbsync.errors import ConfigError, RemoteError
 from kbsync.sync.transports.base import RemoteHead
-from kbsync.sync.transports.githubclient import EmptyRepositoryError, GitHubApi, LostResponseError, RetryPolicy, TreeEntry
+from kbsync.sync.transports.githubclient import (EmptyRepositoryError, GitHubApi, LostResponseError, RetryPolicy,
+                                                 TreeEntry)
 from kbsync.store.workspace import Workspace
 
 log = logging.getLogger(__name__)
 
 PATHS_PER_TREE = 100
 SEED_FIRST = (".gitattributes", ".gitignore")
+SHA = re.compile(r"^[0-9a-f]{40}$")
+INLINE_MAX = 256 * 1024  # text up to this size goes inside the tree request (GitHub writes its blob)
+BASE_WALK = 10  # remote commits read back, at most, to find one this repository holds
 
 
 class ApiTransport:
@@ -40,6 +46,10 @@ class ApiTransport:
         self.trees: dict[str, str] = dict(known or {})  # remote commit -> its tree, held locally
         self.remote_blobs: set[str] = set()  # blob shas the remote is known to hold
 
+    @property
+    def requests_sent(self) -> int:
+        return self.api.requests_sent
+
     # ---- pull ------------------------------------------------------------------------
 
     def pull(self) -> RemoteHead | None:
@@ -49,20 +59,28 @@ class ApiTransport:
             sha = self._seed()
         if sha is None:
             return None
-        if sha in self.trees and gitrepo.has_object(self.root, self.trees[sha]):
-            return RemoteHead(sha, self.trees[sha], None)
-        commit = self.api.get_commit(sha)
-        files = self.api.get_tree(commit.tree)
+        if not SHA.match(sha):
+            raise RemoteError(f"GitHub answered {sha[:60]!r} as the head of {self.where}, which is no commit sha; "
+                              "nothing was changed, check [github] api_url")
+        local = gitrepo.is_commit(self.root, sha)  # a clone's commit, or one a git machine fetched
+        if sha not in self.trees or not gitrepo.has_object(self.root, self.trees[sha]):
+            self.trees[sha] = gitrepo.tree_of(self.root, sha) if local else self._fetch(sha)
+        return RemoteHead(sha, self.trees[sha], sha if local else None)
+
+    def _fetch(self, commit: str) -> str:
+        """The tree of remote `commit`, held locally: one listing, the blobs this repository lacks, the tree
+        rebuilt locally (it must have GitHub's sha)."""
+        tree_sha, files = self.api.get_listing(commit)
+        pathgate.check_remote_tree(commit, [(p, mode) for p, (mode, _s) in files.items()])  # before any blob is fetched
         for blob in sorted(gitrepo.missing_objects(self.root, [s for _m, s in files.values()])):
             if gitrepo.write_blob(self.root, self.api.get_blob(blob)) != blob:
                 raise RemoteError(f"blob {blob} from GitHub was stored under another sha; sync again")
         tree = gitrepo.build_tree(self.root, None, [(p, mode, s) for p, (mode, s) in files.items()])
-        if tree != commit.tree:
-            raise RemoteError(f"the remote tree {commit.tree} rebuilt locally as {tree}; it holds entries kbsync "
-                              "cannot sync (submodules or links), use mode = \"git\"")
+        if tree != tree_sha:
+            raise RemoteError(f"the remote tree {tree_sha} rebuilt locally as {tree}; it holds entries kbsync "
+                              "cannot sync, use mode = \"git\"")
         self.remote_blobs |= {s for _m, s in files.values()}
-        self.trees[sha] = tree
-        return RemoteHead(sha, tree, None)
+        return tree
 
     def _seed(self) -> str | None:
         """An empty repository gets its first commit through the contents API: one file of the local head."""
@@ -78,7 +96,27 @@ class ApiTransport:
         return self.api.put_file(path, data or b"", "kbsync: start the repository", self.branch)
 
     def base_tree(self, local_head: str | None, remote: RemoteHead, synced_tree: Callable[[], str | None]) -> str | None:
-        return synced_tree()
+        """The merge base's tree where the remote's history reaches a commit held here (a clone, a machine that
+        synced over git before), as in git mode; else the tree last synced; else None (no common history)."""
+        if local_head is None:
+            return synced_tree()
+        held = remote.commit if remote.parent else None
+        tree = synced_tree() if held is None else None
+        if held is None and tree is None:
+            held = self._held_ancestor(remote.commit)
+        base = gitrepo.merge_base(self.root, local_head, held) if held else None
+        return gitrepo.tree_of(self.root, base) if base else tree
+
+    def _held_ancestor(self, commit: str) -> str | None:
+        """The first commit of the remote's first-parent history that this repository holds (a bounded walk)."""
+        for _ in range(BASE_WALK):
+            parents = self.api.get_commit(commit).parents
+            if not parents:
+                return None
+            commit = parents[0]
+            if gitrepo.is_commit(self.root, commit):
+                return commit
+        return None
 
     # ---- push ------------------------------------------------------------------------
 
@@ -100,22 +138,41 @@ class ApiTransport:
         self.trees[commit] = local_tree
         return RemoteHead(commit, local_tree, None)
 
-    def _send_tree(self, remote: RemoteHead | None, local_tree: str) -> str:
-        """Upload the new blobs and build the local tree on the remote's; its sha, checked equal to the local one."""
+    def _send_tree(self, remote: RemoteHead | None, local_tree: str, inline: bool = True) -> str:
+        """Send the new contents and build the local tree on the remote's; its sha, checked equal to the local
+        one. Text goes inside the tree requests (no request a blob); other bytes are sent as blobs first. Should
+        GitHub build another tree from the text, the push is made again with blobs only."""
         changes = gitrepo.diff_trees(self.root, remote.tree if remote else gitrepo.EMPTY_TREE, local_tree)
         new = sorted({c.new[1] for c in changes if c.new} - self.remote_blobs)
+        texts = self._texts(new) if inline else {}
         for sha, data in zip(new, gitrepo.read_blobs(self.root, new)):
-            self.api.create_blob(data or b"")
-            self.remote_blobs.add(sha)
-        entries = [TreeEntry(c.relpath, (c.new or c.old or ("100644", ""))[0], c.new[1] if c.new else None)
-                   for c in changes]
+            if sha not in texts:
+                self.api.create_blob(data or b"")
+                self.remote_blobs.add(sha)
+        entries = [TreeEntry(c.relpath, (c.new or c.old or ("100644", ""))[0], c.new[1] if c.new else None,
+                             texts.get(c.new[1]) if c.new else None) for c in changes]
         tree = remote.tree if remote else None
         for i in range(0, len(entries), PATHS_PER_TREE):
             tree = self.api.create_tree(tree, entries[i:i + PATHS_PER_TREE])
+        if tree != local_tree and texts:
+            log.info("GitHub built tree %s from the text sent, not %s; sending blobs instead", tree, local_tree)
+            return self._send_tree(remote, local_tree, inline=False)
         if tree != local_tree:
             raise RemoteError(f"GitHub built tree {tree}, but the local tree is {local_tree}; the branch was not "
                               "moved, sync again")
+        self.remote_blobs |= set(texts)
         return local_tree
+
+    def _texts(self, shas: list[str]) -> dict[str, str]:
+        """The blobs of `shas` that are UTF-8 text of modest size, as text."""
+        out = {}
+        for sha, data in zip(shas, gitrepo.read_blobs(self.root, shas)):
+            try:
+                if data is not None and len(data) <= INLINE_MAX:
+                    out[sha] = data.decode("utf-8")
+            except UnicodeDecodeError:
+                pass
+        return out
 
     def _move_ref(self, remote: RemoteHead | None, commit: str) -> bool:
         """Fast-forward the branch to `commit`; False if the remote moved meanwhile."""
@@ -143,5 +200,5 @@ def from_config(ws: Workspace, known: Mapping[str, str] | None = None) -> ApiTra
     if not token:
         raise ConfigError(f"set a GitHub token in the environment variable {gh.token_env} ([github] token_env)")
     api = GitHubApi(requests.Session(), api_url=gh.api_url, repository=gh.repository, token=token,
-                    timeout_s=gh.timeout_s, policy=RetryPolicy(max_retries=sc.max_retries))
+                    timeout_s=sc.timeout_s, policy=RetryPolicy(max_retries=sc.max_retries))
     return ApiTransport(ws.root, api, sc.branch, (ws.config.daemon.author_name, ws.config.daemon.author_email), known)

@@ -18,13 +18,15 @@ from typing import Any, Callable, Sequence
 
 import requests
 
-from kbsync import __version__
+from kbsync import __version__, proc
 from kbsync.errors import RemoteError
 from kbsync.git.objects import blob_id
 
 log = logging.getLogger(__name__)
 
 API_VERSION = "2022-11-28"
+SUBMODULE = "160000"
+LOST_RACE = ("fast forward", "cannot be updated")  # 422 messages of a ref another writer moved meanwhile
 RETRYABLE_NETWORK = (requests.ConnectionError, requests.Timeout)
 
 
@@ -49,6 +51,7 @@ class TreeEntry:
     path: str
     mode: str
     sha: str | None  # None deletes the path from the base tree
+    content: str | None = None  # the file's text, sent instead of a blob sha (GitHub writes the blob)
 
 
 @dataclass(frozen=True)
@@ -103,7 +106,7 @@ class GitHubApi:
         """Move `branch` to `sha` only as a fast forward; False if GitHub refuses it as not one."""
         reply = self._call("PATCH", f"git/refs/heads/{branch}", {"sha": sha, "force": False}, ok=(200,), passthrough=(422,))
         if reply.status == 422:
-            if "fast forward" in _message(reply.body).lower():
+            if any(why in _message(reply.body).lower() for why in LOST_RACE):
                 return False
             raise self._error("PATCH", f"git/refs/heads/{branch}", reply.status, reply.body)
         return True
@@ -130,13 +133,19 @@ class GitHubApi:
 
     def get_tree(self, sha: str) -> dict[str, tuple[str, str]]:
         """Every blob under tree (or commit) `sha`: path -> (mode, blob sha)."""
+        return {p: entry for p, entry in self.get_listing(sha)[1].items() if entry[0] != SUBMODULE}
+
+    def get_listing(self, sha: str) -> tuple[str, dict[str, tuple[str, str]]]:
+        """The tree sha of tree or commit `sha` (one request, no commit read) and every entry under it that
+        is no folder: path -> (mode, sha)."""
         body = self._call("GET", f"git/trees/{sha}?recursive=1", ok=(200,)).body
         if body.get("truncated"):
             raise RemoteError(f"GitHub truncated the listing of tree {sha}; the repository is too large for API sync, use mode = \"git\"")
-        return {e["path"]: (e["mode"], e["sha"]) for e in body["tree"] if e["type"] == "blob"}
+        return str(body["sha"]), {e["path"]: (e["mode"], e["sha"]) for e in body["tree"] if e["type"] != "tree"}
 
     def create_tree(self, base_tree: str | None, entries: Sequence[TreeEntry]) -> str:
-        tree = [{"path": e.path, "mode": e.mode, "type": "blob", "sha": e.sha} for e in entries]
+        tree = [{"path": e.path, "mode": e.mode, "type": "blob", **({"content": e.content} if e.content is not None
+                                                                     else {"sha": e.sha})} for e in entries]
         body: dict[str, Any] = {"tree": tree}
         if base_tree:
             body["base_tree"] = base_tree
@@ -207,7 +216,8 @@ class GitHubApi:
     def _send(self, method: str, tail: str, body: Any, fresh: bool) -> requests.Response:
         self.requests_sent += 1
         return self.session.request(
-            method, self.base + tail, json=body, headers=self._headers(fresh), timeout=self.timeout_s, allow_redirects=True,
+            method, self.base + tail, json=body, headers=self._headers(fresh), timeout=proc.remaining(self.timeout_s),
+            allow_redirects=True,
         )
 
     def _backoff(self, attempt: int) -> float:

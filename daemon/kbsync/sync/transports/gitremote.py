@@ -1,4 +1,5 @@
-"""The git transport: fetch the branch from the workspace's git remote, push without force."""
+"""The git transport: fetch the branch from the workspace's git remote, push without force; each within
+`[sync] timeout_s`."""
 
 from __future__ import annotations
 
@@ -12,12 +13,16 @@ from kbsync.sync.transports.base import RemoteHead
 class GitTransport:
     mode = "git"
 
-    def __init__(self, root: Path, remote: str, branch: str) -> None:
-        self.root, self.remote, self.branch = root, remote, branch
+    def __init__(self, root: Path, remote: str, branch: str, timeout_s: float) -> None:
+        self.root, self.remote, self.branch, self.timeout_s = root, remote, branch, timeout_s
         self.where = f"{remote}/{branch}"
 
+    @property
+    def requests_sent(self) -> int:
+        return 0
+
     def pull(self) -> RemoteHead | None:
-        fetched = gitrepo.fetch(self.root, self.remote, self.branch)
+        fetched = gitrepo.fetch(self.root, self.remote, self.branch, timeout_s=self.timeout_s)
         return None if fetched is None else RemoteHead(fetched[0], fetched[1], fetched[0])
 
     def base_tree(self, local_head: str | None, remote: RemoteHead, synced_tree: Callable[[], str | None]) -> str | None:
@@ -30,6 +35,7 @@ class GitTransport:
     def push(self, local_head: str, remote: RemoteHead | None) -> RemoteHead | None:
         if remote is not None and remote.commit == local_head:
             return remote
-        if not gitrepo.push(self.root, self.remote, self.branch, local_head, scanned=True):  # check_outgoing ran
+        if not gitrepo.push(self.root, self.remote, self.branch, local_head, scanned=True,
+                            timeout_s=self.timeout_s):  # check_outgoing ran
             return None
         return RemoteHead(local_head, gitrepo.tree_of(self.root, local_head), local_head)

@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""MCP server benchmark: `kbsync mcp` driven over stdio by the MCP SDK's own client.
+
+    python bench/bench_mcp.py [--sessions 12000] [--calls 200] [--workspace DIR] [--many SECONDS]
+
+Figures (targets in brackets): the round trip of a `search` and of a `save_session` tool call on the
+generated corpus, p50 and p95 [20 ms, 40 ms]; server start to first answer, from spawning the process to
+the answer to `initialize` and to the first `search` call [0.5 s]; the resident memory of the `kbsync mcp` process after the
+calls [80 MB]. With --many, also the many-clients run for that many seconds on a fresh workspace: five
+`kbsync mcp` processes, the real daemon and a command-line writer (tests/helpers/mcp_load.py), with what
+was lost and every error seen.
+
+The corpus comes from bench/gen_workspace.py (or $KBSYNC_GEN; see bench/common.py) and is copied, so the
+saves do not change the cached one; its search index is built before the timing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "tests"))
+
+import anyio  # noqa: E402
+from mcp import Client  # noqa: E402
+
+from common import KBSYNC, corpus  # noqa: E402
+from helpers.mcp import data, stdio_params  # noqa: E402
+
+WORDS = ["合同", "部署", "锁文件", "风险", "发布", "数据库", "测试", "回滚", "contract", "deploy"]
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def server_pid() -> int:
+    """The `kbsync mcp` child of this process."""
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+                cmd = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if int(stat[1]) == os.getpid() and b"mcp" in cmd:
+                return int(entry)
+    raise SystemExit("bench: the kbsync mcp process was not found")
+
+
+def rss_mb(pid: int) -> tuple[float, float]:
+    """Resident and peak resident memory of `pid`, in MB."""
+    fields = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines() if ":" in line)
+    return int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024
+
+
+async def timed_calls(n: int, call: Callable[[int], Awaitable[Any]]) -> list[float]:
+    out = []
+    for i in range(n):
+        start = time.perf_counter()
+        await call(i)
+        out.append((time.perf_counter() - start) * 1000)
+    return out
+
+
+async def measure(ws: Path, calls: int) -> dict[str, Any]:
+    began = time.perf_counter()
+    async with Client(stdio_params(ws)) as client:
+        ready = time.perf_counter() - began  # spawned, and the initialize request answered
+        data(await client.call_tool("search", {"query": "部署"}))
+        first = time.perf_counter() - began
+        search = await timed_calls(calls, lambda i: client.call_tool("search", {"query": WORDS[i % len(WORDS)]}))
+        save = await timed_calls(calls, lambda i: client.call_tool("save_session", {"session": {
+            "session_id": f"bench-{i}", "title": "基准", "tags": ["bench"], "summary": "基准会话",
+            "sections": {"结论": f"第 {i} 次保存。"}}}))
+        rss, peak = rss_mb(server_pid())
+    return {"ready": ready, "first": first, "search": search, "save": save, "rss": rss, "peak": peak}
+
+
+def report(got: dict[str, Any]) -> None:
+    print(f"server start to first answer: {got['ready']:.3f} s to the initialize answer, {got['first']:.3f} s to the "
+          "first search answer  (target < 0.5 s)")
+    for name in ("search", "save"):
+        ms = got[name]
+        print(f"{name:>6} round trip over stdio: p50 {statistics.median(ms):.1f} ms, p95 {percentile(ms, 0.95):.1f} ms"
+              f" over {len(ms)} calls  (targets < 20 ms, < 40 ms)")
+    print(f"resident memory of kbsync mcp: {got['rss']:.1f} MB (peak {got['peak']:.1f} MB)  (target < 80 MB)")
+
+
+def many(seconds: float) -> None:
+    from helpers.daemon import DaemonProcess
+    from helpers.mcp_load import lost, run_load, seed
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "ws"
+        subprocess.run([*KBSYNC, "-w", str(root), "init"], check=True, stdout=subprocess.DEVNULL)
+        sid, shared = seed(root)
+        daemon = DaemonProcess(root)
+        try:
+            tally = run_load(root, sid, clients=5, seconds=seconds)
+        finally:
+            daemon.stop()
+        locked = [e for e in [*tally.errors, daemon.stderr()] if "database is locked" in e]
+        print(f"many clients for {seconds:.0f} s (5 kbsync mcp, the daemon, a CLI writer): {len(tally.saved)} sessions "
+              f"saved, {len(tally.appended)} section appends, {tally.votes} votes, {tally.reads} searches/packs; "
+              f"lost {len(lost(root, shared, tally))}, errors {len(tally.errors)}, 'database is locked' {len(locked)}")
+        for e in tally.errors[:10]:
+            print(f"  error: {e}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    ap.add_argument("--sessions", type=int, default=12000)
+    ap.add_argument("--calls", type=int, default=200)
+    ap.add_argument("--workspace", type=Path, help="a generated workspace to copy instead of generating one")
+    ap.add_argument("--many", type=float, metavar="SECONDS", help="also run the many-clients load this long")
+    args = ap.parse_args()
+    source = args.workspace or corpus(REPO / "bench" / "out", args.sessions)
+    with tempfile.TemporaryDirectory() as tmp:
+        ws = Path(tmp) / "ws"
+        shutil.copytree(source, ws, symlinks=True)
+        subprocess.run([*KBSYNC, "-w", str(ws), "index", "rebuild", "--search"], check=True, stdout=subprocess.DEVNULL)
+        report(anyio.run(measure, ws, args.calls))
+    if args.many:
+        many(args.many)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,237 @@
+"""Conflicts to settle: list them, show a difference, resolve one through the normal write path.
+
+A conflict is a conflict copy (`<stem>.conflict-<UTC>-<machine id>.md`, the version
+that lost a race, beside the file that kept the other) or a file marked
+`status: conflict` (a session whose frontmatter a repair had to rebuild).
+"mine" is the copy's version, "theirs" the file's as it stands. Resolving writes
+the file under its lock with a fingerprint check and a backup, keeps a backup of
+the copy, removes it and commits the two paths. See docs/sync.md.
+"""
+
+from __future__ import annotations
+
+import difflib
+import time
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any, Callable, Literal
+
+from kbsync.errors import InputError, KbsyncError, NothingFoundError, UsageError
+
+if TYPE_CHECKING:
+    from kbsync.store.workspace import Workspace
+
+Keep = Literal["mine", "theirs", "both"]
+KEEPS: tuple[Keep, ...] = ("mine", "theirs", "both")
+
+
+@dataclass(frozen=True)
+class Version:
+    path: str
+    time: str | None  # ISO 8601
+    machine: str | None  # the machine id that made it, where known
+
+
+@dataclass(frozen=True)
+class ConflictItem:
+    path: str  # what to settle: the copy, or the file marked status: conflict
+    original: str  # the file it belongs to
+    kind: str  # "copy" or "status"
+    mine: Version  # the copy (for a status conflict: the file itself)
+    theirs: Version | None  # the file as it stands (None for a status conflict: there is no other version)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class ConflictView:
+    item: ConflictItem
+    mine: str  # the copy's text (for a status conflict: the file's)
+    theirs: str | None  # the file's text as it stands; None for a status conflict, or when the file is gone
+    diff: str  # unified, from theirs to mine; "" for a status conflict
+
+
+@dataclass(frozen=True)
+class Resolved:
+    path: str  # the file written
+    removed: str | None  # the copy removed
+    keep: str
+    commit: str | None
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+# ---- listing --------------------------------------------------------------------------
+
+def list_conflicts(ws: Workspace) -> list[ConflictItem]:
+    """Every conflict copy and every file marked `status: conflict`, in path order."""
+    from kbsync.core import protocol
+
+    items = []
+    for rel in ws.iter_files():
+        if protocol.is_conflict_copy(rel):
+            items.append(_copy_item(ws, rel))
+        elif protocol.classify(rel) == "session" and _marked(ws, rel):
+            items.append(ConflictItem(rel, rel, "status", _version(ws, rel), None))
+    return items
+
+
+def conflict_copies(ws: Workspace) -> list[str]:
+    """The conflict copies waiting for a person (what `kbsync status` counts)."""
+    return [item.path for item in list_conflicts(ws) if item.kind == "copy"]
+
+
+def _copy_item(ws: Workspace, rel: str) -> ConflictItem:
+    from kbsync.core import protocol
+
+    name = protocol.parse_conflict_name(rel)
+    assert name is not None
+    s = name.stamp
+    made = f"{s[0:4]}-{s[4:6]}-{s[6:8]}T{s[9:11]}:{s[11:13]}:{s[13:15]}Z"
+    theirs = _version(ws, name.original) if ws.path(name.original).exists() else Version(name.original, None, None)
+    return ConflictItem(rel, name.original, "copy", Version(rel, made, name.machine), theirs)
+
+
+def _version(ws: Workspace, rel: str) -> Version:
+    """The file's time and machine: those of the last commit that touched it while the file is as committed, else
+    its modification time on this machine."""
+    from kbsync.git import history
+    from kbsync.git import repo as gitrepo
+    from kbsync.store.machine import machine_id
+
+    change = history.last_change(ws.root, rel) if gitrepo.is_repo(ws.root) else None
+    if change is not None and rel not in set(gitrepo.changed_paths(ws.root)):
+        return Version(rel, change[0], change[1])
+    mtime = ws.path(rel).stat().st_mtime
+    return Version(rel, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(mtime)), machine_id(ws))
+
+
+def _marked(ws: Workspace, rel: str) -> bool:
+    from kbsync.git.commit import session_status
+
+    try:
+        return session_status(ws.read_text(rel)) == "conflict"
+    except Exception:  # an unreadable file is validate's to report, not a conflict
+        return False
+
+
+def named(ws: Workspace, path: str) -> str:
+    """A conflict's path as a client names it, from the workspace root (the HTTP API's `{path}`), made absolute for
+    the functions here. UsageError saying why when the path gate (kbsync.store.pathgate) refuses it: absolute,
+    climbing out with `..`, in .git/ or .kbsync/, through or onto a symlink."""
+    from kbsync.store import pathgate
+
+    why = pathgate.refusal(ws.root, path)
+    if why:
+        raise UsageError(f"the path {path!r} {why}; name a conflict by its path from the workspace root, as the "
+                         "list of conflicts gives it")
+    return str(ws.path(path))
+
+
+def find(ws: Workspace, path: str) -> ConflictItem:
+    """The conflict `path` names: a copy, a file marked `status: conflict`, or a file with exactly one copy."""
+    rel = ws.relpath(path)
+    items = list_conflicts(ws)
+    exact = [i for i in items if i.path == rel]
+    if exact:
+        return exact[0]
+    beside = [i for i in items if i.original == rel]
+    if len(beside) > 1:
+        raise UsageError(f"{len(beside)} conflict copies stand beside it ({', '.join(i.path for i in beside)}); "
+                         "name one of them", path=rel)
+    if not beside:
+        raise NothingFoundError("no conflict here; see `kbsync conflicts`", path=rel)
+    return beside[0]
+
+
+# ---- diff -------------------------------------------------------------------------------
+
+def conflict_diff(ws: Workspace, path: str) -> str:
+    """A unified diff from the file's version (theirs) to the copy's (mine); "" when they are equal."""
+    item = find(ws, path)
+    if item.theirs is None:
+        raise UsageError("marked `status: conflict` with no other version; look at it, then "
+                         f"`kbsync conflicts resolve {item.path} --keep mine`", path=item.path)
+    return _diff(ws, item)
+
+
+def show(ws: Workspace, path: str) -> ConflictView:
+    """One conflict with the text of both versions and the diff between them."""
+    item = find(ws, path)
+    mine = ws.read_text(item.path)
+    if item.theirs is None:
+        return ConflictView(item, mine, None, "")
+    theirs = ws.read_text(item.original) if ws.path(item.original).exists() else None
+    return ConflictView(item, mine, theirs, _diff(ws, item))
+
+
+def _diff(ws: Workspace, item: ConflictItem) -> str:
+    old, new = _text(ws, item.original), _text(ws, item.path)
+    return "".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
+                                        f"a/{item.original} (theirs)", f"b/{item.path} (mine)"))
+
+
+def _text(ws: Workspace, rel: str) -> str:
+    return ws.read_text(rel) if ws.path(rel).exists() else ""
+
+
+# ---- resolve ----------------------------------------------------------------------------
+
+def resolve(ws: Workspace, path: str, keep: str) -> Resolved:
+    """Settle one conflict: write the kept result through the file's lock, remove the copy, commit both."""
+    from kbsync.core import conflictmerge
+
+    if keep not in KEEPS:
+        raise UsageError(f"--keep {keep!r}; use mine, theirs or both")
+    item = find(ws, path)
+    if item.theirs is None:
+        return _settle_status(ws, item, keep)
+    copy = ws.read_text(item.path)
+    try:
+        result = conflictmerge.kept(item.original, _text(ws, item.original), copy, keep)
+    except ValueError as exc:
+        raise InputError(str(exc), path=item.path) from exc
+    _write(ws, item.original, lambda _old: result)
+    _remove_copy(ws, item.path, copy)
+    return Resolved(item.original, item.path, keep, _commit(ws, [item.original, item.path], item, keep))
+
+
+def _settle_status(ws: Workspace, item: ConflictItem, keep: str) -> Resolved:
+    """A file marked `status: conflict` with no other version: --keep mine marks it `open` again."""
+    from kbsync.core import frontmatter
+
+    if keep != "mine":
+        raise InputError("marked `status: conflict` with no other version; only --keep mine applies (the file as "
+                         "it is, marked open again)", path=item.path)
+    _write(ws, item.path, lambda text: frontmatter.set_field(text, "status", "open"))
+    return Resolved(item.path, None, keep, _commit(ws, [item.path], item, keep))
+
+
+def _write(ws: Workspace, rel: str, edit: Callable[[str], str]) -> None:
+    from kbsync.store.guardededit import edit_file
+
+    edit_file(ws, rel, edit)
+
+
+def _remove_copy(ws: Workspace, rel: str, text: str) -> None:
+    """The copy goes, its bytes kept under .kbsync/backup/ first."""
+    import os
+
+    from kbsync.store import fsio
+
+    fsio.backup(ws.backup_dir, rel, text.encode("utf-8"))
+    os.unlink(ws.path(rel))
+
+
+def _commit(ws: Workspace, relpaths: list[str], item: ConflictItem, keep: str) -> str | None:
+    from kbsync.git import repo as gitrepo
+    from kbsync.git.commit import commit_paths
+
+    if not gitrepo.is_repo(ws.root):
+        return None
+    done = commit_paths(ws, relpaths, f"conflict: {item.original} settled, kept {keep} ({item.path})\n")
+    if done.skipped:
+        why = "; ".join(f"{p}: {w}" for p, w in sorted(done.skipped.items()))
+        raise KbsyncError(f"settled on disk but not committed ({why}); fix that and run `kbsync commit`")
+    return done.sha

@@ -1,0 +1,154 @@
+"""Facts: set, get, list and forget the keyed bullets of memory/facts.md, memory/preferences.md and
+memory/entities/<slug>.md (the format is kbsync.core.facts'; see docs/protocol.md, "Memory files").
+
+Every write holds the file's lock, re-checks its fingerprint, keeps a backup and
+replaces the file atomically (kbsync.store.guardededit); the result is checked
+against the validator before it stays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any, Callable
+
+from kbsync.errors import InputError, NothingFoundError
+
+if TYPE_CHECKING:
+    from kbsync.store.workspace import Workspace
+
+
+@dataclass(frozen=True)
+class FactWritten:
+    path: str
+    key: str
+    value: str
+    action: str  # added, replaced, unchanged, removed
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class FactItem:
+    path: str
+    key: str  # as written in the file
+    value: str
+    line: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def memory_file(*, preferences: bool = False, entity: str | None = None) -> str:
+    """The file a fact goes to: memory/facts.md, memory/preferences.md or memory/entities/<slug>.md."""
+    from kbsync.core import facts, protocol
+
+    if preferences and entity is not None:
+        raise InputError("a fact lives in one file: give preferences or an entity, not both")
+    if entity is not None:
+        try:
+            return facts.entity_relpath(entity)
+        except ValueError as exc:
+            raise InputError(f"entity: {exc}") from exc
+    return protocol.PREFERENCES_MD if preferences else protocol.FACTS_MD
+
+
+def _heading(relpath: str, entity: str | None) -> str:
+    from kbsync.store.initws import FILES
+
+    return FILES.get(relpath) or f"# {' '.join((entity or relpath).split())}\n\n"
+
+
+def _checked(ws: Workspace, relpath: str) -> None:
+    """Refuse a memory file that is a symlink out of the workspace or not a regular file."""
+    if ws.path(relpath).exists() or ws.path(relpath).is_symlink():
+        ws.relpath(str(ws.path(relpath)))
+        ws.checked_path(relpath)
+
+
+def set_fact(ws: Workspace, key: str, value: str, *, preferences: bool = False, entity: str | None = None) -> FactWritten:
+    """Set the fact `key` to `value`: replaced in place when the key is there, else added after the last fact."""
+    from kbsync.core import facts
+
+    relpath = memory_file(preferences=preferences, entity=entity)
+    try:
+        name, text = facts.check_key(key), facts.check_value(value)
+    except ValueError as exc:
+        raise InputError(str(exc)) from exc
+    action = ""
+
+    def edit(old: str) -> str:
+        nonlocal action
+        new, action = facts.set_fact(old, name, text, _heading(relpath, entity))
+        return new
+
+    _edit(ws, relpath, edit)
+    return FactWritten(relpath, name, text, action)
+
+
+def forget_fact(ws: Workspace, key: str, *, preferences: bool = False, entity: str | None = None) -> FactWritten:
+    """Remove the fact `key` (every bullet with that key); NothingFoundError when there is none."""
+    from kbsync.core import facts
+
+    relpath = memory_file(preferences=preferences, entity=entity)
+    found = get_fact(ws, key, preferences=preferences, entity=entity)
+    _edit(ws, relpath, lambda old: facts.forget(old, key)[0])
+    return FactWritten(relpath, found.key, found.value, "removed")
+
+
+def get_fact(ws: Workspace, key: str, *, preferences: bool = False, entity: str | None = None) -> FactItem:
+    """The fact `key` of its file (the first, should a hand edit have written it twice)."""
+    from kbsync.core import facts
+
+    relpath = memory_file(preferences=preferences, entity=entity)
+    found = next((f for f in _facts_of(ws, relpath) if f.key == facts.normalize_key(key)), None)
+    if found is None:
+        raise NothingFoundError(f"no fact {key!r}; see `kbsync memory list`", path=relpath)
+    return FactItem(relpath, found.name, found.value, found.line)
+
+
+def list_facts(ws: Workspace, *, preferences: bool = False, entity: str | None = None) -> list[FactItem]:
+    """Every fact of every memory file (facts, preferences, then the entities by name), or, with `preferences`
+    or `entity`, of that one file."""
+    chosen = [memory_file(preferences=preferences, entity=entity)] if preferences or entity is not None else None
+    return [FactItem(rel, f.name, f.value, f.line) for rel in chosen or memory_files(ws) for f in _facts_of(ws, rel)]
+
+
+def memory_files(ws: Workspace) -> list[str]:
+    from kbsync.core import facts, protocol
+
+    entities = [rel for rel in ws.iter_files(protocol.ENTITIES_DIR) if facts.is_entry_file(rel)
+                and not protocol.is_conflict_copy(rel)] if ws.path(protocol.ENTITIES_DIR).is_dir() else []
+    return [rel for rel in (protocol.FACTS_MD, protocol.PREFERENCES_MD) if ws.path(rel).is_file()] + entities
+
+
+def _facts_of(ws: Workspace, relpath: str) -> list[Any]:
+    from kbsync.core import facts
+
+    if not ws.path(relpath).exists():
+        return []
+    _checked(ws, relpath)
+    return facts.parse(ws.read_text(relpath)).facts()
+
+
+def _edit(ws: Workspace, relpath: str, edit: Callable[[str], str]) -> None:
+    """`edit` under the file's lock (kbsync.store.guardededit); a result with more validation errors than the
+    text it was made from is not kept (the old bytes are restored)."""
+    from kbsync.store.guardededit import edit_file
+
+    _checked(ws, relpath)
+    ws.path(relpath).parent.mkdir(parents=True, exist_ok=True)
+    before = 0
+
+    def counted(old: str) -> str:
+        nonlocal before
+        before = _errors(ws, relpath, old)
+        return edit(old)
+
+    edit_file(ws, relpath, counted, lambda text: _errors(ws, relpath, text) <= before)
+
+
+def _errors(ws: Workspace, relpath: str, text: str) -> int:
+    from kbsync.core.validate import validate_text
+
+    return sum(f.level == "error" for f in validate_text(relpath, text, ws.config))

@@ -1,0 +1,137 @@
+"""Reading one item of the workspace for an assistant: a session by id, a content file by its workspace
+path, a board entry by key, the memory files. Paths given from outside are checked strictly: relative,
+no `.` or `..` part, never into .git/ or .kbsync/, no symlink anywhere on the way, a Markdown file only."""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from kbsync.core import protocol
+from kbsync.core.board import normalize_date
+from kbsync.errors import InputError
+
+if TYPE_CHECKING:
+    from kbsync.store.workspace import Workspace
+
+_ENTITY_NAME = re.compile(r"^[^/\\\x00-\x1f.][^/\\\x00-\x1f]*$")
+
+
+@dataclass(frozen=True)
+class Item:
+    kind: str  # session, file, board, memory
+    ref: str  # what was asked for
+    path: str  # its workspace path
+    text: str  # the workspace text, as the file holds it
+
+
+def kind_of(ref: str) -> str:
+    """What a reference names: a session id, a board key (`<title>@<date>`, the date in any form the board
+    accepts), else a workspace path."""
+    ref = ref.strip()
+    if protocol.ID_RE.match(ref):
+        return "session"
+    title, at, date = ref.rpartition("@")
+    return "board" if title and at and normalize_date(date) and not ref.endswith(".md") else "file"
+
+
+def read(ws: Workspace, ref: str) -> Item:
+    """The full item a reference names (see `kind_of`); InputError naming it when there is none."""
+    kind = kind_of(ref)
+    if kind == "session":
+        return read_session(ws, ref.strip())
+    return read_entry(ws, ref.strip()) if kind == "board" else read_file(ws, ref)
+
+
+def read_session(ws: Workspace, sid: str) -> Item:
+    """Session `sid`'s file, found by its id."""
+    from kbsync.store.sessions import find_by_id
+
+    relpath = find_by_id(ws, sid)
+    return Item("session", sid, relpath, _text(ws, content_path(ws, relpath)))
+
+
+def read_entry(ws: Workspace, key: str) -> Item:
+    """Board entry `key` as it is written in LEARNING_BOARD.md."""
+    from kbsync.app.board import entry_key, render_entry, show_entry
+
+    shown = show_entry(ws, entry_key(key))
+    return Item("board", key, protocol.BOARD_MD, render_entry(shown.entry))
+
+
+def read_file(ws: Workspace, given: str) -> Item:
+    """A content file by its workspace path."""
+    relpath = content_path(ws, given)
+    return Item("file", given, relpath, _text(ws, relpath))
+
+
+MEMORY_FILES = {"facts": protocol.FACTS_MD, "preferences": protocol.PREFERENCES_MD, "board": protocol.BOARD_MD}
+
+
+def read_memory(ws: Workspace, name: str) -> Item:
+    """The facts, the preferences or the board (see MEMORY_FILES); empty text when the file does not exist yet."""
+    relpath = MEMORY_FILES[name]
+    if not os.path.lexists(ws.path(relpath)):
+        return Item("memory", name, relpath, "")
+    return Item("memory", name, relpath, _text(ws, content_path(ws, relpath)))
+
+
+def entity_names(ws: Workspace) -> list[str]:
+    """The entity files' names (memory/entities/<name>.md), sorted."""
+    folder = ws.path(protocol.ENTITIES_DIR)
+    if folder.is_symlink() or not folder.is_dir():
+        return []
+    return sorted(p.stem for p in folder.glob("*.md") if not p.is_symlink() and p.is_file())
+
+
+def read_entity(ws: Workspace, name: str) -> Item:
+    """The entity file memory/entities/<name>.md."""
+    if not _ENTITY_NAME.match(name):
+        raise InputError(f"{name!r} is not an entity name; see the list of entities", path=protocol.ENTITIES_DIR)
+    relpath = f"{protocol.ENTITIES_DIR}/{name}.md"
+    return Item("memory", name, relpath, _text(ws, content_path(ws, relpath)))
+
+
+def content_path(ws: Workspace, given: str) -> str:
+    """`given` as a workspace path kbsync may read for a caller: InputError saying why not otherwise."""
+    parts = given.strip().split("/")
+    why = _refusal(given.strip(), parts)
+    if why:
+        raise InputError(why, path=given)
+    here = ws.root
+    for part in parts:
+        here = here / part
+        try:
+            mode = os.lstat(here).st_mode
+        except FileNotFoundError:
+            raise InputError("no such file in the workspace", path=given) from None
+        if stat.S_ISLNK(mode):
+            raise InputError("a symlink; kbsync does not follow links when it reads for an assistant", path=given)
+    if not stat.S_ISREG(mode):
+        raise InputError("not a file; give the path of a Markdown file", path=given)
+    return "/".join(parts)
+
+
+def _refusal(given: str, parts: list[str]) -> str:
+    if not given or given.startswith("/") or "\\" in given or "\x00" in given:
+        return "give a path relative to the workspace, such as memory/facts.md"
+    if any(p in ("", ".", "..") for p in parts):
+        return "a path with an empty, . or .. part; give it plainly, such as sessions/2025-06-11/0930-....md"
+    if parts[0] in protocol.IGNORED_DIRS:
+        return f"{parts[0]}/ holds kbsync's and git's own state, not workspace content"
+    if not given.endswith(".md"):
+        return "only the workspace's Markdown files can be read"
+    return ""
+
+
+def _text(ws: Workspace, relpath: str) -> str:
+    """The file's text, read without following a symlink that appeared since it was checked."""
+    from kbsync.store.workspace import decode
+
+    path = ws.checked_path(relpath)
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    with os.fdopen(fd, "rb") as fh:
+        return decode(fh.read(), relpath)

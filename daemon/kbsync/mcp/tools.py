@@ -1,0 +1,185 @@
+"""The tools: a small set with short, exact descriptions, each annotated read-only or destructive.
+
+Every tool calls one use case of kbsync.app and answers with JSON text (no separate structured copy: the
+output schema of a JSON object would say nothing and cost tokens of every client's context). A kbsync error (bad input, a held lock, a conflict) is
+raised as the SDK's ToolError, so the model reads the one clear line that names the file and what to
+do; the server itself never stops on a bad call.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING, Annotated, Any, Callable, Literal, TypeVar
+
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+from pydantic import Field
+
+from kbsync.errors import KbsyncError
+from kbsync.mcp import present
+
+if TYPE_CHECKING:
+    from mcp.server import MCPServer
+
+    from kbsync.store.workspace import Workspace
+
+F = TypeVar("F", bound=Callable[..., Any])
+READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+ADD = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+REPLACE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False)
+SEARCH = ToolAnnotations(read_only_hint=True, open_world_hint=True)
+
+SessionId = Annotated[str, Field(description="YYYYMMDD-HHMM-<7 hex>")]
+EntryKey = Annotated[str, Field(description="<title>@<YYYY-MM-DD>")]
+SESSION_KEYS = ("session_id (required; the same id updates that session), title, ts, role, tags, model, turns, "
+                "tokens_in, tokens_out, status, summary, parent, sections ({heading: text})")
+ENTRY_KEYS = "title, type, topic, summary, core_content, source, source_date, scenarios, confidence"
+
+
+def clear_errors(fn: F) -> F:
+    """Raise kbsync's errors (and file system errors) as ToolError: one line for the model. The docstring,
+    which the SDK gives as the tool's description, is made one line too."""
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except KbsyncError as exc:
+            raise ToolError(str(exc)) from exc
+        except OSError as exc:
+            where = f"{exc.filename}: " if exc.filename else ""
+            raise ToolError(f"{where}{exc.strerror or exc}; check the path and permissions") from exc
+    call.__doc__ = " ".join((fn.__doc__ or "").split())  # the description the model reads: one line
+    return call  # type: ignore[return-value]
+
+
+def register(server: MCPServer[Any], ws: Callable[[], Workspace]) -> None:
+    """Add every tool to `server`; `ws` gives the workspace each call works on."""
+    _register_reads(server, ws)
+    _register_sessions(server, ws)
+    _register_board(server, ws)
+    _register_memory(server, ws)
+
+
+def _register_reads(server: MCPServer[Any], ws: Callable[[], Workspace]) -> None:
+    @server.tool(structured_output=False, annotations=SEARCH)
+    @clear_errors
+    def search(query: Annotated[str, Field(description="words and filters (tag: status: type: since: until:)")],
+               top: Annotated[int, Field(ge=1, le=50)] = 10, sources: list[str] | None = None) -> dict[str, Any]:
+        """Federated search of the memory, RRF-fused: source, title, path, summary per hit."""
+        from kbsync.app.retrieval import search as run
+
+        return present.search(run(ws(), query, sources=sources, top=top))
+
+    @server.tool(structured_output=False, annotations=READ)
+    @clear_errors
+    def get_context(query: str = "", tags: list[str] | None = None,
+                    budget_tokens: Annotated[int | None, Field(ge=1)] = None) -> dict[str, Any]:
+        """The prompt pack for a task within a token budget: facts, recent summaries, full texts, references,
+        board entries, each part with its token count. Call before starting a task."""
+        from kbsync.app.retrieval import build_context, context_parts
+
+        pack = build_context(ws(), query, [t for t in tags or [] if t.strip()], budget_tokens)
+        parts = [present.part(p) for p in context_parts(pack)]
+        return {"budget": pack.budget, "limit": pack.limit, "tokens": sum(p["tokens"] for p in parts),
+                "parts": parts, "notes": pack.notes}
+
+    @server.tool(structured_output=False, annotations=READ)
+    @clear_errors
+    def read(ref: Annotated[str, Field(description="a session id, a workspace path or a board key")]) -> dict[str, Any]:
+        """The full item a context pack or search hit names."""
+        from kbsync.app.reading import read as run
+
+        return present.item(run(ws(), ref))
+
+    @server.tool(structured_output=False, annotations=READ)
+    @clear_errors
+    def status() -> dict[str, Any]:
+        """The workspace's state: git's last commit, the last sync, the daemon, and what waits and why."""
+        from kbsync.app.status import report
+
+        return report(ws()).as_dict()
+
+
+def _register_sessions(server: MCPServer[Any], ws: Callable[[], Workspace]) -> None:
+    @server.tool(structured_output=False, annotations=REPLACE)
+    @clear_errors
+    def save_session(session: Annotated[dict[str, Any], Field(description=SESSION_KEYS)]) -> dict[str, Any]:
+        """Create or update a session file (the object `kbsync session save` takes)."""
+        from kbsync.app.sessions import save_session as save
+
+        done = save(ws(), session, "session")
+        return {"path": done.relpath, "id": done.record.get("id"), "created": done.created}
+
+    @server.tool(structured_output=False, annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False))
+    @clear_errors
+    def write_section(session_id: SessionId, heading: str, text: str, append: bool = False) -> dict[str, Any]:
+        """Replace (or append to) one section of a session, e.g. 结论 or 待办."""
+        from kbsync.app.sessions import write_section as write
+
+        done = write(ws(), session_id, heading, text, append=append)
+        return {"path": done.relpath, "section": done.section, "changed": done.changed}
+
+    @server.tool(structured_output=False, annotations=ADD)
+    @clear_errors
+    def log_tool_call(session_id: SessionId, tool: str, status: str = "ok", detail: str = "") -> dict[str, Any]:
+        """Append one line to logs/tool-calls.md."""
+        from kbsync.app.sessions import log_tool_call as log
+
+        return {"line": log(ws(), session_id, tool, status, detail)}
+
+
+def _register_board(server: MCPServer[Any], ws: Callable[[], Workspace]) -> None:
+    @server.tool(structured_output=False, annotations=REPLACE)
+    @clear_errors
+    def board_add(entry: Annotated[dict[str, Any], Field(description=ENTRY_KEYS)]) -> dict[str, Any]:
+        """Add a knowledge-board entry (same title and source date: updates it)."""
+        from kbsync.app.board import add_entry, clock
+
+        done = add_entry(ws(), entry, clock(None), "entry")
+        return {"key": done.key, "action": done.action}
+
+    @server.tool(structured_output=False, annotations=REPLACE)
+    @clear_errors
+    def board_update(key: EntryKey, entry: Annotated[dict[str, Any], Field(description="the full entry")]) -> dict[str, Any]:
+        """Replace an entry with its full new version; a partial one is refused."""
+        from kbsync.app.board import entry_key, update_entry
+
+        done = update_entry(ws(), entry_key(key), entry, "entry")
+        return {"key": done.key, "action": done.action, "was": done.was}
+
+    @server.tool(structured_output=False, annotations=ADD)
+    @clear_errors
+    def board_feedback(key: EntryKey, verdict: Literal["helpful", "harmful"]) -> dict[str, Any]:
+        """Count one use of an entry as helpful or harmful."""
+        from kbsync.app.board import entry_key, give_feedback
+
+        return give_feedback(ws(), entry_key(key), helpful=verdict == "helpful").as_dict()
+
+    @server.tool(structured_output=False, annotations=ADD)
+    @clear_errors
+    def board_applied(keys: Annotated[list[EntryKey], Field(min_length=1)]) -> dict[str, Any]:
+        """Record that entries were applied now."""
+        from kbsync.app.board import applied, clock, entry_key
+
+        return {"entries": [s.as_dict() for s in applied(ws(), [entry_key(k) for k in keys], clock(None))]}
+
+
+Entity = Annotated[str | None, Field(description="an entity's name: its own file memory/entities/<slug>.md")]
+
+
+def _register_memory(server: MCPServer[Any], ws: Callable[[], Workspace]) -> None:
+    @server.tool(structured_output=False, annotations=REPLACE)
+    @clear_errors
+    def remember(key: str, value: str, entity: Entity = None, preferences: bool = False) -> dict[str, Any]:
+        """Set a fact (only the latest value matters): the same key is replaced in place."""
+        from kbsync.app.memory import set_fact
+
+        return set_fact(ws(), key, value, entity=entity, preferences=preferences).as_dict()
+
+    @server.tool(structured_output=False, annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False))
+    @clear_errors
+    def forget(key: str, entity: Entity = None, preferences: bool = False) -> dict[str, Any]:
+        """Remove a fact."""
+        from kbsync.app.memory import forget_fact
+
+        return forget_fact(ws(), key, entity=entity, preferences=preferences).as_dict()

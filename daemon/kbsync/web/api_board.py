@@ -1,0 +1,117 @@
+"""`/board` and `/candidates`: the same app functions as `kbsync board ...` and `kbsync candidates ...`.
+
+An entry is named in a URL by its key, `<title>@<source date>`, percent-encoded (a `/` in a title as
+%2F); the key's date may be written in another accepted form (2025/6/11) and is made canonical.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated, Literal
+
+from fastapi import APIRouter, Path, Query, Response
+
+from kbsync.app.guard import field_flags
+from kbsync.app import board, candidates
+from kbsync.web import boardmodels as b
+from kbsync.web.models import Empty
+from kbsync.web.deps import WS
+
+if TYPE_CHECKING:
+    from kbsync.core.boardentry import Entry
+
+router = APIRouter(tags=["board"])
+Key = Annotated[str, Path(description=b.BOARD_KEY, examples=["部署回滚流程@2025-06-11"])]
+When = Annotated[str | None, Query(description="the reference time, ISO 8601 (default: now)")]
+Days = Annotated[float, Query(gt=0, le=36500, description="days without being applied")]
+
+
+def _entry(e: Entry) -> b.Entry:
+    flags = field_flags(title=e.title, summary=e.summary, core_content=e.core_content, source=e.source)
+    return b.Entry.model_validate(e.as_dict() | {"key": e.key, "flags": flags})
+
+
+@router.get("/board/entries", response_model=list[b.Entry], summary="entries in board order, filtered")
+def list_entries(ws: WS, type: str | None = None, topic: str | None = None, status: str | None = None,
+                 confidence: str | None = None,
+                 q: Annotated[str | None, Query(description="words every entry must hold")] = None) -> list[b.Entry]:
+    return [_entry(e) for e in board.list_entries(ws, type=type, topic=topic, status=status, confidence=confidence,
+                                                  q=q)]
+
+
+@router.post("/board/entries", response_model=b.Written, status_code=201,
+             responses={200: {"model": b.Written, "description": "an entry with that key existed: updated or unchanged"}},
+             summary="add an entry (201), or update the one with the same key (200)")
+def add_entry(ws: WS, body: b.EntryFields, response: Response) -> b.Written:
+    done = board.add_entry(ws, body.model_dump(), board.clock(None), "request body")
+    response.status_code = 201 if done.action == "added" else 200
+    return b.Written(key=done.key, action=done.action)  # type: ignore[arg-type]
+
+
+@router.get("/board/entries/{key:path}", response_model=b.ShownEntry, summary="one entry and this machine's counters")
+def show_entry(ws: WS, key: Key) -> b.ShownEntry:
+    shown = board.show_entry(ws, board.entry_key(key))
+    return b.ShownEntry.model_validate(_entry(shown.entry).model_dump() | {"key": shown.key,
+                                                                         "feedback": shown.feedback.as_dict()})
+
+
+@router.put("/board/entries/{key:path}", response_model=b.Written,
+            summary="replace an entry with a full new version (a partial body is 422, naming each missing field)")
+def update_entry(ws: WS, key: Key, body: b.EntryFields) -> b.Written:
+    done = board.update_entry(ws, board.entry_key(key), body.model_dump(), "request body")
+    return b.Written(key=done.key, action=done.action, was=done.was)  # type: ignore[arg-type]
+
+
+@router.post("/board/entries/{key:path}/feedback", response_model=b.Feedback,
+             summary="count one use of an entry as helpful or harmful (this machine only)")
+def give_feedback(ws: WS, key: Key, body: b.Vote) -> b.Feedback:
+    stats = board.give_feedback(ws, board.entry_key(key), helpful=body.vote == "helpful")
+    return b.Feedback.model_validate(stats.as_dict())
+
+
+@router.post("/board/entries/{key:path}/applied", response_model=b.Feedback,
+             summary="record that an entry was applied (this machine only)")
+def applied(ws: WS, key: Key, body: b.Applied) -> b.Feedback:
+    (stats,) = board.applied(ws, [board.entry_key(key)], board.clock(body.now))
+    return b.Feedback.model_validate(stats.as_dict())
+
+
+@router.get("/board/decay", response_model=b.Decay,
+            summary="entries not applied for a while, or more harmful than helpful")
+def decay(ws: WS, now: When = None, days: Days = 90.0) -> b.Decay:
+    found = board.decay_candidates(ws, board.clock(now), days)
+    return b.Decay(candidates=[b.DecayCandidate(key=c.key, reasons=list(c.reasons)) for c in found])
+
+
+@router.get("/board/review", response_model=b.Review, summary="the weekly review")
+def review(ws: WS, now: When = None, days: Days = 90.0,
+           since: Annotated[str | None, Query(description="date or time to compare with (default: a week "
+                                                           "before now)")] = None) -> b.Review:
+    return b.Review.model_validate(board.review(ws, board.clock(now), since, days))
+
+
+# ---- candidates ----------------------------------------------------------------------------------------
+
+Item = Annotated[str, Path(description="the item's id (c-...)")]
+
+
+@router.get("/candidates", response_model=list[b.Candidate], tags=["candidates"],
+            summary="the items of every candidate list")
+def list_candidates(ws: WS, status: Literal["pending", "accepted", "rejected"] | None = None) -> list[b.Candidate]:
+    return [b.Candidate(id=r.id, list=r.list_path, title=r.title, status=r.status, path=r.path, flags=r.flags)
+            for r in candidates.list_items(ws, status)]
+
+
+@router.post("/candidates/{item}/accept", response_model=b.Accepted, tags=["candidates"],
+             summary="turn a reviewed item into a board entry")
+def accept(ws: WS, item: Item, body: b.Accept) -> b.Accepted:
+    overrides = candidates.Overrides(title=body.title, type=body.type, topic=body.topic, summary=body.summary,
+                                     scenarios=tuple(body.scenarios), confidence=body.confidence)
+    done = candidates.accept(ws, item, overrides, allow_flagged=body.allow_flagged)
+    return b.Accepted(item=done.item, key=done.key, action=done.action)  # type: ignore[arg-type]
+
+
+@router.post("/candidates/{item}/reject", response_model=b.Rejected, tags=["candidates"],
+             summary="record that an item is not wanted; it is not proposed again")
+def reject(ws: WS, item: Item, body: Empty) -> b.Rejected:
+    rel, changed = candidates.reject(ws, item)
+    return b.Rejected(item=item, status="rejected", list=rel, changed=changed)

@@ -1,0 +1,44 @@
+"""`/conflicts`: the same app functions as `kbsync conflicts [list]|diff|resolve`.
+
+A conflict is named in a URL by its workspace path, from the workspace root, as the list gives it
+(`memory/facts.conflict-20250611T143207Z-a1b2c3.md`; the file itself when it has one copy). The path
+gate refuses an absolute path, `..`, .git/, .kbsync/ and symlinks before anything is read.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path
+
+from kbsync.app import conflicts
+from kbsync.web import models as m
+from kbsync.web.deps import WS
+
+router = APIRouter(tags=["conflicts"])
+WsPath = Annotated[str, Path(description="the conflict copy's path from the workspace root, or the file's when it has "
+                                         "one copy", examples=["memory/facts.conflict-20250611T143207Z-a1b2c3.md"])]
+
+
+def _conflict(item: conflicts.ConflictItem) -> m.Conflict:
+    return m.Conflict.model_validate(item.as_dict())
+
+
+@router.get("/conflicts", response_model=list[m.Conflict],
+            summary="every conflict copy and every file marked status: conflict, with both versions' times and machines")
+def list_conflicts(ws: WS) -> list[m.Conflict]:
+    return [_conflict(i) for i in conflicts.list_conflicts(ws)]
+
+
+@router.get("/conflicts/{path:path}", response_model=m.ConflictShown,
+            summary="one conflict: both versions and the diff from theirs to mine")
+def show_conflict(ws: WS, path: WsPath) -> m.ConflictShown:
+    view = conflicts.show(ws, conflicts.named(ws, path))
+    return m.ConflictShown.model_validate(view.item.as_dict() | {"mine_text": view.mine, "theirs_text": view.theirs,
+                                                                  "diff": view.diff})
+
+
+@router.post("/conflicts/{path:path}/resolve", response_model=m.Resolved,
+             summary="settle a conflict: write the kept version, remove the copy, commit both paths")
+def resolve(ws: WS, path: WsPath, body: m.Keep) -> m.Resolved:
+    return m.Resolved.model_validate(conflicts.resolve(ws, conflicts.named(ws, path), body.keep).as_dict())

@@ -1,0 +1,50 @@
+"""`/memory`: the same app functions as `kbsync memory list|get|set|forget`.
+
+A fact is named in a URL by its key, percent-encoded (a `/` in it as %2F); the file it lives in is
+memory/facts.md unless `preferences` or `entity` names another, as the command's options do.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Query, Response
+
+from kbsync.app import memory
+from kbsync.web import models as m
+from kbsync.web.deps import WS
+
+router = APIRouter(tags=["memory"])
+Key = Annotated[str, Path(description="the fact's key, e.g. `language` (matched without case or emphasis)",
+                          examples=["language"])]
+Entity = Annotated[str | None, Query(description="the entity's file, memory/entities/<slug of the name>.md")]
+Preferences = Annotated[bool, Query(description="memory/preferences.md")]
+
+
+def _fact(item: memory.FactItem) -> m.Fact:
+    return m.Fact.model_validate(item.as_dict())
+
+
+@router.get("/memory", response_model=list[m.Fact],
+            summary="every fact of every memory file (with preferences or entity: of that file only)")
+def list_facts(ws: WS, entity: Entity = None, preferences: Preferences = False) -> list[m.Fact]:
+    return [_fact(f) for f in memory.list_facts(ws, preferences=preferences, entity=entity)]
+
+
+@router.get("/memory/{key:path}", response_model=m.Fact, summary="one fact")
+def get_fact(ws: WS, key: Key, entity: Entity = None, preferences: Preferences = False) -> m.Fact:
+    return _fact(memory.get_fact(ws, key, preferences=preferences, entity=entity))
+
+
+@router.put("/memory/{key:path}", response_model=m.FactWritten,
+            responses={201: {"model": m.FactWritten, "description": "the fact was added"}},
+            summary="set a fact: replaced in place when the key is there (200), else added (201)")
+def set_fact(ws: WS, key: Key, body: m.FactSet, response: Response) -> m.FactWritten:
+    done = memory.set_fact(ws, key, body.value, preferences=body.preferences, entity=body.entity)
+    response.status_code = 201 if done.action == "added" else 200
+    return m.FactWritten.model_validate(done.as_dict())
+
+
+@router.delete("/memory/{key:path}", response_model=m.FactWritten, summary="forget a fact (every bullet with its key)")
+def forget_fact(ws: WS, key: Key, entity: Entity = None, preferences: Preferences = False) -> m.FactWritten:
+    return m.FactWritten.model_validate(memory.forget_fact(ws, key, preferences=preferences, entity=entity).as_dict())

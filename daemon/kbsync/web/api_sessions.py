@@ -1,0 +1,64 @@
+"""`/sessions` and `/logs`: the same app functions as `kbsync session save|section` and `kbsync log`."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Query, Response
+
+from kbsync.app import sessions
+from kbsync.web import models as m
+from kbsync.web.deps import WS
+
+router = APIRouter(tags=["sessions"])
+SessionId = Annotated[str, Path(pattern=sessions.ID_PATTERN, description="YYYYMMDD-HHMM-<7 hex>")]
+
+
+@router.post("/sessions", response_model=m.SessionRecord, status_code=201,
+             responses={200: {"model": m.SessionRecord, "description": "an existing session updated"}},
+             summary="save a session (201 created; 200 when that session_id existed and was updated)")
+def post_session(ws: WS, body: m.SessionSave, response: Response) -> m.SessionRecord:
+    result = sessions.save_session(ws, body.model_dump(exclude_unset=True), "request body")
+    response.status_code = 201 if result.created else 200
+    return m.SessionRecord.model_validate(result.record)
+
+
+@router.get("/sessions", response_model=m.SessionPage, summary="sessions newest first, filtered, a page at a time")
+def get_sessions(ws: WS, tag: str | None = None, status: str | None = None,
+                 since: Annotated[str | None, Query(description="YYYY-MM-DD")] = None,
+                 until: Annotated[str | None, Query(description="YYYY-MM-DD")] = None,
+                 q: Annotated[str, Query(description="words the session must hold")] = "",
+                 limit: Annotated[int, Query(ge=1, le=sessions.MAX_PAGE)] = 50,
+                 cursor: Annotated[str | None, Query(description="next_cursor of the previous page")] = None,
+                 ) -> m.SessionPage:
+    page = sessions.list_sessions(ws, tag=tag, status=status, since=since, until=until, q=q, limit=limit,
+                                  cursor=cursor)
+    return m.SessionPage(sessions=[m.SessionSummary.model_validate(asdict(s)) for s in page.sessions],
+                         next_cursor=page.next_cursor)
+
+
+@router.get("/sessions/{sid}", response_model=m.Session, summary="one session: frontmatter, sections, path")
+def get_session(ws: WS, sid: SessionId) -> m.Session:
+    view = sessions.read_session(ws, sid)
+    return m.Session(id=view.id, path=view.path, frontmatter=view.frontmatter, extra_frontmatter=view.extra_frontmatter,
+                     preamble=view.preamble, sections=[m.Section(heading=h, content=c) for h, c in view.sections])
+
+
+@router.put("/sessions/{sid}/sections/{heading}", response_model=m.SectionResult,
+            summary="replace one section of a session (?append=true: add to it)")
+def put_section(ws: WS, sid: SessionId, heading: str, body: m.SectionText, append: bool = False) -> m.SectionResult:
+    result = sessions.write_section(ws, sid, heading, body.text, append=append)
+    return m.SectionResult(path=result.relpath, section=result.section, changed=result.changed)
+
+
+@router.post("/logs/tool-calls", response_model=m.LogLine, status_code=201, tags=["logs"],
+             summary="append a line to logs/tool-calls.md")
+def post_tool_call(ws: WS, body: m.ToolCall) -> m.LogLine:
+    return m.LogLine(line=sessions.log_tool_call(ws, body.session, body.tool, body.status, body.detail))
+
+
+@router.post("/logs/errors", response_model=m.LogLine, status_code=201, tags=["logs"],
+             summary="append a line to logs/errors.md")
+def post_error(ws: WS, body: m.ErrorLog) -> m.LogLine:
+    return m.LogLine(line=sessions.log_error(ws, body.message))

@@ -1,0 +1,17 @@
+"""What every endpoint is given: the workspace as currently configured."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Request
+
+from kbsync.app.workspace import Workspace
+
+
+def current_workspace(request: Request) -> Workspace:
+    ws: Workspace = request.app.state.current()
+    return ws
+
+
+WS = Annotated[Workspace, Depends(current_workspace)]

@@ -1,0 +1,238 @@
+"""The door's guard: every request passes it first, whatever it is for (the API, the login link, the
+page, an app mounted beside the API), because a web page open in the same browser can reach a server
+on 127.0.0.1 too.
+
+In order, each check answering in the API's error shape:
+1. Host must be one of the server's own names with its port (403): a DNS-rebinding page has its own.
+2. Origin, when sent, must be the server's own (403). No CORS header is ever sent, so no other
+   origin can read an answer.
+3. GET /login?token=... with a login token `kbsync web url` made: used once, it opens a browser
+   session (an HttpOnly, SameSite=Strict cookie) and redirects to / without the token.
+4. Authentication: `Authorization: Bearer <API token>` or that session cookie (401).
+5. A POST, PUT or PATCH (or a DELETE with a body, or any DELETE of a browser session) must be
+   `Content-Type: application/json`, which a page of another origin cannot send without a preflight
+   that is refused; a page of this server may instead send its session's CSRF token in
+   `X-CSRF-Token` (a form type without it: 403 `csrf`; any other type: 415).
+6. The body is read whole before the request goes on, and refused past [web] max_body_kb (413).
+Every response gets nosniff, X-Frame-Options DENY, a strict Content-Security-Policy, no-referrer
+and no-store, and loses any Access-Control-* header a mounted app might add.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Callable
+from urllib.parse import parse_qs
+
+from starlette.datastructures import Headers, MutableHeaders
+from starlette.requests import cookie_parser
+from starlette.responses import RedirectResponse, Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from kbsync.app.web import TokenCache, use_login_token
+from kbsync.app.workspace import Workspace
+from kbsync.web.problems import error_response
+
+SECURITY_HEADERS = {
+    "x-content-type-options": "nosniff",
+    "x-frame-options": "DENY",
+    "content-security-policy": "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+    "referrer-policy": "no-referrer",
+    "cache-control": "no-store",
+    "cross-origin-resource-policy": "same-origin",
+}
+WRITES = ("POST", "PUT", "PATCH")
+FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data", "text/plain")
+SESSION_TTL_S = 12 * 3600.0
+MAX_SESSIONS = 64
+LOGIN_PATH = "/login"
+
+
+@dataclass(frozen=True)
+class BrowserSession:
+    csrf: str
+    under: str  # a hash of the API token it was opened under: rotating the token ends it
+    expires: float
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+class Sessions:
+    """Browser sessions opened by login links, in memory: a restart or a token rotation ends them all."""
+
+    def __init__(self, tokens: TokenCache, clock: Callable[[], float] = time.time) -> None:
+        self._tokens = tokens
+        self._clock = clock
+        self._open: OrderedDict[str, BrowserSession] = OrderedDict()
+
+    def open(self) -> str:
+        sid = secrets.token_hex(32)
+        self._open[sid] = BrowserSession(secrets.token_hex(32), _digest(self._tokens.current()),
+                                         self._clock() + SESSION_TTL_S)
+        while len(self._open) > MAX_SESSIONS:
+            self._open.popitem(last=False)
+        return sid
+
+    def get(self, sid: str) -> BrowserSession | None:
+        found = self._open.get(sid)
+        if found is None:
+            return None
+        if found.expires < self._clock() or not hmac.compare_digest(found.under, _digest(self._tokens.current())):
+            del self._open[sid]
+            return None
+        return found
+
+
+def _with_security_headers(send: Send) -> Send:
+    async def sending(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            headers = MutableHeaders(scope=message)
+            for name in [k for k in headers.keys() if k.startswith("access-control-")]:
+                del headers[name]
+            for name, value in SECURITY_HEADERS.items():
+                headers[name] = value
+        await send(message)
+    return sending
+
+
+async def _read_body(receive: Receive, limit: int) -> bytes | None:
+    """The whole request body, or None once it passes `limit` bytes."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            return b"".join(chunks)
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+def _replaying(body: bytes, receive: Receive) -> Receive:
+    given = False
+
+    async def replay() -> Message:
+        nonlocal given
+        if not given:
+            given = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+    return replay
+
+
+class Guard:
+    """ASGI middleware in front of the whole application (see the module docstring)."""
+
+    def __init__(self, app: ASGIApp, *, current: Callable[[], Workspace], tokens: TokenCache, hosts: frozenset[str],
+                 cookie: str, max_body: int) -> None:
+        self.app = app
+        self.current = current
+        self.tokens = tokens
+        self.sessions = Sessions(tokens)
+        self.hosts = frozenset(h.lower() for h in hosts)
+        self.origins = frozenset(f"http://{h}" for h in self.hosts)
+        self.cookie = cookie
+        self.max_body = max_body
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            if scope["type"] == "lifespan":
+                await self.app(scope, receive, send)
+            return  # websockets are not served
+        send = _with_security_headers(send)
+        headers = Headers(scope=scope)
+        refusal = self._refusal(scope, headers)
+        if refusal is not None:
+            await refusal(scope, receive, send)
+            return
+        if scope["path"] == LOGIN_PATH and scope["method"] == "GET":
+            await self._login(scope)(scope, receive, send)
+            return
+        who = self._who(headers)
+        refusal = self._unauthorised(scope, headers, who)
+        if refusal is not None:
+            await refusal(scope, receive, send)
+            return
+        scope.setdefault("state", {})["browser_session"] = who
+        await self._forward(scope, receive, send, headers)
+
+    def _refusal(self, scope: Scope, headers: Headers) -> Response | None:
+        host = headers.get("host", "").lower()
+        if host not in self.hosts:
+            return error_response(403, "forbidden", f"Host {host or '(none)'!r} is not this server's; use "
+                                                    f"{sorted(self.hosts)[0]}")
+        origin = headers.get("origin")
+        if origin is not None and origin.lower() not in self.origins:
+            return error_response(403, "forbidden", f"Origin {origin!r} may not call this server")
+        return None
+
+    def _login(self, scope: Scope) -> Response:
+        token = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("token", [""])[0]
+        if not use_login_token(self.current(), token):
+            return error_response(401, "unauthorized", "this login link was used already, has expired or is not "
+                                                       "one; run `kbsync web url` for a new one")
+        response = RedirectResponse("/", status_code=303)
+        response.set_cookie(self.cookie, self.sessions.open(), httponly=True, samesite="strict", path="/")
+        return response
+
+    def _who(self, headers: Headers) -> BrowserSession | str | None:
+        """"bearer" for a request with the API token, its BrowserSession for one with a session cookie."""
+        scheme, _, given = headers.get("authorization", "").partition(" ")
+        if scheme.lower() == "bearer" and given.strip() and self.tokens.matches(given.strip()):
+            return "bearer"
+        sid = cookie_parser(headers.get("cookie", "")).get(self.cookie)
+        return self.sessions.get(sid) if sid else None
+
+    def _unauthorised(self, scope: Scope, headers: Headers, who: BrowserSession | str | None) -> Response | None:
+        if who is None:
+            return error_response(401, "unauthorized", "send `Authorization: Bearer <token>` (`kbsync web token` "
+                                                       "prints it), or log in with `kbsync web url`",
+                                  headers={"www-authenticate": 'Bearer realm="kbsync"'})
+        method = scope["method"]
+        if method in WRITES or (method == "DELETE" and (_has_body(headers) or isinstance(who, BrowserSession))):
+            return self._content_refusal(headers, who)
+        return None
+
+    def _content_refusal(self, headers: Headers, who: BrowserSession | str) -> Response | None:
+        kind = headers.get("content-type", "").split(";")[0].strip().lower()
+        if kind == "application/json":
+            return None
+        csrf = headers.get("x-csrf-token", "")
+        if isinstance(who, BrowserSession) and csrf and hmac.compare_digest(csrf, who.csrf):
+            return None
+        if kind in FORM_TYPES:
+            return error_response(403, "csrf", "a form needs this server's CSRF token (X-CSRF-Token); an API call "
+                                               "needs Content-Type: application/json")
+        return error_response(415, "unsupported_media_type", f"Content-Type {kind or '(none)'!r}: send JSON with "
+                                                              "Content-Type: application/json")
+
+    async def _forward(self, scope: Scope, receive: Receive, send: Send, headers: Headers) -> None:
+        too_big = error_response(413, "too_large", f"the body is over {self.max_body // 1024} KB ([web] "
+                                                   "max_body_kb); send less", headers={"connection": "close"})
+        length = headers.get("content-length", "")
+        if length.isdigit() and int(length) > self.max_body:
+            await too_big(scope, receive, send)
+            return
+        if scope["method"] in ("GET", "HEAD", "OPTIONS"):
+            await self.app(scope, receive, send)
+            return
+        body = await _read_body(receive, self.max_body)
+        if body is None:
+            await too_big(scope, receive, send)
+            return
+        await self.app(scope, _replaying(body, receive), send)
+
+
+def _has_body(headers: Headers) -> bool:
+    return headers.get("content-length", "0") not in ("", "0") or "transfer-encoding" in headers

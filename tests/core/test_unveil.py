@@ -1,0 +1,135 @@
+"""Secrets in disguise (kbsync.core.unveil, kbsync.core.secrets): normalised text and decoded runs are
+scanned too, and an inline marker counts only in files a person writes. Every token is built at run time."""
+
+from __future__ import annotations
+
+import base64
+import urllib.parse
+
+import pytest
+
+from helpers.hook import provider_secrets
+from kbsync.core import unveil
+from kbsync.core.secrets import honours_inline_allow, scan_text
+
+ZWSP = "\u200b"
+
+
+def token() -> str:
+    return provider_secrets()["github-pat"].split(": ", 1)[1]
+
+
+def fullwidth(text: str) -> str:
+    return "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in text)
+
+
+def encodings() -> dict[str, str]:
+    raw = f"deploy with {token()} today".encode()
+    return {
+        "base64": base64.b64encode(raw).decode(),
+        "base64url": base64.urlsafe_b64encode(raw).decode().rstrip("="),
+        "hex": raw.hex(),
+        "percent": urllib.parse.quote(raw.decode(), safe=""),
+    }
+
+
+@pytest.mark.parametrize("name", ["base64", "base64url", "hex", "percent"])
+def test_an_encoded_token_is_found_and_its_encoding_named(name: str) -> None:
+    found = scan_text("memory/notes.md", f"first\n\nblob: {encodings()[name]}\n")
+    expected = "percent" if name == "percent" else "hex" if name == "hex" else "base64"
+    assert [(f.line, f.rule, f.encoding) for f in found] == [(3, "github-pat", expected)]
+    assert f"in {expected}-encoded text" in str(found[0])
+    assert token()[4:] not in str(found[0]) + repr(found[0])
+
+
+def test_a_token_inside_two_layers_is_found() -> None:
+    inner = f"key {token()} here".encode().hex()
+    found = scan_text("a.md", "x " + base64.b64encode(inner.encode()).decode() + "\n")
+    assert [(f.rule, f.encoding) for f in found] == [("github-pat", "base64/hex")]
+
+
+@pytest.mark.parametrize("disguise", [
+    lambda t: t[:10] + ZWSP + t[10:],
+    lambda t: ZWSP.join(t),
+    lambda t: t[:3] + "\u2060" + t[3:] + "\u00ad",
+    fullwidth,
+])
+def test_zero_width_and_full_width_disguises_are_seen_through(disguise: object) -> None:
+    line = f"token: {disguise(token())}"  # type: ignore[operator]
+    assert token() not in line
+    found = scan_text("a.md", f"intro\n{line}\n")
+    assert [(f.line, f.rule, f.encoding) for f in found] == [(2, "github-pat", None)]
+    assert found[0].fingerprint == scan_text("a.md", f"token: {token()}\n")[0].fingerprint
+
+
+def test_the_allowlist_fingerprint_allows_the_value_in_every_disguise() -> None:
+    allowed = frozenset({scan_text("a.md", token())[0].fingerprint})
+    for text in [token(), fullwidth(token()), *encodings().values()]:
+        assert scan_text("a.md", text + "\n", allowed) == []
+
+
+def test_the_same_run_without_decoding_misses_it() -> None:
+    assert scan_text("a.md", encodings()["base64"] + "\n", decode=False) == []
+
+
+def test_prose_code_hashes_and_binary_base64_are_not_findings() -> None:
+    text = ("commit 3f1c2a9e8b7d6c5f4a3b2c1d0e9f8a7b6c5d4e3f merged\n"
+            "/home/someone/projects/knowledge-base/sessions/archive\n"
+            f"image: {base64.b64encode(bytes(range(256))).decode()}\n"
+            "see https://example.org/search?q=%E5%90%88%E5%90%8C%20%E9%A3%8E%E9%99%A9&lang=zh\n"
+            "全角的文字，标点：都在这里。\n")
+    assert scan_text("a.md", text) == []
+
+
+def test_normalise_keeps_line_breaks_and_ascii_as_it_is() -> None:
+    text = "ａ\u200bｂ\nc\r\nd"
+    assert unveil.normalise(text) == "ab\nc\r\nd"
+    ascii_text = "plain\ntext"
+    assert unveil.normalise(ascii_text) is ascii_text
+
+
+def test_short_runs_are_not_decoded() -> None:
+    assert list(unveil.decoded_runs(base64.b64encode(b"short text").decode())) == []
+
+
+@pytest.mark.parametrize("relpath", ["sessions/2025-06-11/1432-a1b2c3d-x.md", "logs/tool-calls.md",
+                                     "candidates/2025-06-11-notes.md", "index.md", "kb/sessions/2025/x.md"])
+def test_an_inline_marker_allows_nothing_in_text_kbsync_writes(relpath: str) -> None:
+    line = provider_secrets()["github-pat"] + "  <!-- kbsync:allow -->"
+    assert not honours_inline_allow(relpath)
+    assert [f.rule for f in scan_text(relpath, line + "\n")] == ["github-pat"]
+
+
+@pytest.mark.parametrize("relpath", ["memory/facts.md", "notes.md", "artifacts/report.md", "LEARNING_BOARD.md"])
+def test_an_inline_marker_still_allows_a_line_a_person_wrote(relpath: str) -> None:
+    line = provider_secrets()["github-pat"] + "  <!-- kbsync:allow -->"
+    assert honours_inline_allow(relpath) and scan_text(relpath, line + "\n") == []
+    assert [f.rule for f in scan_text(relpath, line + "\n", inline_allow=False)] == ["github-pat"]
+
+
+def test_a_marker_inside_decoded_text_allows_nothing() -> None:
+    hidden = base64.b64encode(f"{token()} kbsync:allow".encode()).decode()
+    assert [f.encoding for f in scan_text("notes.md", hidden + "\n")] == ["base64"]
+    assert scan_text("notes.md", hidden + " kbsync:allow\n") == []  # the person's marker on the line itself
+
+
+def test_a_marker_sent_through_session_save_lets_nothing_through(tmp_path: object, cli: object) -> None:
+    import json
+    import time
+    from pathlib import Path
+
+    from helpers.cli import Cli
+    from helpers.daemon import git, head_files
+
+    root = Path(str(tmp_path)) / "ws"
+    run: Cli = cli  # type: ignore[assignment]
+    assert run("init", ws=root).returncode == 0
+    payload = {"session_id": "s-marker", "title": "带标记", "status": "closed",
+               "sections": {"结论": provider_secrets()["github-pat"] + " <!-- kbsync:allow -->"}}
+    saved = run("session", "save", ws=root, stdin=json.dumps(payload))
+    assert saved.returncode == 0, saved.stderr
+    time.sleep(0.4)  # past [daemon] quiet_ms, so the file is judged and not left out as still changing
+    done = run("commit", "--json", ws=root)
+    rel = saved.stdout.strip()
+    assert rel not in head_files(root) and "secret" in json.loads(done.stdout)["skipped"][rel]
+    assert git(root, "status", "--porcelain", "--", rel)

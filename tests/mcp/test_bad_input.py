@@ -1,0 +1,79 @@
+"""Every tool's bad-input path over stdio: a clear MCP tool error (is_error, one line naming the field or
+file and what to do), never a crash: the same server process answers every call that follows."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import anyio
+
+from helpers.board import payload
+from helpers.cli import Cli
+from helpers.mcp import data, error, stdio
+
+SID = "20250611-0930-abcdef0"  # well formed, not in the workspace
+KEY = "发布前确认锁文件@2025-06-11"
+CASES: list[tuple[str, dict[str, object], str]] = [
+    ("search", {"query": ""}, "nothing to search for"),
+    ("search", {"query": "x", "top": 0}, "greater than or equal to 1"),
+    ("search", {"query": "x", "sources": ["nowhere"]}, "no search source named nowhere"),
+    ("search", {}, "query"),
+    ("get_context", {"budget_tokens": 0}, "greater than or equal to 1"),
+    ("get_context", {"query": "since:someday"}, "since"),
+    ("read", {"ref": "../etc/passwd"}, ".. part"),
+    ("read", {"ref": "/etc/passwd"}, "relative to the workspace"),
+    ("read", {"ref": ".kbsync/config.toml"}, "kbsync's and git's own state"),
+    ("read", {"ref": ".git/config"}, "kbsync's and git's own state"),
+    ("read", {"ref": "memory/missing.md"}, "memory/missing.md: no such file"),
+    ("read", {"ref": "memory/link.md"}, "a symlink"),
+    ("read", {"ref": SID}, f"no session {SID}"),
+    ("read", {"ref": "没有的条目@2025-01-01"}, "no entry 没有的条目@2025-01-01"),
+    ("read", {"ref": 7}, "ref"),
+    ("status", {"unexpected": 1}, ""),
+    ("save_session", {"session": {}}, "session_id"),
+    ("save_session", {"session": {"session_id": "x", "tags": "a"}}, "tags"),
+    ("save_session", {"session": "not an object"}, "session"),
+    ("write_section", {"session_id": SID, "heading": "结论", "text": "x"}, f"no session {SID}"),
+    ("write_section", {"session_id": "nope", "heading": "结论", "text": "x"}, "no session 'nope'"),
+    ("write_section", {"session_id": "{sid}", "heading": "## 结论", "text": "x"}, "plain heading name"),
+    ("write_section", {"session_id": "{sid}", "heading": "没有", "text": "x"}, "no section '## 没有'"),
+    ("log_tool_call", {"session_id": "{sid}"}, "tool"),
+    ("board_add", {"entry": {"title": "半个条目"}}, "the entry is not valid"),
+    ("board_update", {"key": KEY, "entry": {"title": "x", "summary": "y"}}, "a partial update is refused"),
+    ("board_update", {"key": "没有@2025-01-01", "entry": payload()}, "no entry"),
+    ("board_update", {"key": "no date", "entry": payload()}, "no date"),
+    ("board_feedback", {"key": KEY, "verdict": "meh"}, "'helpful' or 'harmful'"),
+    ("board_feedback", {"key": "没有@2025-01-01", "verdict": "helpful"}, "no entry 没有@2025-01-01"),
+    ("board_applied", {"keys": []}, "at least 1 item"),
+    ("board_applied", {"keys": [KEY, "没有@2025-01-01"]}, "no entry 没有@2025-01-01"),
+    ("remember", {"key": "lang"}, "value"),
+    ("forget", {"key": "nope"}, "no fact 'nope'"),
+    ("no_such_tool", {}, "no_such_tool"),
+]
+
+
+def test_every_bad_call_gets_a_clear_error_and_the_server_carries_on(ws_root: Path, cli: Cli) -> None:
+    done = cli("session", "save", "--json", ws=ws_root, stdin=json.dumps({"session_id": "s1", "title": "t"}))
+    sid = json.loads(done.stdout)["id"]
+    assert cli("board", "add", ws=ws_root, stdin=json.dumps(payload())).returncode == 0
+    (ws_root / "memory" / "link.md").symlink_to("/etc/hostname")
+    seen: list[tuple[str, str]] = []
+
+    async def run() -> None:
+        async with stdio(ws_root) as client:
+            for tool, args, says in CASES:
+                args = {k: (v.replace("{sid}", sid) if isinstance(v, str) else v) for k, v in args.items()}
+                result = await client.call_tool(tool, args)
+                if tool == "status":  # no input: an unknown argument is ignored, the answer still comes
+                    assert "running" in data(result)
+                    continue
+                seen.append((tool, error(result)))
+                assert says in seen[-1][1], (tool, args, seen[-1][1])
+            assert data(await client.call_tool("read", {"ref": sid}))["path"].startswith("sessions/")
+
+    anyio.run(run)
+    assert {t for t, _ in seen} >= {"search", "get_context", "read", "save_session", "write_section",
+                                    "log_tool_call", "board_add", "board_update", "board_feedback", "board_applied",
+                                    "remember", "forget"}
+    assert all("Traceback" not in text and len(text.splitlines()) <= 12 for _, text in seen)

@@ -2,6 +2,7 @@
 """Precision and recall of the embedded-instruction detector, and its speed on a generated corpus.
 
     python bench/bench_injection.py [--set tuning|held-out|both] [--show] [--sessions 3000]
+    python bench/bench_injection.py --write-decisions   # after a change of the rules: tests/data/injection_decisions.jsonl
 
 The labelled sets in tests/data/ hold one JSON object per line: {"label": 1|0, "lang": "en"|"zh",
 "family": ..., "form": "explicit"|"obfuscated"|"indirect"} for an injection, {"label": 0, "lang": ...,
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections import Counter
@@ -27,6 +29,7 @@ from kbsync.core.injection import detect, families
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "tests" / "data"
 SETS = {"tuning": DATA_DIR / "injection_tuning.jsonl", "held-out": DATA_DIR / "injection_heldout.jsonl"}
+DECISIONS = DATA_DIR / "injection_decisions.jsonl"  # every flag of every labelled text, as the rules decide now
 Row = dict[str, object]
 Detector = Callable[[str], list[str]]  # text -> the families it is flagged with
 
@@ -75,6 +78,14 @@ def report(name: str, rows: list[Row], det: Detector = kbsync_families) -> list[
     return out
 
 
+def decisions() -> list[str]:
+    """One JSON line per labelled text (both sets, in order): its flags' family, span, line and score. A change
+    meant only to make the detector faster must leave these exactly as they are (tests/core/test_injection.py)."""
+    return [json.dumps({"set": name, "n": i, "flags": [[f.family, f.start, f.end, f.line, round(f.score, 6)]
+                                                        for f in detect(str(r["text"]))]})
+            for name, path in SETS.items() for i, r in enumerate(load(path))]
+
+
 def misclassified(rows: list[Row], det: Detector = kbsync_families) -> list[str]:
     out = []
     for r in rows:
@@ -92,11 +103,12 @@ def corpus_speed(sessions: int) -> str:
     ws = corpus(Path(__file__).resolve().parent / "out", sessions)
     texts = [p.read_bytes().decode("utf-8", "replace") for p in sorted(ws.rglob("*.md"))]
     size = sum(len(t.encode("utf-8")) for t in texts)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     flagged = sum(1 for t in texts if detect(t))
-    wall = time.perf_counter() - start
-    return (f"speed: {len(texts)} files, {size / 1e6:.1f} MB in {wall:.2f} s = {size / 1e6 / wall:.1f} MB/s "
-            f"({flagged} files flagged)")
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    return (f"speed: {len(texts)} files, {size / 1e6:.1f} MB in {wall:.2f} s wall = {size / 1e6 / wall:.1f} MB/s, "
+            f"{cpu:.2f} s CPU = {size / 1e6 / cpu:.1f} MB/s ({flagged} files flagged; load average "
+            f"{os.getloadavg()[0]:.1f})")
 
 
 def main() -> None:
@@ -104,7 +116,11 @@ def main() -> None:
     ap.add_argument("--set", choices=("tuning", "held-out", "both"), default="both")
     ap.add_argument("--show", action="store_true", help="print the misclassified texts of the chosen set(s)")
     ap.add_argument("--sessions", type=int, default=3000, help="corpus size for the speed figure (0: skip)")
+    ap.add_argument("--write-decisions", action="store_true", help=f"write {DECISIONS.name} and stop")
     args = ap.parse_args()
+    if args.write_decisions:
+        DECISIONS.write_text("\n".join(decisions()) + "\n", encoding="utf-8")
+        return
     names = list(SETS) if args.set == "both" else [args.set]
     for name in names:
         rows = load(SETS[name])

@@ -28,6 +28,7 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Final, Iterable
 
 from kbsync.core import encoded, injectionrules
@@ -95,24 +96,28 @@ def at_use(stored: dict[str, object]) -> dict[str, object]:
 class _Evidence:
     family: str
     weight: float
-    start: int  # original offsets
+    start: int  # original offsets; -1 for a rule's match until its passage is flagged (see `found`)
     end: int
     why: str
     passage: int
     bonus: str = ""  # hidden, encoded, obfuscated
     decoded: str = ""  # the decoded run (encoded evidence only)
+    found: tuple[int, int, tuple[int, int] | None] | None = None  # a rule's match and hidden region, folded
 
 
 @dataclass(frozen=True)
 class _Passages:
     view: View
     starts: list[int]  # folded offsets where each passage starts
-    orig_starts: list[int]
 
     @classmethod
     def of(cls, view: View) -> _Passages:
-        starts = [0] + [m.end() for m in re.finditer("\n", view.text)]
-        return cls(view, starts, [view.original(s) for s in starts])
+        return cls(view, [0] + [m.end() for m in re.finditer("\n", view.text)])
+
+    @cached_property
+    def orig_starts(self) -> list[int]:
+        """The original offsets where each passage starts (found when first asked: few texts need them)."""
+        return [self.view.original(s) for s in self.starts]
 
     def at(self, folded: int) -> int:
         return bisect.bisect_right(self.starts, folded) - 1
@@ -140,6 +145,7 @@ _WORD_KEYS: Final = frozenset(k for k in _KEYS if _is_word(k))  # looked up amon
 _ASCII_KEYS: Final = tuple(sorted(k for k in _KEYS if k.isascii() and not _is_word(k)))  # looked up as substrings
 _WIDE_KEYS: Final = tuple((k, frozenset(k)) for k in sorted(_KEYS) if not k.isascii())  # with the characters each holds
 _RULES_OF: Final = {k: tuple(i for i, rule in enumerate(RULES) if k in rule.keys) for k in _KEYS}
+_ALSO: Final = {rule: tuple(frozenset(group) for group in rule.also) for rule in RULES}
 
 
 class _Index:
@@ -208,7 +214,7 @@ class _Index:
 
 
 def _matches(rule: Rule, text: str, index: _Index) -> Iterable[re.Match[str]]:
-    if not all(any(index.has(k) for k in group) for group in rule.also):
+    if any(group.isdisjoint(index.present) for group in _ALSO[rule]):
         return
     present = tuple(k for k in rule.keys if index.has(k))
     seen: set[tuple[int, int]] = set()
@@ -219,10 +225,12 @@ def _matches(rule: Rule, text: str, index: _Index) -> Iterable[re.Match[str]]:
                 yield m
 
 
-def _factor(rule: Rule, p: _Passages, i: int, start: int, end: int) -> float:
+def _factor(rule: Rule, p: _Passages, i: int, start: int, end: int, meta: dict[int, bool]) -> float:
     ptext, pstart = p.text(i), p.starts[i]
     factor = 1.0
-    if _META.search(ptext):
+    if i not in meta:
+        meta[i] = _META.search(ptext) is not None
+    if meta[i]:
         inside = any(q.start() <= start - pstart and end - pstart <= q.end() for q in _QUOTES.finditer(ptext))
         factor = QUOTED_FACTOR if inside else META_FACTOR
     if rule.narrative and _NARRATIVE.search(p.view.text, max(pstart, start - 30), start + 10):
@@ -233,16 +241,31 @@ def _factor(rule: Rule, p: _Passages, i: int, start: int, end: int) -> float:
 def _rule_evidence(p: _Passages) -> list[_Evidence]:
     text, out = p.view.text, []
     hidden = [(m.start(), m.end()) for m in _HIDDEN_REGIONS.finditer(text)] if _HIDDEN_HINT.search(text) else []
-    index = _Index(text)
+    index, meta = _Index(text), dict[int, bool]()
     for rule in index.rules():
         for m in _matches(rule, text, index):
             i = p.at(m.start())
-            lo, hi = p.view.span(m.start(), m.end())
             region = next(((a, b) for a, b in hidden if a <= m.start() < b), None)
-            bonus = "hidden" if region else "obfuscated" if _OBFUSCATION.search(p.view.original_text, lo, hi) else ""
-            span = p.view.span(*region) if region else _sentence(p, m.start(), m.end())
-            out.append(_Evidence(rule.family, rule.weight * _factor(rule, p, i, m.start(), m.end()), *span, rule.why, i, bonus))
+            bonus = "hidden" if region else "obfuscated" if _obfuscated(p.view, m.start(), m.end()) else ""
+            weight = rule.weight * _factor(rule, p, i, m.start(), m.end(), meta)
+            out.append(_Evidence(rule.family, weight, -1, -1, rule.why, i, bonus, found=(m.start(), m.end(), region)))
     return out
+
+
+def _obfuscated(view: View, start: int, end: int) -> bool:
+    """Whether the original of a folded span holds invisible, look-alike or leetspeak characters (the original
+    is the folded text itself when nothing was folded away)."""
+    lo, hi = view.span(start, end)
+    return _OBFUSCATION.search(view.original_text, lo, hi) is not None
+
+
+def _located(p: _Passages, e: _Evidence) -> _Evidence:
+    """`e` with its original span: the hidden region, or the sentence around the match."""
+    if e.found is None:
+        return e
+    start, end, region = e.found
+    lo, hi = p.view.span(*region) if region else _sentence(p, start, end)
+    return _Evidence(e.family, e.weight, lo, hi, e.why, e.passage, e.bonus, e.decoded)
 
 
 def _sentence(p: _Passages, start: int, end: int) -> tuple[int, int]:
@@ -314,7 +337,7 @@ def _flags(text: str, *, decode: bool = True, min_weight: float = THRESHOLD) -> 
     for items in by_passage.values():
         score, best = _score(items)
         if score >= min_weight and score > 0:
-            out += [_flag(text, e, score) for e in best.values()]
+            out += [_flag(text, _located(p, e), score) for e in best.values()]
     return sorted(out, key=lambda f: (f.start, f.family))
 
 

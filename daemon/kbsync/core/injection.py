@@ -52,7 +52,7 @@ _HIDDEN_HINT: Final = re.compile(r"<!--|\[//\]|<\w+[^>\n]*(?:none|hidden|font-si
 _META: Final = re.compile(
     r"\b(?:prompt[- ]injections?|injection attacks?|jailbreak(?:s|ing)?|attackers?|attacks?|payloads?|red[- ]team(?:ing)?|"
     r"researchers?|malicious|adversarial|example payload|examples? of|for example|such as|phishing|detect(?:s|ion|or)?|"
-    r"mitigation|cve-\d+)\b|注入|攻击|越狱|例如|举例|比如|典型|检测|防护|过滤|恶意", re.I)
+    r"mitigation|cve-\d+|tokeni[sz]ers?|special tokens?|chat templates?)\b|注入|攻击|越狱|例如|举例|比如|典型|检测|防护|过滤|恶意", re.I)
 _QUOTES: Final = re.compile(r"\"[^\"\n]{2,300}\"|(?<![A-Za-z])'[^'\n]{2,300}'(?![A-Za-z])|“[^”\n]{1,300}”|‘[^’\n]{1,300}’|"
                             r"「[^」\n]{1,300}」|`[^`\n]{1,300}`")
 _NARRATIVE: Final = re.compile(r"\b(?:we|we'll|we've|let's|they|team|decided|agreed|decision|i'll|i will)\b|我们|大家|团队|决定|"

@@ -102,9 +102,13 @@ RULES: Final[tuple[Rule, ...]] = (
     _r("override", 1.0, "void|cancel|obsolete|revoked|invalid|superseded|outdated|overridden|no longer",
        rf"\b{INSTR}\b{G(30)}\b(?:are|is|were|have been|has been)\s+(?:now\s+|hereby\s+)?(?:void|null|cancel+ed|obsolete|"
        rf"revoked|invalid|superseded|outdated|overridden|no longer (?:valid|apply|applies|in effect|relevant))|"
-       rf"\b{INSTR}\b{G(20)}\bno longer appl(?:y|ies)\b", "declares the reader's earlier instructions void"),
-    _r("override", 1.0, "forget", r"\bforget (?:everything|all(?: of)? (?:that|this|it)|what(?:ever)? (?:was|you were|i) "
-       r"(?:said|told|wrote))\b|\bforget (?:everything|all) (?:you (?:know|were told)|above|before)\b",
+       rf"\b{INSTR}\b{G(40)}\bno longer appl(?:y|ies)\b", "declares the reader's earlier instructions void"),
+    _r("override", 0.5, "precedence|priority|supersede|supersedes|override|overrides", r"\b(?:the )?(?:rules|instructions|"
+       r"guidance|directions) (?:in|of|on) this (?:file|text|page|document|note|message)\b[^.!?\n]{0,20}\b(?:take precedence|"
+       r"take priority|supersede|override)\b", "puts this text's rules above the reader's"),
+    _r("override", 1.0, "forget|disregard|ignore", r"\bforget (?:everything|all(?: of)? (?:that|this|it)|what(?:ever)? (?:was|you were|i) "
+       r"(?:said|told|wrote))\b|\b(?:forget|disregard|ignore) (?:everything|all) (?:you (?:know|were told|have been told|"
+       r"were given|read)|above|before|(?:that|which) came before|prior)\b",
        "tells the reader to forget what it was told"),
     _r("override", 1.0, "your new|your real|your actual|your true|your only", r"\byour (?:new|real|actual|true|only) "
        r"(?:task|role|goal|job|instructions?|purpose|objective|mission|prompt) (?:is|are|will be|now is)\b",
@@ -131,12 +135,12 @@ RULES: Final[tuple[Rule, ...]] = (
     _r("override", 1.0, "忽略|无视|忽视|忘记|忘掉|忘了|丢弃|抛弃|跳过|绕过|不要理会|别管|不用管|不必理会|覆盖",
        rf"(?:忽略|无视|忽视|忘记|忘掉|忘了|丢弃|抛弃|跳过|绕过|不要理会|别管|不用管|不必理会|覆盖){G(12)}{PRIOR_ZH}{G(8)}"
        rf"{INSTR_ZH}", "tells the reader to ignore its earlier instructions", narrative=True),
-    _r("override", 0.6, "作废|无效|失效|取消|不再|被覆盖|被取代|过时|废除",
-       rf"{PRIOR_ZH}的?(?:所有|全部|一切)?的?{INSTR_ZH}{G(6)}(?:作废|无效|失效|取消|不再(?:适用|有效|生效)|被(?:覆盖|取代|替换)|"
+    _r("override", 0.6, "作废|无效|失效|取消|不再|不适用|被覆盖|被取代|过时|废除",
+       rf"{PRIOR_ZH}[^。\n]{{0,6}}?{INSTR_ZH}{G(8)}(?:作废|无效|失效|取消|不再(?:适用|有效|生效)|不适用|被(?:覆盖|取代|替换)|"
        r"过时|废除)", "declares earlier instructions void", narrative=True),
     _r("override", 0.5, "听从|服从|遵守|遵循|按照|执行|按我|为准|听我",
        r"(?:只|仅|只需|只要)(?:听从|服从|遵守|遵循|按照|执行|听)(?:我|本|这|下面|以下|此)|按(?:照)?我说的(?:做|办|执行)|"
-       r"以本(?:文|段|文档|页)为准|严格按照(?:下面|以下|本)", "tells the reader to obey only this text"),
+       r"以本(?:文|段|文档|页|文件)[^。\n]{0,6}为准|严格按照(?:下面|以下|本)", "tells the reader to obey only this text"),
     _r("override", 0.6, "忽略|无视|不要理会", r"(?:忽略|无视|不要理会)用户的?(?:问题|要求|消息|输入|指令)",
        "tells the reader to ignore the user"),
     _r("override", 1.0, "你的", r"你的(?:真实|真正|新|实际|唯一)的?(?:任务|目标|角色|身份|指令|使命)(?:是|为)",
@@ -208,10 +212,26 @@ RULES: Final[tuple[Rule, ...]] = (
     _r("address", 0.7, "when you|whenever you|while you", r"\b(?:when|whenever|while|once|after|before) you (?:read|summari[sz]e|"
        r"process|review|analy[sz]e|index|translate|see|encounter|parse|rank|evaluate|answer questions about)\s+(?:this|these|"
        r"the following|the above|my|our)\b", "tells the reader what to do when it processes this text"),
+    _r("address", 0.4, "when you|whenever you|while you|once you|if you",
+       r"\b(?:when|whenever|while|once|if) you (?:write|produce|generate|give|create|draft|compose|make|prepare)\s+(?:a |an |the |"
+       r"your )?(?:summary|summaries|answer|reply|response|overview|description|report|review|recap)\s+(?:of|about|for|on)\s+"
+       r"(?:this|these|the following|the above|my|our)\b", "tells the reader what to do when it processes this text"),
+    _r("address", 1.0, "whoever|anyone who|anybody who|any tool that|any system that|any program that",
+       rf"\b(?:whoever|anyone who|anybody who|any (?:tool|system|program) that)\s+(?:answers|replies|responds|summari[sz]es|"
+       rf"reads|processes|indexes)\b{G(50)}\b(?:should|must|has to|needs to|is to|shall)\s+(?:always\s+)?(?:recommend|promote|"
+       r"endorse|advertise|praise|cite|describe|rate|claim|say|state|mention|include|add|tell)\b",
+       "tells whatever reads the text what to say"),
+    _r("address", 0.4, "agent|agents|model|models|bot|bots", rf"\b(?:the|this|an?|any|all|every)\s+{AI_ANY}s?\s+(?:(?:that|"
+       r"which|who)\s+)?(?:\S+\s+){0,4}?(?:must|should|shall|needs? to|has to|have to|is (?:required|expected|instructed|"
+       r"supposed) to|are (?:required|expected|instructed|supposed) to|will now)\b", "tells an agent or model what it must do",
+       also="must|should|shall|need|needs|has|have|required|expected|instructed|supposed|will"),
+    _r("address", 0.4, "读到|看到|阅读|处理|总结|整理", r"(?:读到|看到|阅读|处理|总结|整理)(?:这段话|这段文字|本文|这篇|此文|这里|本页|"
+       r"这份|本文档|这一段)[^。\n]{0,6}?(?:时|后)?[^。\n]{0,3}(?:请|必须|务必|应该|应当|要)", "tells the reader what to do when it "
+       "processes this text"),
     _r("address", 0.7, "as an|as the|as a", rf"\bas (?:an?|the) {AI}\b{G(20)}\byou (?:must|should|are required|will|need)",
        "tells an AI what it must do", also="you"),
-    _r("address", 1.0, "给|致|写给|告", rf"(?:致|给|写给|告)(?:所有|任何|每一?个)?(?:正在)?(?:阅读|读取|处理)?(?:本|这)?(?:页面|文档|文章|文件)?的?"
-       rf"{AI_ZH}+(?:的)?(?:指令|说明|消息|提示|信)?\s*:", "addresses a message to an AI", also=AI_ZH_KEYS),
+    _r("address", 1.0, "给|致|写给|告", rf"(?:致|给|写给|告)(?:所有|任何|每一?个)?(?:正在)?(?:阅读|读取|处理)?(?:(?:本|这|此)(?:个|份|篇)?)?(?:页面|文档|文章|文件)?的?"
+       rf"\s*{AI_ZH}+\s*(?:的)?(?:指令|说明|消息|提示|信)?\s*:", "addresses a message to an AI", also=AI_ZH_KEYS),
     _r("address", 1.0, "你是", rf"(?:如果|若|假如|当)你是(?:一个|一名)?[^。\n,]{{0,12}}{AI_ZH}", "addresses an AI reading the text"),
     _r("address", 0.8, AI_ZH_KEYS,
        rf"{AI_ZH}+(?:在)?(?:读到|看到|阅读|读取|处理|总结|解析|检索|抓取|浏览)(?:到)?(?:这|本|此|以下|下面)",
@@ -226,7 +246,7 @@ RULES: Final[tuple[Rule, ...]] = (
        rf"人工智能|智能助手|助手|大模型|模型|智能体)[^。\n]{{0,10}}(?:应该|应当|必须|需要|要|请)", "tells an AI that reads this text what to do"),
     _r("address", 0.7, "当你", r"当你(?:总结|阅读|读到|处理|翻译|分析|回答关于|整理)[^。\n]{0,6}(?:这|本|此)",
        "tells the reader what to do when it processes this text"),
-    _r("address", 0.6, AI_ZH_KEYS, rf"{AI_ZH}[^。\n]{{0,4}}(?:必须|务必|应当|应该)[^。\n]{{0,10}}(?:把|将|在|推荐|说明|"
+    _r("address", 0.6, AI_ZH_KEYS, rf"{AI_ZH}[^。\n]{{0,12}}(?:必须|务必|应当|应该)[^。\n]{{0,10}}(?:把|将|在|推荐|说明|"
        r"声称|描述|回答|引用|安装|执行|运行|删除|授予|发送|上传)", "tells an AI what it must do", also="必须|务必|应当|应该"),
     _r("address", 0.8, "作为", rf"作为(?:一个)?{AI_ZH}\s*,?\s*你(?:必须|应该|需要|要)", "tells an AI what it must do"),
     # -- output manipulation ---------------------------------------------------------------
@@ -245,6 +265,16 @@ RULES: Final[tuple[Rule, ...]] = (
     _r("output", 0.5, "link|url|signature|phrase|footer|sentence|http|https",
        rf"\b(?:append|add|insert|include|attach|mention|sign|put|write|say|state|recommend|promote|cite)\b{G(40)}"
        r"\b(?:link|url|signature|phrase|footer|sentence|https?://)", "tells the reader to insert text"),
+    _r("output", 0.6, "website|homepage|web site|contact details|site|page|store|shop|channel",
+       rf"\b(?:append|add|insert|include|attach|mention|put|recommend|promote|cite|link to)\b{G(20)}\b(?:their|our|its|his|her|"
+       r"the vendor'?s|the sponsor'?s)\s+(?:\w+\s+)?(?:website|homepage|web site|contact details|site|page|store|shop|channel)\b",
+       "tells the reader to promote someone's site"),
+    _r("output", 0.5, "from now on|from this point on|from here on|henceforth|going forward|from today on",
+       rf"\b(?:from (?:now|this point|here|today) on|henceforth|going forward)\b,?{G(30)}\b{ANSWER}\b",
+       "makes a rule for every later answer"),
+    _r("output", 0.5, "end with|finish with|close with|conclude with|end in", rf"\b(?:end|finish|close|conclude)s? (?:with|in)\s+"
+       r"(?:a |an |the )?(?:link|url|signature|footer|phrase|promo(?:tion)?|advert(?:isement)?|referral)\b",
+       "tells the reader how to end what it writes"),
     _r("output", 0.8, "question|questions|message|messages|request|requests", r"\b(?:answer|reply to|respond to)\s+(?:every|each|all|any)\s+(?:question|"
        r"message|request)s?\s+with\b", "dictates how every answer must look"),
     _r("output", 0.6, "whatever|no matter|regardless|whenever", r"\b(?:whatever|no matter what|regardless of what|whenever) "
@@ -259,9 +289,13 @@ RULES: Final[tuple[Rule, ...]] = (
        "sentence|phrase",
        rf"\b(?:append|add|insert|include|attach|embed|put|place|paste|mention)\b{G(30)}\b(?:link|url|referral(?: code)?|affiliate "
        r"(?:link|code)|promo(?:tion)?(?: code)?|advert(?:isement)?|signature|footer|tracking pixel|snippet|banner|coupon|"
-       rf"discount code|sentence|phrase|disclaimer)s?\b{G(40)}\b(?:to|in|into|at|on)\s+(?:the (?:top|end|start) of\s+)?"
-       rf"(?:your|every|each|all|any)\s+(?:\S+\s+)?(?:{ANSWER}|files?|code|links?|urls?|pages?|html)\b",
+       rf"discount code|sentence|phrase|disclaimer)s?\b{G(60)}\b(?:to|in|into|at|on)\s+(?:the (?:top|end|"
+       rf"start|bottom) of\s+)?(?:your|every|each|all|any)\s+(?:\S+\s+){{0,2}}?(?:{ANSWER}|files?|code|links?|urls?|pages?|html)\b",
        "tells the reader to insert text or links into what it writes"),
+    _r("output", 1.0, "line|lines|tagline|slogan|note|text|words|credit",
+       rf"\b(?:append|add|insert|include|attach|put|place|paste|write)\b{G(20)}\b(?:line|tagline|slogan|note|text|words|credit)s?\b"
+       rf"{G(60)}\b(?:to|in|into|at|on|under)\s+(?:the (?:top|end|start|bottom) of\s+)?(?:your|every|each|all|any)\s+"
+       rf"(?:\S+\s+){{0,2}}?{ANSWER}\b", "tells the reader to insert text into its answers"),
     _r("output", 0.8, "answer|answers|response|responses|reply|replies|output|outputs|summary|summaries|summarise|summarize|completion|completions|messages", rf"\b(?:every|each|all)\s+(?:of\s+)?(?:your\s+|the\s+)?"
        rf"{ANSWER}\b{G(30)}\b(?:must|should|has to|have to|needs? to|shall)\s+(?:\w+\s+)?(?:end|start|begin|include|contain|"
        r"mention|promote|recommend|link|carry|say|state)\b", "dictates what every answer must contain"),
@@ -293,9 +327,13 @@ RULES: Final[tuple[Rule, ...]] = (
     _r("output", 1.0, "回答|回复|答复|答案|输出|总结|摘要|回应", rf"(?:在|向)?(?:你的)?{ANSWER_ZH}(?:中|里|末尾|结尾|开头|后面|前面|时)"
        r"[^。\n]{0,10}(?:附上|加上|添加|插入|署名|签名|推荐|附带|带上|写上|注明|提及|提到|宣传|不要提|别提)",
        "tells the reader to insert text into its answers", also="附上|加上|添加|插入|署名|签名|推荐|附带|带上|写上|注明|提及|提到|宣传|不要提|别提"),
+    _r("output", 0.6, "回答用户|回复用户|答复用户", r"(?:回答|回复|答复)用户[^。\n]{0,10}?(?:时|的时候)[^。\n]{0,10}(?:附上|加上|添加|"
+       r"插入|署名|签名|推荐|附带|带上|写上|注明|提及|提到|宣传)", "tells the reader to insert text into its answers"),
     _r("output", 0.8, "推荐|宣传|推广|介绍", r"(?:推荐|宣传|推广)[^。\n]{0,10}(?:别提|不要提|不提|而不是)|只(?:推荐|介绍|宣传)|"
-       r"(?:问到|提到|谈到|涉及)[^。\n]{0,10}(?:就|都)推荐|(?:无论|不管|不论)[^。\n]{0,12}(?:都|就)?(?:先|要|必须)?推荐",
+       r"(?:问到|提到|谈到|涉及)[^。\n]{0,10}(?:就|都|一律)推荐|(?:无论|不管|不论)[^。\n]{0,12}(?:都|就)?(?:先|要|必须)?推荐",
        "tells the reader to promote something"),
+    _r("output", 0.5, "有人问|有人提到|有人咨询|用户问", r"(?:凡是|每当|只要|如果|一旦)(?:有人|用户)(?:问起|问到|提到|咨询)[^。\n]{0,12}"
+       r"(?:就说|就回答|都说|一律说|就告诉)", "makes a rule for every later answer"),
     _r("output", 0.6, "无论|不管|不论", r"(?:无论|不管|不论)用户(?:问|说|要求|输入|提出)(?:什么|了什么|任何)",
        "makes a rule for every later answer"),
     _r("output", 1.0, "都要|都必须|必须|务必", rf"(?:所有|每个|每条|每次|每一次|任何)的?{ANSWER_ZH}[^。\n]{{0,6}}(?:都要|都必须|必须|务必)"
@@ -303,12 +341,15 @@ RULES: Final[tuple[Rule, ...]] = (
     _r("output", 0.6, "英文|英语|日语|日文|法语|德语|韩语|俄语|中文|繁体", r"(?:用|改用|使用)(?:英文|英语|日语|日文|法语|德语|韩语|俄语|"
        r"中文|繁体)[^。\n]{0,10}(?:回复|回答|答复|输出)|(?:回复|回答|答复|输出)[^。\n]{0,6}(?:用|改用|使用)(?:英文|英语|日语|日文|法语|"
        r"德语|韩语|俄语|中文|繁体)", "changes the language of answers"),
-    _r("output", 0.5, "无论|不管|不论|以后|今后|从现在", r"(?:无论|不管|不论)[^。\n]{0,10}(?:什么语言|哪种语言|用什么)|"
-       r"(?:以后|今后|从现在起)[^。\n]{0,10}(?:都|一律)?(?:用|改用)", "makes a rule for every later answer"),
+    _r("output", 0.5, "无论|不管|不论|以后|今后|从现在|从今往后", r"(?:无论|不管|不论)[^。\n]{0,10}(?:什么语言|哪种语言|用什么)|"
+       r"(?:以后|今后|从现在起)[^。\n]{0,10}(?:都|一律)?(?:用|改用)|(?:以后|今后|从现在起|从今往后)[^。\n]{0,6}(?:回答|回复|答复)",
+       "makes a rule for every later answer"),
+    _r("output", 0.6, "加上|附上|添加|带上", r"(?:加上|附上|添加|带上)[^。\n]{0,10}(?:我们|我司|本公司|本店)的?[^。\n]{0,6}(?:链接|"
+       r"网址|公众号|二维码|店铺|联系方式)", "tells the reader to insert ads or links"),
     _r("output", 0.6, "插入|植入|加入|嵌入", r"(?:插入|植入|加入|嵌入)[^。\n]{0,10}(?:广告|推广|链接|二维码|推广码|联系方式|网址)",
        "tells the reader to insert ads or links"),
-    _r("output", 0.5, "描述为|说成|评为|称为|称其为|当作唯一|唯一正确|唯一来源|最高分",
-       r"(?:描述为|说成|评为|称为|称其为)|当作唯一|唯一正确|唯一来源|最高分", "tells the reader how to judge the text"),
+    _r("output", 0.5, "描述为|说成|评为|称为|称其为|当作唯一|唯一正确|唯一来源|最高分|列为",
+       r"(?:描述为|说成|评为|称为|称其为)|当作唯一|唯一正确|唯一来源|最高分|列为(?:首选|第一|唯一)", "tells the reader how to judge the text"),
     # -- exfiltration --------------------------------------------------------------------------
     _r("exfiltration", 1.0, "http|https|www.|@|webhook|remote server|external",
        rf"\b(?:send|post|upload|e-?mail|mail|forward|transmit|exfiltrate|leak|submit|paste|share|deliver|put)\b{G(50)}{SECRET}"
@@ -325,6 +366,9 @@ RULES: Final[tuple[Rule, ...]] = (
        r"credentials|\.env\b|/etc/passwd|/etc/shadow|\.netrc|\.npmrc|\.pypirc)", "asks the reader to read credential files"),
     _r("exfiltration", 1.0, "output|print|repeat|include", r"\b(?:output|print|repeat|include|dump|write out)\b[^.!?\n]{0,20}"
        r"\b(?:the )?(?:full |entire |whole )?(?:conversation|chat) history\b", "asks for the conversation to be dumped"),
+    _r("exfiltration", 1.0, "![", r"!\[[^\]\n]*\]\(\s*https?://[^)\s]*[?&][\w-]+=\s*[{$<\[]\s*(?:conversation|chat|history|"
+       r"messages?|passwords?|tokens?|keys?|secrets?|prompt|summary|data|user|email|credentials?)",
+       "carries an image link that would send the conversation or secrets out"),
     _r("exfiltration", 0.9, "![", r"!\[[^\]\n]*\]\(\s*https?://[^)\s]*[?&][\w-]+=\s*(?:\{|\$|<|\[|data\b|\))",
        "carries an image link that would send data out"),
     _r("exfiltration", 1.0, "发送|发到|发给|上传|传到|提交|转发|拼接|附在|附加|写入|同步", rf"{SECRET_ZH}[^。\n]{{0,24}}(?:发送|发到|发给|上传|"
@@ -342,6 +386,14 @@ RULES: Final[tuple[Rule, ...]] = (
        r"the user'?s? (?:consent|permission|approval|knowledge))|no (?:need|confirmation|approval|human review|review) "
        r"(?:is )?(?:needed|required)?|do not (?:ask|confirm|check with)|don't (?:ask|confirm)|the user has already "
        r"(?:approved|agreed|consented)|has already (?:been )?(?:approved|agreed))", "coerces the reader into an action without the user's consent"),
+    _r("tool", 0.6, "delete|remove|erase|wipe|destroy|purge", r"(?:^|[.!?;:]\s*|\b(?:please|then|and|now)\s+)(?:delete|remove|"
+       r"erase|wipe(?: out)?|destroy|purge)\s+(?:all|every|each|the entire|the whole|everything)\b[^.!?\n]{0,30}?\b(?:files?|"
+       r"folders?|director(?:y|ies)|data|repositor(?:y|ies)|repos?|databases?|backups?|records|emails|branches|projects?)\b",
+       "tells the reader to delete everything"),
+    _r("tool", 0.5, "--force|force-push|force push|push -f", r"\bpush\b[^.!?\n]{0,30}(?:--force\b|\s-f\b)|\bforce[- ]push\b",
+       "asks for a force push"),
+    _r("tool", 0.5, "grant|give", rf"\b(?:grant|give)\b{G(25)}\b(?:sudo|root|admin(?:istrator)?|full|all) ?(?:access|rights|"
+       r"privileges|permissions)?\b", "tells the reader to grant wide rights"),
     _r("tool", 0.5, "immediately|right away|right now|automatically|now", rf"(?:^|[.!?;:]\s*|\b(?:please|then|and)\s+)(?:run|execute|"
        rf"install|delete|remove|erase|wipe|transfer|wire|pay|push|deploy|download|grant)\b{G(80)}\b(?:immediately|right away|"
        r"right now|automatically|now)\b", "urges the reader into an action"),
@@ -355,11 +407,14 @@ RULES: Final[tuple[Rule, ...]] = (
     _r("tool", 0.6, "step|task|job|action", r"\b(?:the|your) (?:next )?(?:step|task|job|action) (?:for|of) (?:the )?(?:agent|"
        r"assistant|ai|model|bot) is to\b", "gives an AI agent its next action", also="is to"),
     _r("tool", 1.0, "征求|经过|询问|确认|审核|审批|同意|人工|不要问|别问", r"(?:执行|运行|安装|删除|清空|转账|转入|推送|格式化|下载|授予|"
-       r"覆盖)[^。\n]{0,40}(?:不需要|无需|不用|不必|别|不要)(?:再)?(?:征求|经过|询问|问|确认|审核|审批|同意|人工)",
+       r"覆盖)[^。\n]{0,40}(?:不需要|无需|不用|不必|别|不要)(?:再)?(?:用户|对方|人工|主人)?的?(?:征求|经过|询问|问|确认|审核|审批|同意|人工)",
        "coerces the reader into an action without the user's consent",
        also="执行|运行|安装|删除|清空|转账|转入|推送|格式化|下载|授予|覆盖;不需要|无需|不用|不必|别|不要"),
     _r("tool", 0.5, "立即|马上|立刻|自动|直接", r"(?:立即|马上|立刻|自动|直接)(?:执行|运行|安装|删除|清空|转账|推送|下载)",
        "urges the reader into an action"),
+    _r("tool", 0.6, "删除|清空|删掉|删光|清除", r"(?:删除|清空|删掉|删光|清除)[^。\n]{0,12}(?:所有|全部|一切|整个)[^。\n]{0,6}(?:文件|目录|"
+       r"数据|仓库|数据库|备份|记录|邮件|分支|项目)|(?:所有|全部|整个)[^。\n]{0,8}(?:文件|目录|数据|仓库|数据库|备份)[^。\n]{0,4}"
+       r"(?:删除|清空|删掉)", "tells the reader to delete everything"),
     _r("tool", 0.8, "工具|终端|命令行|插件|接口|shell", r"(?:调用|使用)(?:你的)?[^。\n]{0,6}(?:工具|终端|命令行|插件|接口|shell)"
        r"[^。\n]{0,10}(?:安装|删除|执行|运行|转账|转入|下载|发送)", "tells the reader to use its tools",
        also="调用|使用;安装|删除|执行|运行|转账|转入|下载|发送"),
@@ -379,6 +434,20 @@ RULES: Final[tuple[Rule, ...]] = (
     _r("secrecy", 0.9, "reveal|disclose|mention|share|expose|repeat|admit", r"\b(?:do not|don't|never|must not)\s+(?:reveal|disclose|"
        r"mention|share|expose|repeat|admit)\s+(?:these|this|the|your|any)\s+(?:\w+\s+)?(?:instructions?|prompt|directives?|"
        r"message|rules|step|change|link)s?\b", "asks that instructions be kept secret"),
+    _r("secrecy", 0.6, "user|human|person", r"\b(?:do not|don't|never|must not)\s+(?:reveal|disclose|mention|share|repeat|explain)\s+"
+       r"(?:these|this|the|your|any)\s+(?:\w+\s+)?(?:instructions?|prompt|directives?|message|note|rules|request)s?\s+to\s+"
+       r"(?:the |your )?(?:user|human|person)s?\b", "asks that instructions be kept from the user"),
+    _r("secrecy", 0.6, "succeeded|went well|worked|is fine|was successful|were successful|all is well|nothing happened",
+       r"\b(?:then|and|afterwards)\s+(?:report|tell the user|tell them|say|claim|reply)\s+that\s+(?:it|everything|all|the \w+)\s+(?:\w+\s+)?"
+       r"(?:succeeded|went well|worked|is fine|was successful|were successful)\b", "tells the reader how to cover up"),
+    _r("secrecy", 0.8, "user|users", r"\b(?:the )?users? (?:must not|mustn't|should not|shouldn't|cannot|can't|may not|must never|"
+       r"should never) (?:find out|learn about|notice|realise|realize|discover|know about|be told|suspect)\b",
+       "asks that something be kept from the user"),
+    _r("secrecy", 0.6, "to yourself", r"\bkeep (?:this|these|it|that)(?: \w+)? to yourself\b",
+       "asks the reader to keep something to itself"),
+    _r("secrecy", 0.4, "change the subject|deflect|avoid the question|dodge the question|steer the conversation",
+       r"\b(?:change the subject|deflect|avoid the question|dodge the question|steer the conversation away)\b",
+       "tells the reader to evade the user's question"),
     _r("secrecy", 0.8, "as if nothing|if the user asks|if asked", r"\b(?:act|behave|pretend|carry on) as if nothing\b|\bif the user "
        r"(?:asks|questions|wonders)\b[^.!?\n]{0,40}\b(?:say|tell|claim|answer|reply|change the subject)\b",
        "tells the reader how to cover up"),
@@ -386,13 +455,15 @@ RULES: Final[tuple[Rule, ...]] = (
        r"discreetly|invisibly)\s+(?:add|insert|include|send|append|change|remove|delete|recommend|replace|mention|modify|"
        r"upload|forward|run|execute|install)\b", "asks for something to be done behind the user's back"),
     _r("secrecy", 1.0, "用户", r"(?:不要|别|切勿|不得|不能|不许|千万别|千万不要|绝对不要)(?:告诉|告知|透露给|让|通知|提醒)用户|"
-       r"瞒着用户|不让用户(?:知道|发现|察觉)|对用户(?:保密|隐瞒)", "asks that something be kept from the user",
+       r"瞒着用户|不(?:要)?让用户(?:知道|发现|察觉)|对用户(?:保密|隐瞒)", "asks that something be kept from the user",
        also="不要|别|切勿|不得|不能|不许|瞒着|不让|对用户"),
     _r("secrecy", 0.9, "保密|透露|别说|提及|说出|承认", r"(?:这些|本|这条|此|这一?步)(?:指令|要求|内容|说明|提示|步骤)?[^。\n]{0,10}"
        r"(?:保密|不要透露|不能透露|别说)|(?:不要|别|切勿)(?:提及|透露|说出|承认)[^。\n]{0,6}(?:这些|这条|本)(?:指令|要求|提示|内容)",
        "asks that instructions be kept secret"),
     _r("secrecy", 0.8, "悄悄|偷偷|暗中|秘密|默默", r"(?:悄悄|偷偷|暗中|秘密地?|默默)地?(?:加|插入|添加|修改|删除|发送|上传|执行|推荐)",
        "asks for something to be done behind the user's back"),
+    _r("secrecy", 0.6, "一切正常|没有问题|已经成功|操作成功|都正常|顺利完成", r"(?:告诉|告知|回复|通知)用户[^。\n]{0,4}(?:一切正常|"
+       r"没有问题|已经成功|操作成功|都正常|顺利完成)", "tells the reader how to cover up"),
     _r("secrecy", 0.8, "如果用户问|用户问起", r"(?:如果|若|要是)?用户问(?:起|到)?[^。\n]{0,20}(?:就说|就回答|你就说|就告诉)",
        "tells the reader how to cover up"),
 )

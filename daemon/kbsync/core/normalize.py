@@ -9,7 +9,9 @@ every position traceable to the original (`View.original`):
   alphabets, circled letters, ligatures; Cyrillic and Greek look-alikes of Latin letters
   folded to those letters;
 - HTML character references decoded (`&#105;` is `i`);
-- leetspeak inside words that mix letters and digits (`1gn0re` is `ignore`);
+- letters written apart (`I-g-n-o-r-e`, `忽 略 之 前`) joined;
+- leetspeak inside words that mix letters and digits (`1gn0re` is `ignore`; short words such as
+  `n0t` only on a line that holds a longer one);
 - Markdown emphasis (`**`, `__`, `~~`, single `*` and `_` around letters) and a hyphenated
   line break inside a word removed;
 - a line break inside a paragraph becomes a space (the next line is no list item, heading,
@@ -48,6 +50,10 @@ _LEET_HINT: Final = re.compile(r"[013457](?:(?<=[A-Za-z][013457])|(?=[A-Za-z]))"
 _WORD_CHARS: Final = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 _LEET: Final = str.maketrans("013457", "oieast")
 _MARKS: Final = re.compile(r"\*\*?\*?|__?_?|~~|-\n[ \t]*")  # \*{1,3}|_{1,3}|...: each branch opens with a literal
+# Letters written apart to hide a word: four and more single letters with one separator between each
+# (`I-g-n-o-r-e`, `i g n o r e`), or Chinese characters with a space between each (`忽 略 之 前`).
+_SPACED: Final = re.compile(r"(?<![A-Za-z])[A-Za-z]([-. _*·])[A-Za-z](?:\1[A-Za-z]){2,}(?![A-Za-z])|"
+                            "[\u4e00-\u9fff](?: [\u4e00-\u9fff]){3,}")
 _SOFT_BREAK: Final = re.compile(r"\n(?![ \t]*(?:[-*+#>|]|\d+[.)]|\n|$))")
 
 
@@ -149,22 +155,40 @@ def _is_mark(text: str, m: re.Match[str]) -> bool:
     return mark == "~" or not (before.isspace() and after.isspace())
 
 
-def _leet(text: str) -> str:
-    """Leetspeak digits of words that mix letters and digits read as letters (length kept)."""
-    out, at = [], 0
+def _leet_words(text: str) -> list[tuple[int, int]]:
+    """The words (runs of ASCII letters and digits) that hold a leetspeak digit beside a letter, in order."""
+    words: list[tuple[int, int]] = []
     for m in _LEET_HINT.finditer(text):
         lo, hi = m.start(), m.end()
-        if lo < at:
+        if words and lo < words[-1][1]:
             continue
         while lo and text[lo - 1] in _WORD_CHARS:
             lo -= 1
         while hi < len(text) and text[hi] in _WORD_CHARS:
             hi += 1
-        word = text[lo:hi]
-        if len(word) >= 4 and sum(c.isalpha() for c in word) >= 2:
-            out += [text[at:lo], word.translate(_LEET)]
-            at = hi
-    return "".join(out) + text[at:] if out else text
+        words.append((lo, hi))
+    return words
+
+
+def _leet(text: str) -> str:
+    """Leetspeak digits read as letters (length kept) in words that mix letters and digits: words of four
+    characters and more with two letters, and on a line that holds one of those, the short words too
+    (`D0 n0t t3ll`)."""
+    words = _leet_words(text)
+    long = {(lo, hi) for lo, hi in words if hi - lo >= 4 and sum(c.isalpha() for c in text[lo:hi]) >= 2}
+    if not long:
+        return text
+    line_of, line, last = [], 0, 0
+    for lo, _hi in words:
+        line, last = line + text.count("\n", last, lo), lo
+        line_of.append(line)
+    lines = {line_of[i] for i, w in enumerate(words) if w in long}
+    picked = [w for i, w in enumerate(words) if w in long or line_of[i] in lines]
+    out, at = [], 0
+    for lo, hi in picked:
+        out += [text[at:lo], text[lo:hi].translate(_LEET)]
+        at = hi
+    return "".join(out) + text[at:]
 
 
 def _fold_compat(t: str, step: Callable[[str, re.Pattern[str], Callable[[re.Match[str]], str]], str]) -> str:
@@ -178,6 +202,11 @@ def _fold_compat(t: str, step: Callable[[str, re.Pattern[str], Callable[[re.Matc
 
 def _nfkc_char(m: re.Match[str]) -> str:
     return unicodedata.normalize("NFKC", m.group())
+
+
+def _joined(m: re.Match[str]) -> str:
+    sep = m.group(1) or " "
+    return m.group().replace(sep, "")
 
 
 def _entity(m: re.Match[str]) -> str:
@@ -199,6 +228,7 @@ def fold(text: str) -> View:
         t = _fold_compat(t, step)
     if "&" in t:
         t = step(t, _ENTITY, _entity)
+    t = step(t, _SPACED, _joined)
     t = _leet(t)
     t = step(t, _MARKS, lambda m: "" if _is_mark(m.string, m) else m.group())
     return View(_SOFT_BREAK.sub(" ", t), text, tuple(maps))

@@ -145,7 +145,7 @@ _WORD_KEYS: Final = frozenset(k for k in _KEYS if _is_word(k))  # looked up amon
 _ASCII_KEYS: Final = tuple(sorted(k for k in _KEYS if k.isascii() and not _is_word(k)))  # looked up as substrings
 _WIDE_KEYS: Final = tuple((k, frozenset(k)) for k in sorted(_KEYS) if not k.isascii())  # with the characters each holds
 _RULES_OF: Final = {k: tuple(i for i, rule in enumerate(RULES) if k in rule.keys) for k in _KEYS}
-_ALSO: Final = {rule: tuple(frozenset(group) for group in rule.also) for rule in RULES}
+_ALSO: Final = tuple(tuple(frozenset(group) for group in rule.also) for rule in RULES)  # by the rule's place in RULES
 
 
 class _Index:
@@ -173,9 +173,9 @@ class _Index:
     def has(self, key: str) -> bool:
         return key in self.present
 
-    def rules(self) -> list[Rule]:
-        """The rules one of whose keywords occurs, in the order of RULES."""
-        return [RULES[i] for i in sorted({i for k in self.present for i in _RULES_OF[k]})]
+    def rules(self) -> list[int]:
+        """The places in RULES of the rules one of whose keywords occurs, in order."""
+        return sorted({i for k in self.present for i in _RULES_OF[k]})
 
     def hits(self, key: str) -> list[int]:
         """Where `key` occurs (as a whole word for a word key), at most _MAX_HITS + 1 of them."""
@@ -213,8 +213,9 @@ class _Index:
         return spans
 
 
-def _matches(rule: Rule, text: str, index: _Index) -> Iterable[re.Match[str]]:
-    if any(group.isdisjoint(index.present) for group in _ALSO[rule]):
+def _matches(i: int, text: str, index: _Index) -> Iterable[re.Match[str]]:
+    rule = RULES[i]
+    if any(group.isdisjoint(index.present) for group in _ALSO[i]):
         return
     present = tuple(k for k in rule.keys if index.has(k))
     seen: set[tuple[int, int]] = set()
@@ -242,8 +243,9 @@ def _rule_evidence(p: _Passages) -> list[_Evidence]:
     text, out = p.view.text, []
     hidden = [(m.start(), m.end()) for m in _HIDDEN_REGIONS.finditer(text)] if _HIDDEN_HINT.search(text) else []
     index, meta = _Index(text), dict[int, bool]()
-    for rule in index.rules():
-        for m in _matches(rule, text, index):
+    for r in index.rules():
+        rule = RULES[r]
+        for m in _matches(r, text, index):
             i = p.at(m.start())
             region = next(((a, b) for a, b in hidden if a <= m.start() < b), None)
             bonus = "hidden" if region else "obfuscated" if _obfuscated(p.view, m.start(), m.end()) else ""

@@ -52,8 +52,12 @@ _LEET: Final = str.maketrans("013457", "oieast")
 _MARKS: Final = re.compile(r"\*\*?\*?|__?_?|~~|-\n[ \t]*")  # \*{1,3}|_{1,3}|...: each branch opens with a literal
 # Letters written apart to hide a word: four and more single letters with one separator between each
 # (`I-g-n-o-r-e`, `i g n o r e`), or Chinese characters with a space between each (`忽 略 之 前`).
-_SPACED: Final = re.compile(r"(?<![A-Za-z])[A-Za-z]([-. _*·])[A-Za-z](?:\1[A-Za-z]){2,}(?![A-Za-z])|"
-                            "[\u4e00-\u9fff](?: [\u4e00-\u9fff]){3,}")
+# Each is searched only where its cheaper hint (what every such run holds inside) occurs.
+_SPACED: Final = (
+    (re.compile(r"[-. _*·][A-Za-z][-. _*·][A-Za-z][-. _*·]"),
+     re.compile(r"(?<![A-Za-z])[A-Za-z]([-. _*·])[A-Za-z](?:\1[A-Za-z]){2,}(?![A-Za-z])")),
+    (re.compile(" [\u4e00-\u9fff] [\u4e00-\u9fff] "), re.compile("[\u4e00-\u9fff](?: [\u4e00-\u9fff]){3,}")),
+)
 _SOFT_BREAK: Final = re.compile(r"\n(?![ \t]*(?:[-*+#>|]|\d+[.)]|\n|$))")
 
 
@@ -205,8 +209,7 @@ def _nfkc_char(m: re.Match[str]) -> str:
 
 
 def _joined(m: re.Match[str]) -> str:
-    sep = m.group(1) or " "
-    return m.group().replace(sep, "")
+    return m.group().replace(m.group(1) if m.re.groups else " ", "")
 
 
 def _entity(m: re.Match[str]) -> str:
@@ -228,7 +231,9 @@ def fold(text: str) -> View:
         t = _fold_compat(t, step)
     if "&" in t:
         t = step(t, _ENTITY, _entity)
-    t = step(t, _SPACED, _joined)
+    for hint, spaced in _SPACED:
+        if hint.search(t):
+            t = step(t, spaced, _joined)
     t = _leet(t)
     t = step(t, _MARKS, lambda m: "" if _is_mark(m.string, m) else m.group())
     return View(_SOFT_BREAK.sub(" ", t), text, tuple(maps))

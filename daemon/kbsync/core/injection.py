@@ -28,8 +28,8 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass
-from functools import cached_property
-from typing import Final, Iterable
+from functools import cached_property, lru_cache
+from typing import Any, Final, Iterable
 
 from kbsync.core import encoded, injectionrules
 from kbsync.core.injectionrules import RULES, WHY, Rule
@@ -142,8 +142,7 @@ def _is_word(key: str) -> bool:
 
 _KEYS: Final = frozenset(k for rule in RULES for k in (*rule.keys, *(k for group in rule.also for k in group)))
 _WORD_KEYS: Final = frozenset(k for k in _KEYS if _is_word(k))  # looked up among the text's words
-_ASCII_KEYS: Final = tuple(sorted(k for k in _KEYS if k.isascii() and not _is_word(k)))  # looked up as substrings
-_WIDE_KEYS: Final = tuple((k, frozenset(k)) for k in sorted(_KEYS) if not k.isascii())  # with the characters each holds
+_SUBSTRING_KEYS: Final = tuple(sorted(k for k in _KEYS if not _is_word(k)))  # looked up as substrings
 _RULES_OF: Final = {k: tuple(i for i, rule in enumerate(RULES) if k in rule.keys) for k in _KEYS}
 _ALSO: Final = tuple(tuple(frozenset(group) for group in rule.also) for rule in RULES)  # by the rule's place in RULES
 
@@ -156,17 +155,8 @@ class _Index:
 
     def __init__(self, text: str) -> None:
         self.low = low = text.lower()
-        present = _WORD_KEYS & frozenset(_WORDS.findall(low))
-        if low.isascii():
-            present |= {k for k in _ASCII_KEYS if k in low}
-        else:
-            # An ASCII keyword that occurs in the text occurs in its ASCII characters run together (a cheaper
-            # search, confirmed in the text itself).
-            run = low.encode("ascii", "ignore").decode("ascii")
-            chars = frozenset(low)
-            present |= {k for k in _ASCII_KEYS if k in run and k in low}
-            present |= {k for k, need in _WIDE_KEYS if need <= chars and k in low}
-        self.present = present
+        found = {key for _end, key in _substring_automaton().iter(low)}
+        self.present = _WORD_KEYS.intersection(_WORDS.findall(low)) | found
         self._hits: dict[str, list[int]] = {}
         self._windows: dict[tuple[str, ...], list[tuple[int, int]]] = {}
 
@@ -211,6 +201,19 @@ class _Index:
             else:
                 spans.append((lo, hi))
         return spans
+
+
+@lru_cache(maxsize=1)
+def _substring_automaton() -> Any:
+    """An Aho-Corasick automaton of the keywords looked up as substrings: one pass over a text finds every
+    occurrence of all of them (overlapping ones included)."""
+    import ahocorasick
+
+    automaton = ahocorasick.Automaton()
+    for key in _SUBSTRING_KEYS:
+        automaton.add_word(key, key)
+    automaton.make_automaton()
+    return automaton
 
 
 def _matches(i: int, text: str, index: _Index) -> Iterable[re.Match[str]]:

@@ -137,10 +137,12 @@ RULES: Final[tuple[Rule, ...]] = (
        rf"{INSTR_ZH}", "tells the reader to ignore its earlier instructions", narrative=True),
     _r("override", 0.6, "作废|无效|失效|取消|不再|不适用|被覆盖|被取代|过时|废除",
        rf"{PRIOR_ZH}[^。\n]{{0,6}}?{INSTR_ZH}{G(8)}(?:作废|无效|失效|取消|不再(?:适用|有效|生效)|不适用|被(?:覆盖|取代|替换)|"
-       r"过时|废除)", "declares earlier instructions void", narrative=True),
+       r"过时|废除)", "declares earlier instructions void", narrative=True,
+       also="之前|以上|上面|前面|上述|先前|此前|原有|原来|原先|所有|全部|一切|你的|系统|以前"),
     _r("override", 0.5, "听从|服从|遵守|遵循|按照|执行|按我|为准|听我",
        r"(?:只|仅|只需|只要)(?:听从|服从|遵守|遵循|按照|执行|听)(?:我|本|这|下面|以下|此)|按(?:照)?我说的(?:做|办|执行)|"
-       r"以本(?:文|段|文档|页|文件)[^。\n]{0,6}为准|严格按照(?:下面|以下|本)", "tells the reader to obey only this text"),
+       r"以本(?:文|段|文档|页|文件)[^。\n]{0,6}为准|严格按照(?:下面|以下|本)", "tells the reader to obey only this text",
+       also="只|仅|我说的|以本|严格按照"),
     _r("override", 0.6, "忽略|无视|不要理会", r"(?:忽略|无视|不要理会)用户的?(?:问题|要求|消息|输入|指令)",
        "tells the reader to ignore the user"),
     _r("override", 1.0, "你的", r"你的(?:真实|真正|新|实际|唯一)的?(?:任务|目标|角色|身份|指令|使命)(?:是|为)",
@@ -298,7 +300,8 @@ RULES: Final[tuple[Rule, ...]] = (
        rf"(?:\S+\s+){{0,2}}?{ANSWER}\b", "tells the reader to insert text into its answers"),
     _r("output", 0.8, "answer|answers|response|responses|reply|replies|output|outputs|summary|summaries|summarise|summarize|completion|completions|messages", rf"\b(?:every|each|all)\s+(?:of\s+)?(?:your\s+|the\s+)?"
        rf"{ANSWER}\b{G(30)}\b(?:must|should|has to|have to|needs? to|shall)\s+(?:\w+\s+)?(?:end|start|begin|include|contain|"
-       r"mention|promote|recommend|link|carry|say|state)\b", "dictates what every answer must contain"),
+       r"mention|promote|recommend|link|carry|say|state)\b", "dictates what every answer must contain",
+       also="every|each|all;must|should|has|have|needs|need|shall"),
     _r("output", 1.0, "respond|reply|answer|write|speak|talk", rf"\b(?:respond|reply|answer|write|speak|talk)\b{G(20)}\bin {LANGS}"
        rf"{G(40)}\b(?:from now on|regardless|whatever|no matter|always|even if)\b|\b(?:from now on|always|only)\b{G(20)}"
        rf"\b(?:respond|reply|answer|write|speak)\b{G(10)}\bin {LANGS}\b", "changes the language of the reader's answers",
@@ -321,7 +324,7 @@ RULES: Final[tuple[Rule, ...]] = (
     _r("output", 1.0, "回答|回复|答复|答案|输出|总结|摘要|回应", rf"(?:每|所有|任何|每一)(?:个|条|次|一次|一条|一个)?{ANSWER_ZH}的?"
        r"(?:末尾|结尾|开头|最后|前面|后面)", "dictates what every answer must contain", also="每|所有|任何;末尾|结尾|开头|最后|前面|后面"),
     _r("output", 0.6, "回答|回复|答复|答案|输出|总结|摘要|回应", rf"(?:每|所有|任何|每一)(?:个|条|次|一次|一条|一个)?{ANSWER_ZH}"
-       r"(?:中|里|都)", "dictates what answers must contain"),
+       r"(?:中|里|都)", "dictates what answers must contain", also="每|所有|任何"),
     _r("output", 0.7, "始终|总是|一律|务必|永远|每次都|必须", r"(?:始终|总是|一律|务必|永远|每次都)[^。\n]{0,12}(?:署名|签名|落款|附上|"
        r"加上|附加|添加|插入|推荐|提及|提到|宣传|带上)", "dictates what answers must contain"),
     _r("output", 1.0, "回答|回复|答复|答案|输出|总结|摘要|回应", rf"(?:在|向)?(?:你的)?{ANSWER_ZH}(?:中|里|末尾|结尾|开头|后面|前面|时)"
@@ -396,14 +399,15 @@ RULES: Final[tuple[Rule, ...]] = (
        r"privileges|permissions)?\b", "tells the reader to grant wide rights"),
     _r("tool", 0.5, "immediately|right away|right now|automatically|now", rf"(?:^|[.!?;:]\s*|\b(?:please|then|and)\s+)(?:run|execute|"
        rf"install|delete|remove|erase|wipe|transfer|wire|pay|push|deploy|download|grant)\b{G(80)}\b(?:immediately|right away|"
-       r"right now|automatically|now)\b", "urges the reader into an action"),
+       r"right now|automatically|now)\b", "urges the reader into an action",
+       also="run|execute|install|delete|remove|erase|wipe|transfer|wire|pay|push|deploy|download|grant"),
     _r("tool", 0.8, "tool|tools|function|plugin|api|shell|terminal|browser|command line", r"\b(?:use|call|invoke|trigger)\s+(?:your|the)\s+"
        rf"(?:\S+\s+){{0,2}}?(?:tool|function|plugin|api|shell|terminal|browser|command line)\b{G(40)}\b(?:run|execute|install|"
        r"delete|remove|transfer|move|send|download|write|modify|create|grant|pay)\b|\b(?:call|invoke|use) the \w+ tool\b",
        "tells the reader to use its tools"),
     _r("tool", 0.7, "$|usd|dollars|euro|euros|eur|btc|eth|bitcoin|crypto|funds|money", rf"\b(?:transfer|wire|send|pay|move)\b{G(30)}(?:\$\s?\d|\d+\s?(?:usd|eur|dollars|"
        rf"btc|eth|euros?)\b|\b(?:funds|money|bitcoin|crypto)\b){G(40)}\b(?:to|into)\b{G(20)}(?:account|wallet|address|iban|\d{{4}})",
-       "asks the reader to move money"),
+       "asks the reader to move money", also="transfer|wire|send|pay|move"),
     _r("tool", 0.6, "step|task|job|action", r"\b(?:the|your) (?:next )?(?:step|task|job|action) (?:for|of) (?:the )?(?:agent|"
        r"assistant|ai|model|bot) is to\b", "gives an AI agent its next action", also="is to"),
     _r("tool", 1.0, "征求|经过|询问|确认|审核|审批|同意|人工|不要问|别问", r"(?:执行|运行|安装|删除|清空|转账|转入|推送|格式化|下载|授予|"

@@ -197,11 +197,23 @@ def _leet(text: str) -> str:
 
 def _fold_compat(t: str, step: Callable[[str, re.Pattern[str], Callable[[re.Match[str]], str]], str]) -> str:
     """NFKC and look-alikes: the whole text at once when that keeps its length (offsets stay put), else run by run."""
-    n = unicodedata.normalize("NFKC", t)
+    n = _nfkc(t)
     if len(n) == len(t):
         return n.translate(_LOOKALIKE_TABLE) if _LOOKALIKE_HINT.search(n) else n
     t = _foldable().sub(_fold_run, t)
     return step(t, _OTHER, _nfkc_char) if _OTHER.search(t) else t
+
+
+# The full-width forms of ASCII and the ideographic space: the characters of Chinese prose that NFKC changes.
+_FULL_WIDTH: Final = re.compile("[\u3000\uff01-\uff5e]")
+_FULL_WIDTH_NFKC: Final = {chr(c): unicodedata.normalize("NFKC", chr(c)) for c in (0x3000, *range(0xFF01, 0xFF5F))}
+
+
+def _nfkc(t: str) -> str:
+    """NFKC of `t`. Full-width punctuation is folded first, one character for one (NFKC of the result is NFKC of
+    `t`), so that Chinese prose is often NFKC already, which `is_normalized` tells at once."""
+    quick = _FULL_WIDTH.sub(lambda m: _FULL_WIDTH_NFKC[m.group()], t)
+    return quick if unicodedata.is_normalized("NFKC", quick) else unicodedata.normalize("NFKC", quick)
 
 
 def _nfkc_char(m: re.Match[str]) -> str:

@@ -1,60 +1,135 @@
 #!/usr/bin/env python3
-"""Precision and recall of the embedded-instruction detector on the labelled line set.
+"""Precision and recall of the embedded-instruction detector, and its speed on a generated corpus.
 
-    python bench/bench_injection.py [--show]
+    python bench/bench_injection.py [--set tuning|held-out|both] [--show] [--sessions 3000]
+    python bench/bench_injection.py --write-decisions   # after a change of the rules: tests/data/injection_decisions.jsonl
 
-The sets (tests/data/injection_labelled.jsonl, and injection_heldout.jsonl written after
-the rules were tuned and never tuned on) hold injections and benign look-alikes in
-English and Chinese, one JSON object per line: {"label": 1|0, "lang": "en"|"zh", "text": ...}.
+The labelled sets in tests/data/ hold one JSON object per line: {"label": 1|0, "lang": "en"|"zh",
+"family": ..., "form": "explicit"|"obfuscated"|"indirect"} for an injection, {"label": 0, "lang": ...,
+"kind": ...} for a benign look-alike, and "text". injection_heldout.jsonl was written before the
+rules and never tuned on; injection_tuning.jsonl is what the rules were tuned on (see docs/benchmarks.md).
+
+Per family, recall is over the injections labelled with that family (flagged with any family) and
+precision over the texts flagged with that family. Speed: detect() over every Markdown file of a
+workspace from bench/gen_workspace.py (3,000 sessions by default; --sessions 0 skips it).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import sys
 import time
+from collections import Counter
 from pathlib import Path
+from typing import Callable
 
-from kbsync.core.injection import is_flagged
+from kbsync.core.injection import detect, families
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "tests" / "data"
-DATA = DATA_DIR / "injection_labelled.jsonl"
-HELD_OUT = DATA_DIR / "injection_heldout.jsonl"  # written after the rules were tuned; never tuned on
+SETS = {"tuning": DATA_DIR / "injection_tuning.jsonl", "held-out": DATA_DIR / "injection_heldout.jsonl"}
+DECISIONS = DATA_DIR / "injection_decisions.jsonl"  # every flag of every labelled text, as the rules decide now
+Row = dict[str, object]
+Detector = Callable[[str], list[str]]  # text -> the families it is flagged with
 
 
-def load(path: Path = DATA) -> list[dict[str, object]]:
+def load(path: Path = SETS["tuning"]) -> list[Row]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def score(rows: list[dict[str, object]]) -> dict[str, float]:
-    tp = sum(1 for r in rows if r["label"] and is_flagged(str(r["text"])))
-    fp = sum(1 for r in rows if not r["label"] and is_flagged(str(r["text"])))
-    fn = sum(1 for r in rows if r["label"] and not is_flagged(str(r["text"])))
-    return {"lines": len(rows), "tp": tp, "fp": fp, "fn": fn,
+def kbsync_families(text: str) -> list[str]:
+    return families(detect(text))
+
+
+def score(rows: list[Row], found: dict[int, list[str]] | None = None, det: Detector = kbsync_families) -> dict[str, float]:
+    got = found if found is not None else {i: det(str(r["text"])) for i, r in enumerate(rows)}
+    tp = sum(1 for i, r in enumerate(rows) if r["label"] and got[i])
+    fp = sum(1 for i, r in enumerate(rows) if not r["label"] and got[i])
+    fn = sum(1 for i, r in enumerate(rows) if r["label"] and not got[i])
+    return {"texts": len(rows), "tp": tp, "fp": fp, "fn": fn,
             "precision": tp / (tp + fp) if tp + fp else 1.0, "recall": tp / (tp + fn) if tp + fn else 1.0}
 
 
+def _line(name: str, s: dict[str, float]) -> str:
+    return (f"  {name:<22} {s['texts']:>4} texts  precision {s['precision']:.3f}  recall {s['recall']:.3f}  "
+            f"(tp {s['tp']}, fp {s['fp']}, fn {s['fn']})")
+
+
+def report(name: str, rows: list[Row], det: Detector = kbsync_families) -> list[str]:
+    got = {i: det(str(r["text"])) for i, r in enumerate(rows)}
+    out = [f"{name}:", _line("all", score(rows, got))]
+    for lang in ("en", "zh"):
+        idx = [i for i, r in enumerate(rows) if r["lang"] == lang]
+        out.append(_line(f"lang {lang}", score([rows[i] for i in idx], {k: got[i] for k, i in enumerate(idx)})))
+    for form in ("explicit", "obfuscated", "indirect"):
+        idx = [i for i, r in enumerate(rows) if r.get("form") == form]
+        s = score([rows[i] for i in idx], {k: got[i] for k, i in enumerate(idx)})
+        out.append(f"  form {form:<17} {s['texts']:>4} injections  recall {s['recall']:.3f}")
+    for fam in sorted({str(r["family"]) for r in rows if r["label"]}):
+        labelled = [i for i, r in enumerate(rows) if r.get("family") == fam]
+        flagged = [i for i in got if fam in got[i]]
+        recall = sum(1 for i in labelled if got[i]) / len(labelled)
+        prec = sum(1 for i in flagged if rows[i]["label"]) / len(flagged) if flagged else 1.0
+        out.append(f"  family {fam:<15} {len(labelled):>4} injections  recall {recall:.3f}  precision {prec:.3f} "
+                   f"({len(flagged)} flagged)")
+    kinds = Counter(str(r["kind"]) for i, r in enumerate(rows) if not r["label"] and got[i])
+    out.append("  false alarms by kind: " + (", ".join(f"{k} {n}" for k, n in sorted(kinds.items())) or "none"))
+    return out
+
+
+def decisions() -> list[str]:
+    """One JSON line per labelled text (both sets, in order): its flags' family, span, line and score. A change
+    meant only to make the detector faster must leave these exactly as they are (tests/core/test_injection.py)."""
+    return [json.dumps({"set": name, "n": i, "flags": [[f.family, f.start, f.end, f.line, round(f.score, 6)]
+                                                        for f in detect(str(r["text"]))]})
+            for name, path in SETS.items() for i, r in enumerate(load(path))]
+
+
+def misclassified(rows: list[Row], det: Detector = kbsync_families) -> list[str]:
+    out = []
+    for r in rows:
+        fams = det(str(r["text"]))
+        if bool(r["label"]) != bool(fams):
+            what = f"missed {r['family']}/{r['form']}" if r["label"] else f"false alarm {fams}"
+            out.append(f"  {what}: {r['text']!r}")
+    return out
+
+
+def corpus_speed(sessions: int) -> str:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from common import corpus
+
+    ws = corpus(Path(__file__).resolve().parent / "out", sessions)
+    texts = [p.read_bytes().decode("utf-8", "replace") for p in sorted(ws.rglob("*.md"))]
+    size = sum(len(t.encode("utf-8")) for t in texts)
+    start, cpu = time.perf_counter(), time.process_time()
+    flagged = sum(1 for t in texts if detect(t))
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    return (f"speed: {len(texts)} files, {size / 1e6:.1f} MB in {wall:.2f} s wall = {size / 1e6 / wall:.1f} MB/s, "
+            f"{cpu:.2f} s CPU = {size / 1e6 / cpu:.1f} MB/s ({flagged} files flagged; load average "
+            f"{os.getloadavg()[0]:.1f})")
+
+
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--show", action="store_true", help="print the misclassified lines")
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--set", choices=("tuning", "held-out", "both"), default="both")
+    ap.add_argument("--show", action="store_true", help="print the misclassified texts of the tuning set "
+                    "(of the held-out set only with --set held-out: it is never tuned on)")
+    ap.add_argument("--sessions", type=int, default=3000, help="corpus size for the speed figure (0: skip)")
+    ap.add_argument("--write-decisions", action="store_true", help=f"write {DECISIONS.name} and stop")
     args = ap.parse_args()
-    rows = load()
-    for name, path in (("labelled", DATA), ("held-out", HELD_OUT)):
-        for lang in ("en", "zh", "all"):
-            part = [r for r in load(path) if lang == "all" or r["lang"] == lang]
-            s = score(part)
-            print(f"{name} {lang:>3}: {s['lines']} lines  precision {s['precision']:.3f}  recall {s['recall']:.3f}  "
-                  f"(tp {s['tp']}, fp {s['fp']}, fn {s['fn']})")
-    start = time.perf_counter()
-    for _ in range(20):
-        for r in rows:
-            is_flagged(str(r["text"]))
-    per_line = (time.perf_counter() - start) / (20 * len(rows))
-    print(f"detector speed: {per_line * 1e6:.1f} us per line")
-    if args.show:
-        for r in rows + load(HELD_OUT):
-            if bool(r["label"]) != is_flagged(str(r["text"])):
-                print(f"  {'missed' if r['label'] else 'false alarm'}: {r['text']!r}")
+    if args.write_decisions:
+        DECISIONS.write_text("\n".join(decisions()) + "\n", encoding="utf-8")
+        return
+    names = list(SETS) if args.set == "both" else [args.set]
+    for name in names:
+        rows = load(SETS[name])
+        print("\n".join(report(name, rows)))
+        if args.show and (name == "tuning" or args.set == name):  # held-out misses only when asked by name
+            print("\n".join(misclassified(rows)))
+    if args.sessions:
+        print(corpus_speed(args.sessions))
 
 
 if __name__ == "__main__":

@@ -13,6 +13,8 @@ untouched (stat only). Reference tools in the same run: `rg --files` (the walk a
 from __future__ import annotations
 
 import argparse
+import os
+import resource
 import shutil
 import sys
 import tempfile
@@ -21,10 +23,16 @@ from pathlib import Path
 from common import KBSYNC, corpus, median, need, timed
 
 
+CPU: list[float] = []  # CPU seconds (user + system) of each scan, in the order run
+
+
 def run_scan(ws: Path) -> float:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     wall, _rss, code = timed([*KBSYNC, "-w", str(ws), "scan"])
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if code != 0:
         sys.exit(f"bench: kbsync scan exited {code}")
+    CPU.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
     return wall
 
 
@@ -57,7 +65,8 @@ def main() -> None:
         shutil.copytree(corpus(tmp, args.files) / "sessions", source)
         count = sum(1 for _ in source.rglob("*.md"))
         firsts = [run_scan(fresh_workspace(tmp, source)) for _ in range(args.runs)]
-        print(f"first scan, {count} files: median {median(firsts):.2f} s over {args.runs} runs")
+        print(f"first scan, {count} files: median {median(firsts):.2f} s wall, {median(CPU):.2f} s CPU over {args.runs} "
+              f"runs (load average {os.getloadavg()[0]:.1f})")
         ws = fresh_workspace(tmp, source)
         run_scan(ws)
         nothing = [run_scan(ws) for _ in range(args.runs)]

@@ -1,6 +1,6 @@
 """Memory is data, never instructions: an instruction planted in a session comes back from get_context and
-read with a `flags` field naming the rule and the span, the span withheld from the text; the file itself
-is unchanged."""
+read with a `flags` field naming the family and the span (never the span's words), the span withheld from
+the text; the file itself is unchanged."""
 
 from __future__ import annotations
 
@@ -38,15 +38,17 @@ def test_a_planted_instruction_is_flagged_and_withheld(ws_root: Path, cli: Cli) 
     body = item["content"]
     assert PLANTED not in body["text"] and "secretly" not in body["text"]
     assert "部署完成。" in body["text"] and "回滚脚本可用。" in body["text"]
-    assert "[kbsync: flagged as override" in body["text"]
-    rules = {f["rule"] for f in body["flags"]}
-    assert {"override", "hidden-comment"} <= rules
-    spans = {f["rule"]: text[f["start"]:f["end"]] for f in body["flags"]}
-    assert spans["override"] == PLANTED and spans["hidden-comment"] == HIDDEN
-    assert all(text.splitlines()[f["line"] - 1] in text[f["start"]:f["end"]] or f["rule"] == "hidden-comment"
-               for f in body["flags"])
+    assert "[withheld by kbsync: embedded instruction (override" in body["text"]
+    families = {f["family"] for f in body["flags"]}
+    assert {"override", "output"} <= families
+    spans = {f["family"]: text[f["span"][0]:f["span"][1]] for f in body["flags"]}
+    assert spans["override"] == PLANTED and spans["output"] == HIDDEN
+    assert all(set(f) == {"field", "family", "span", "line", "why"} for f in body["flags"])
+    assert all(text.count("\n", 0, f["span"][0]) + 1 == f["line"] for f in body["flags"])
 
     full = next(p for p in ctx["parts"] if p["name"] == "sessions")
     assert PLANTED not in full["content"]["text"] and "secretly" not in full["content"]["text"]
-    assert "override" in {f["rule"] for f in full["content"]["flags"]}
+    assert "override" in {f["family"] for f in full["content"]["flags"]}
+    assert all(PLANTED not in json.dumps(f, ensure_ascii=False) for f in full["content"]["flags"])
+    assert "untrusted data" in full["content"]["text"]
     assert all(PLANTED not in p["content"]["text"] for p in ctx["parts"])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Sequence
 
 from kbsync.errors import UsageError
@@ -50,13 +50,13 @@ class Part:
     name: str  # facts, summaries, sessions, references, board
     text: str
     tokens: int  # the documented estimate (docs/retrieval.md)
+    flags: list[dict[str, object]] = field(default_factory=list)  # what was withheld from it (Pack.flags)
 
 
 def context_parts(pack: Pack) -> list[Part]:
-    """The pack's parts in order, each with its token estimate."""
-    from kbsync.retrieval.context import estimate_tokens
-
-    return [Part(name, "".join(lines), estimate_tokens("".join(lines))) for name, lines in pack.sections.items()]
+    """The pack's parts in order, each with its token estimate and the flags of the spans withheld from it."""
+    return [Part(name, text, tokens, [f for f in pack.flags if f["section"] == name])
+            for name, text, tokens in pack.parts()]
 
 
 def estimate_tokens(text: str) -> int:

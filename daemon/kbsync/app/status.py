@@ -197,6 +197,7 @@ class Report:
     pending: list[str] = field(default_factory=list)
     daemon: dict[str, Any] = field(default_factory=dict)  # the rest of what only the daemon knows
     machine: str = "unknown"  # this machine's id, which names its conflict copies
+    flagged: list[dict[str, Any]] = field(default_factory=list)  # indexed records carrying an embedded instruction
 
     @property
     def exit_code(self) -> int:
@@ -213,7 +214,8 @@ class Report:
                 "conflicts": [w.path for w in self.of_kind("conflict-copy")],
                 "leftovers": [w.path for w in self.of_kind("temp-file")],
                 "git_operation": next((w.reason for w in self.of_kind("git-operation")), None),
-                "unreadable": {w.path: w.reason for w in self.waiting if w.reason.startswith("unreadable:")}}
+                "unreadable": {w.path: w.reason for w in self.waiting if w.reason.startswith("unreadable:")},
+                "flagged": self.flagged}
 
 
 def scene_of(ws: Workspace, saved: dict[str, Any], now: float | None = None) -> Scene:
@@ -234,7 +236,15 @@ def report(ws: Workspace, now: float | None = None) -> Report:
     daemon = {k: saved.get(k) for k in ("updated", "last_event", "last_repair")}
     return Report(str(ws.root), pid is not None, pid, history.head_commit(ws.root),
                   last_sync(saved.get("jobs", {}).get("sync"), syncstate.load(ws)), waiting, len(scene.changed),
-                  saved.get("pending", []), {**daemon, "jobs": saved.get("jobs", {})}, machine_id(ws))
+                  saved.get("pending", []), {**daemon, "jobs": saved.get("jobs", {})}, machine_id(ws),
+                  flagged_records(ws))
+
+
+def flagged_records(ws: Workspace) -> list[dict[str, Any]]:
+    """Indexed records that carry an embedded instruction: path, key and families (from the search index)."""
+    from kbsync.retrieval.index import flagged
+
+    return [{"path": r.relpath, "key": r.key, "families": r.families} for r in flagged(ws)]
 
 
 def last_sync(job: dict[str, Any] | None, state: dict[str, Any]) -> dict[str, Any] | None:
@@ -273,6 +283,8 @@ def render(rep: Report) -> str:
         *(f"  {p}" for p in rep.pending[:20]),
         f"uncommitted: {rep.uncommitted} file(s)",
     ]
+    lines.append(f"flagged:     {len(rep.flagged)} indexed record(s) carry an embedded instruction")
+    lines += [f"  {f['key']}: {', '.join(f['families'])}" for f in rep.flagged]
     people = sum(1 for w in rep.waiting if w.settle_by == "person")
     lines.append(f"waiting:     {len(rep.waiting)} ({people} for a person, {len(rep.waiting) - people} for time)"
                  if rep.waiting else "waiting:     nothing")

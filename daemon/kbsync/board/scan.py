@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from kbsync.core import candidates, injection, protocol, secrets
+from kbsync.core.normalize import visible
 from kbsync.progress import Progress
 from kbsync.store import fsio
 from kbsync.core.candidates import Candidate
@@ -123,7 +124,7 @@ def _suggest_type(text: str) -> str:
 
 def _excerpt(body: list[str], skip: int) -> str:
     text = " ".join(" ".join(line for i, line in enumerate(body) if i != skip).split())
-    text = injection.visible(text)
+    text = visible(text)
     return text if len(text) <= EXCERPT_CHARS else text[:EXCERPT_CHARS].rstrip() + "…"
 
 
@@ -133,8 +134,8 @@ def _has_secret(text: str) -> bool:
 
 def _offending(flags: list[injection.Flag], found: list[secrets.SecretFinding]) -> list[str]:
     secret_lines = {f.line for f in found}
-    out = [f"第 {f.line} 行 [{f.rule}]: " + ("(此行含密钥，已隐去)" if f.line in secret_lines or _has_secret(f.text)
-                                          else f.text) for f in flags]
+    out = [f"第 {f.line} 行 [{f.family}]: " + ("(此行含密钥，已隐去)" if f.line in secret_lines or _has_secret(f.excerpt)
+                                            else f"{f.excerpt} ({f.why})") for f in flags]
     out += [f"第 {f.line} 行 [secret: {f.rule}]: (密钥内容不抄录)" for f in found]
     return out
 
@@ -153,7 +154,7 @@ def analyse(source: str, f: Found) -> Candidate:
         excerpt = _excerpt(body, at) or _excerpt(body, -1)
     names = ([candidates.FLAG_INJECTION] if flags else []) + ([candidates.FLAG_SECRET] if found_secrets else [])
     return Candidate(
-        id=candidate_id(source, f.path, f.sha256), source=source, path=f.path, title=injection.visible(title),
+        id=candidate_id(source, f.path, f.sha256), source=source, path=f.path, title=visible(title),
         source_date=f.date, type=_suggest_type(text[:4000]), topic=_topic(front, f.path, source),
         flags=tuple(names), excerpt=excerpt, offending=tuple(_offending(flags, found_secrets)),
     )

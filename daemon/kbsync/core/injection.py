@@ -1,10 +1,26 @@
-"""Embedded-instruction detector: text aimed at an assistant inside third-party material. Pure.
+"""Embedded-instruction detector: text that tries to steer an AI that later reads it. Pure.
 
-Third-party text is stored as text and never executed; this only flags lines that
-try to steer an assistant that later reads them (override its instructions, change
-its role, make it sign or append things to its answers, hide from the user), in
-English and Chinese, and text hidden from a person (HTML comments that address an
-assistant, zero-width or bidirectional control characters, Unicode tag characters).
+Third-party text and memory written by a model are stored as text and never executed;
+this finds the passages that would act as an instruction if a model took them as one.
+
+1. The text is folded (kbsync.core.normalize): invisible characters, look-alike and
+   full-width letters, leetspeak, Markdown emphasis and soft line breaks no longer hide a
+   phrase. Encoded runs (base64, hex, percent-encoding, tag characters, reversed text:
+   kbsync.core.encoded) are decoded and checked as well.
+2. The rules of kbsync.core.injectionrules run over the folded text; each match is
+   evidence of a family (override, role, address, output, exfiltration, tool, secrecy)
+   with a weight. Invisible characters inside words and bidirectional controls are
+   evidence of the family `hidden`.
+3. Evidence is added up per passage (a line once soft breaks are joined): the best
+   weight of each family, plus HIDDEN_BONUS when it sits in an HTML comment or a hidden
+   element, ENCODED_BONUS when it was decoded, OBFUSCATED_BONUS when it was written with
+   invisible, look-alike or leetspeak characters. In a passage that discusses attacks
+   (prompt injection, jailbreak, attacker, example ...) every weight counts META_FACTOR,
+   and QUOTED_FACTOR when the evidence is in quotes; reported decisions ("we agreed to
+   ignore the old rules") count NARRATIVE_FACTOR.
+4. A passage whose score reaches THRESHOLD is flagged: one Flag per family, naming the
+   family, the span (the sentence, the comment or the encoded run, in the original
+   text's offsets), its line and why.
 """
 
 from __future__ import annotations
@@ -12,163 +28,377 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass
-from typing import Final
+from functools import cached_property, lru_cache
+from typing import Any, Final, Iterable
 
-_I = re.IGNORECASE | re.MULTILINE
-_M = re.MULTILINE
+from kbsync.core import encoded, injectionrules
+from kbsync.core.injectionrules import RULES, WHY, Rule
+from kbsync.core.normalize import BIDI, INVISIBLE, TAGS, View, fold, visible
 
-# Invisible characters: zero-width spaces and joiners, word joiner and invisible
-# operators, bidirectional controls, BOM inside text, Unicode tag characters.
-HIDDEN_CHARS: Final = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\U000e0000-\U000e007f]")
-HTML_COMMENT: Final = re.compile(r"<!--(.*?)-->", re.DOTALL)
+THRESHOLD: Final = 1.0
+HIDDEN_BONUS: Final = 0.4
+ENCODED_BONUS: Final = 0.4
+OBFUSCATED_BONUS: Final = 0.4
+META_FACTOR: Final = 0.5
+QUOTED_FACTOR: Final = 0.2
+NARRATIVE_FACTOR: Final = 0.4
+EXCERPT_CHARS: Final = 200
+AT_USE: Final = ("family", "span", "line", "why")  # what of a flag may go to a model: never the span's words
 
-_ANSWER_EN = r"(?:answers?|responses?|repl(?:y|ies)|outputs?|messages?|summar(?:y|ies))"
-_ANSWER_ZH = r"(?:回答|回复|答复|答案|输出|总结|消息)"
-_AI_EN = r"(?:AI|assistant|chatbot|LLM|language model|GPT|ChatGPT|Claude|Copilot|agent)"
-_AI_ZH = r"(?:AI|人工智能|助手|助理|模型|大模型|机器人)"
-_AI_GATE: Final = re.compile(rf"\b{_AI_EN}", _I)
-_AI_WORDS_ZH: Final = ("ai", "人工智能", "助手", "助理", "模型", "机器人")
-_ANSWER_WORDS_ZH: Final = ("回答", "回复", "答复", "答案", "输出", "总结", "消息")
-
-
-@dataclass(frozen=True)
-class Rule:
-    """A pattern that runs over a text (line by line, MULTILINE) only where one of its keywords occurs."""
-
-    name: str
-    keywords: tuple[str, ...] | re.Pattern[str]  # lower-case substrings, or a pattern; skipped when none occurs
-    pattern: re.Pattern[str]
-
-    def may_match(self, plain: str, low: str) -> bool:
-        if isinstance(self.keywords, re.Pattern):
-            return self.keywords.search(plain) is not None
-        return any(k in low for k in self.keywords)
-
-
-RULES: Final[tuple[Rule, ...]] = (
-    Rule("override", ("ignore", "disregard", "forget", "override", "bypass", "skip"), re.compile(
-        r"\b(?:ignore|disregard|forget|override|bypass|skip)\b[^.\n]{0,30}?\b(?:previous|prior|above|earlier|preceding|"
-        r"all|any|your|the system|original)\b[^.\n]{0,20}?\b(?:instructions?|prompts?|rules|directions|directives|"
-        r"guidelines|guidance|orders|commands|programming|context|constraints)\b", _I)),
-    Rule("override", ("new instruction", "new system prompt", "new rules"), re.compile(r"\bnew (?:instructions?|system prompt|rules)\s*[:：]", _I)),
-    Rule("override", ("ignore", "disregard", "forget"), re.compile(r"\b(?:ignore|disregard|forget)\s+(?:everything|all(?: of)? (?:that|this|it)|what(?:ever)? "
-                            r"(?:was|you were|i) (?:said|told|wrote))\b[^.\n]{0,15}?\b(?:above|before|earlier|previously|"
-                            r"so far)\b", _I)),
-    Rule("override", ("your new", "your real", "your actual", "your true"), re.compile(r"\byour (?:new|real|actual|true) (?:task|role|goal|job|instructions?|purpose) (?:is|are|will be)\b",
-                            _I)),
-    Rule("override", ("system prompt", "hidden instructions", "initial instructions"), re.compile(r"\b(?:reveal|print|show|repeat|output)\b[^.\n]{0,20}\b(?:your|the)\s+(?:system prompt|"
-                            r"hidden instructions|initial instructions)", _I)),
-    Rule("role", ("you are now", "from now on", "pretend", "play as", "you will now act", " mode"), re.compile(r"\b(?:you are now (?:an?|the|my|in|no longer|DAN|free|unrestricted)\b|from now on,? you|pretend (?:to be|you are|that you are)|role-?play as|"
-                        r"you will now act|enter (?:developer|DAN|god) mode|jailbreak(?:ed)? mode)\b", _I)),
-    Rule("role", ("act as",), re.compile(r"(?:^|[.!?:][ \t]*|\bplease[ \t]+)act as (?:a|an|my|the)\b", _I)),
-    Rule("answer", ("always", "in every", "in each", "at the end", "at the start", "at the beginning"), re.compile(r"\b(?:always|in every|in each|at the (?:end|start|beginning) of (?:every|each|all|your))\b"
-                          rf"[^.\n]{{0,40}}?\b{_ANSWER_EN}\b", _I)),
-    Rule("answer", ("your answer", "your response", "your repl", "your output", "your message", "your summar"), re.compile(rf"\b(?:sign|end|start|begin|close)\s+(?:all\s+|each\s+|every\s+)?(?:of\s+)?your\s+{_ANSWER_EN}"
-                          r"\s+(?:with|by)\b", _I)),
-    Rule("answer", ("append", "add ", "insert", "include", "attach", "embed"), re.compile(r"\b(?:append|add|insert|include|attach|embed)\s+(?:this|the following|these|that)\s+"
-                          r"(?:link|url|text|line|image|signature|footer)s?\b[^.\n]{0,40}?\b(?:to|in|into)\s+"
-                          r"(?:your|every|each|all)\b", _I)),
-    Rule("answer", ("answer", "response", "repl", "output", "message", "summar"), re.compile(rf"\b(?:every|each|all)\s+(?:of\s+)?(?:your\s+|the\s+)?{_ANSWER_EN}\b[^.\n]{{0,30}}?"
-                          r"\b(?:ends?|starts?|begins?|includes?|contains?|mentions?)\s+(?:with|by|a|an|the|this|that)\b", _I)),
-    Rule("answer", ("from now on",), re.compile(r"\b(?:respond|reply|answer|speak|write)\b[^.\n]{0,30}?\bfrom now on\b|"
-                          r"\bfrom now on\b[^.\n]{0,30}?\b(?:respond|reply|answer)\b", _I)),
-    Rule("conceal", ("the user",), re.compile(r"\b(?:do not|don't|never)\s+(?:tell|inform|mention (?:this )?to|reveal (?:this )?to|"
-                           r"let)\s+the user\b|\bwithout (?:telling|informing|alerting) the user\b", _I)),
-    Rule("address", ("note ", "attention ", "message ", "instruction"), re.compile(rf"\b(?:note|attention|message|instructions?) (?:to|for) (?:any |the )?{_AI_EN}s?\b", _I)),
-    Rule("address", _AI_GATE, re.compile(rf"\b(?:the |this |an? )?{_AI_EN}s? (?:must|should|shall|needs? to|has to|"
-                                         r"is required to|will now)\b", _I)),
-    Rule("address", ("hey", "dear", "hi "), re.compile(rf"^[^\w\n]*(?:dear|hey|hi) {_AI_EN}s?\s*[,:：]", _I)),
-    Rule("override", ("follow",), re.compile(r"\b(?:stop|no longer|do not|don't|never) follow(?:ing)? (?:your|the|any|those|"
-                                            r"these|all) (?:previous |prior |original )?(?:guidelines|instructions|rules|"
-                                            r"directions|policies)\b", _I)),
-    Rule("conceal", ("the user",), re.compile(r"\b(?:whatever|no matter what|regardless of what|whenever) the user "
-                                             r"(?:asks|says|wants|types|requests|writes)\b|\bkeep (?:it|this|that) "
-                                             r"(?:hidden |secret )?from the user\b|\bwithout the user (?:knowing|noticing)\b",
-                                             _I)),
-    Rule("conceal", ("secretly", "quietly", "silently", "covertly"), re.compile(
-        r"\b(?:secretly|quietly|silently|covertly)\s+(?:add|insert|include|send|append|change|remove|delete|"
-        r"recommend|replace|mention)\b", _I)),
-    Rule("role", ("pretend",), re.compile(r"\b(?:you must|you should|you will|please|always)\s+pretend\b|"
-                                         r"^[^\w\n]*pretend (?:that|to be|you)\b", _I)),
-    Rule("conceal", ("用户",), re.compile(r"(?:无论|不管|不论)用户(?:问|说|要求|输入|提出)(?:什么|了什么|任何)")),
-    Rule("override", ("优先级", "最高级"), re.compile(r"(?:最高|最优先)(?:优先级|级别)的?(?:指令|命令|要求)|优先级(?:最)?高于")),
-    Rule("override", ("你的",), re.compile(r"你的(?:真实|真正|新|实际)的?(?:任务|目标|角色|身份|指令)(?:是|为)")),
-    Rule("answer", ("回答时", "回复时", "回答的时候", "回复的时候"), re.compile(
-        r"(?:回答|回复)(?:时|的时候)[^。\n]{0,20}?(?:不要提及|不要提到|加上|附上|推荐|插入|署名)")),
-    Rule("address", _AI_GATE, re.compile(rf"^[^\w\n]*(?:to|for) (?:the|any|all|every) {_AI_EN}s?\b", _I)),
-    Rule("address", _AI_GATE, re.compile(rf"\b(?:if|when) (?:you are |you're )?(?:an? |the )?{_AI_EN}\b[^.\n]{{0,30}}?"
-                           r"\b(?:reads?|reading|process(?:es|ing)?|summari[sz](?:es|ing|e)|sees?)\b", _I)),
-    Rule("address", _AI_GATE, re.compile(rf"^[^\w\n]*(?:dear |hey |hi )?{_AI_EN}s?\s*[,:：]\s*(?:you\b|please\b|ignore\b|always\b|do\b|"
-                           r"must\b)", _I)),
-    Rule("override", ("忽略", "无视", "忽视", "忘记", "忘掉", "覆盖", "绕过", "不要理会"), re.compile(r"(?:忽略|无视|忽视|忘记|忘掉|覆盖|绕过|不要理会)[^。\n]{0,12}?(?:之前|以上|上面|前面|上述|先前|此前|"
-                            r"原有|原来|所有|全部|你的|系统)[^。\n]{0,8}?(?:指令|指示|提示词?|规则|要求|设定|约束|命令)")),
-    Rule("override", ("指令", "提示词", "系统提示"), re.compile(r"(?:新的?(?:指令|系统提示词?)|系统提示词?)\s*[:：]|(?:输出|泄露|透露|显示|告诉我)[^。\n]{0,8}"
-                            r"(?:你的|系统)(?:提示词|系统提示|指令)")),
-    Rule("override", ("作废", "无效", "取消", "不再适用"), re.compile(r"(?:请|把|将)[^。\n]{0,4}(?:之前|以上|上面|前面|上述|先前)的?(?:所有)?(?:指令|指示|提示词?|规则|要求|设定)"
-                            r"[^。\n]{0,6}?(?:作废|无效|取消|不再适用)")),
-    Rule("role", ("你现在是", "从现在", "假装", "扮演", "开发者模式", "越狱"), re.compile(r"(?:你现在是|从现在(?:开始|起)[，,]?\s*你|假装你?是|扮演(?:一个|一名|一位)|角色扮演|进入开发者模式|越狱模式)")),
-    Rule("answer", (*_ANSWER_WORDS_ZH,), re.compile(rf"(?:每|所有|任何)(?:个|条|次|一次|一条)?{_ANSWER_ZH}(?:的)?(?:末尾|结尾|开头|最后|中|里|都)")),
-    Rule("answer", ("始终", "总是", "一律", "务必", "永远"), re.compile(r"(?:始终|总是|一律|务必|永远)[^。\n]{0,12}(?:署名|签名|落款|附上|加上|附加|添加|插入|推荐|提及)")),
-    Rule("answer", (*_ANSWER_WORDS_ZH,), re.compile(rf"(?:在|向)?(?:你的)?{_ANSWER_ZH}(?:中|里|末尾|结尾)[^。\n]{{0,8}}(?:附上|加上|添加|插入|署名|签名)")),
-    Rule("conceal", ("告诉用户", "告知用户", "透露给用户", "让用户", "瞒着用户"), re.compile(r"(?:不要|别|切勿|不得)(?:告诉|告知|透露给|让)用户|瞒着用户|不让用户知道")),
-    Rule("address", (*_AI_WORDS_ZH,), re.compile(rf"(?:致|给|写给)(?:所有|任何)?(?:的)?{_AI_ZH}+(?:的)?(?:指令|说明|消息)|"
-                           rf"(?:如果|当)你是(?:一个)?{_AI_ZH}|(?:如果|当|若)(?:一个)?{_AI_ZH}+(?:在)?(?:读到|看到|阅读|处理|总结)|^[^\w\n]*{_AI_ZH}[，,:：]\s*(?:你|请)(?:必须|应该|需要|务必|要)", _M)),
-)
-# An HTML comment is hidden from a person who reads the rendered page; it is flagged when it
-# addresses an assistant or gives an instruction, not when it is an ordinary editor's note.
-_COMMENT_ADDRESS: Final = re.compile(rf"\b{_AI_EN}s?\b|\bmodels?\b|{_AI_ZH}|\byou\b|你", _I)
+_HIDDEN_REGIONS: Final = re.compile(
+    r"<!--.*?(?:-->|\Z)|<(\w+)\b[^>]*?(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0|opacity\s*:\s*0\b|"
+    r"\shidden\b|aria-hidden)[^>]*>.*?</\1\s*>|^\[//\]: # \(.*?\)$", re.I | re.S | re.M)
+_HIDDEN_HINT: Final = re.compile(r"<!--|\[//\]|<\w+[^>\n]*(?:none|hidden|font-size|opacity)", re.I)
+_META: Final = re.compile(
+    r"\b(?:prompt[- ]injections?|injection attacks?|jailbreak(?:s|ing)?|attackers?|attacks?|payloads?|red[- ]team(?:ing)?|"
+    r"researchers?|malicious|adversarial|example payload|examples? of|for example|such as|phishing|detect(?:s|ion|or)?|"
+    r"mitigation|cve-\d+|tokeni[sz]ers?|special tokens?|chat templates?)\b|注入|攻击|越狱|例如|举例|比如|典型|检测|防护|过滤|恶意", re.I)
+_QUOTES: Final = re.compile(r"\"[^\"\n]{2,300}\"|(?<![A-Za-z])'[^'\n]{2,300}'(?![A-Za-z])|“[^”\n]{1,300}”|‘[^’\n]{1,300}’|"
+                            r"「[^」\n]{1,300}」|`[^`\n]{1,300}`")
+_NARRATIVE: Final = re.compile(r"\b(?:we|we'll|we've|let's|they|team|decided|agreed|decision|i'll|i will)\b|我们|大家|团队|决定|"
+                               r"会议|同意", re.I)
+_OBFUSCATION: Final = re.compile("[\u200b-\u200f\u2060-\u2064\uff10-\uff19\uff21-\uff3a\uff41-\uff5a\u0400-\u04ff"
+                                 "\u0370-\u03ff\U0001d400-\U0001d7ff]|[A-Za-z][013457][A-Za-z]|(?<![\\w])[013457][a-z]{2}|"
+                                 "[a-z]{2}[013457](?![\\w])")
+_WORD_INVISIBLE: Final = re.compile("(?<=[A-Za-z\u4e00-\u9fff])[\u200b-\u200d\u2060\ufeff]+|"
+                                    "[\u200b-\u200d\u2060\ufeff]+(?=[A-Za-z\u4e00-\u9fff])")
+_SENTENCE_END: Final = re.compile(r"[.!?;。\n]")
 
 
 @dataclass(frozen=True)
 class Flag:
+    """One flagged family in one passage, in the original text's offsets."""
+
+    family: str
+    start: int
+    end: int
     line: int  # 1-based
-    rule: str  # override, role, answer, conceal, address, hidden-comment, hidden-chars
-    text: str  # the offending line, invisible characters shown as \\uXXXX escapes
+    why: str
+    excerpt: str  # the span, invisible characters shown as \\uXXXX escapes
+    score: float  # the passage's score
+    decoded: str = ""  # what an encoded span decodes to (visible, shortened), "" for any other span
+
+    def as_dict(self) -> dict[str, object]:
+        """Everything, for a person (and the search index): the excerpt and decoded text included."""
+        return {**self.at_use(), "excerpt": self.excerpt, "decoded": self.decoded, "score": round(self.score, 2)}
+
+    def at_use(self) -> dict[str, object]:
+        """What may go to a model beside neutralised text: family, span, line and why, never the span's words."""
+        return {"family": self.family, "span": [self.start, self.end], "line": self.line, "why": self.why}
 
 
-def visible(text: str) -> str:
-    """`text` with invisible characters written as \\uXXXX escapes, so a person can see them."""
-    return HIDDEN_CHARS.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+def at_use(stored: dict[str, object]) -> dict[str, object]:
+    """A flag kept as `Flag.as_dict()` (in the search index), cut to `Flag.at_use()`."""
+    return {k: stored[k] for k in AT_USE if k in stored}
 
 
-def line_rules(line: str) -> list[str]:
-    """The rules one line of text breaks (invisible characters are ignored when matching)."""
-    return [f.rule for f in detect(line) if f.rule != "hidden-comment"]
+@dataclass(frozen=True)
+class _Evidence:
+    family: str
+    weight: float
+    start: int  # original offsets; -1 for a rule's match until its passage is flagged (see `found`)
+    end: int
+    why: str
+    passage: int
+    bonus: str = ""  # hidden, encoded, obfuscated
+    decoded: str = ""  # the decoded run (encoded evidence only)
+    found: tuple[int, int, tuple[int, int] | None] | None = None  # a rule's match and hidden region, folded
 
 
-def _comment_flags(text: str) -> list[Flag]:
-    out: list[Flag] = []
-    for m in HTML_COMMENT.finditer(text):
-        body = m.group(1)
-        if line_rules(body) or _COMMENT_ADDRESS.search(body):
-            line = text.count("\n", 0, m.start()) + 1
-            out.append(Flag(line, "hidden-comment", visible(" ".join(m.group(0).split()))[:300]))
+@dataclass(frozen=True)
+class _Passages:
+    view: View
+    starts: list[int]  # folded offsets where each passage starts
+
+    @classmethod
+    def of(cls, view: View) -> _Passages:
+        return cls(view, [0] + [m.end() for m in re.finditer("\n", view.text)])
+
+    @cached_property
+    def orig_starts(self) -> list[int]:
+        """The original offsets where each passage starts (found when first asked: few texts need them)."""
+        return [self.view.original(s) for s in self.starts]
+
+    def at(self, folded: int) -> int:
+        return bisect.bisect_right(self.starts, folded) - 1
+
+    def at_original(self, offset: int) -> int:
+        return bisect.bisect_right(self.orig_starts, offset) - 1
+
+    def text(self, i: int) -> str:
+        end = self.starts[i + 1] - 1 if i + 1 < len(self.starts) else len(self.view.text)
+        return self.view.text[self.starts[i]:end]
+
+
+_WORDS: Final = re.compile(r"[a-z]+")
+_ASCII_LETTERS: Final = frozenset("abcdefghijklmnopqrstuvwxyz")
+WINDOW: Final = 300  # characters around a keyword in which its rule runs (longer than any match)
+_MAX_HITS: Final = 40  # keyword occurrences beyond which a rule runs over the whole text
+
+
+def _is_word(key: str) -> bool:
+    return key.isascii() and key.isalpha()
+
+
+_KEYS: Final = frozenset(k for rule in RULES for k in (*rule.keys, *(k for group in rule.also for k in group)))
+_WORD_KEYS: Final = frozenset(k for k in _KEYS if _is_word(k))  # looked up among the text's words
+_SUBSTRING_KEYS: Final = tuple(sorted(k for k in _KEYS if not _is_word(k)))  # looked up as substrings
+_RULES_OF: Final = {k: tuple(i for i, rule in enumerate(RULES) if k in rule.keys) for k in _KEYS}
+_ALSO: Final = tuple(tuple(frozenset(group) for group in rule.also) for rule in RULES)  # by the rule's place in RULES
+
+
+class _Index:
+    """What the rules' keywords are looked up in: the lower-cased folded text and the keywords present in it
+    (a keyword of ASCII letters as a whole word, any other as a substring), found once per text, so that
+    only the rules one of whose keywords occurs are tried; each keyword's occurrences are found when a
+    rule first asks."""
+
+    def __init__(self, text: str) -> None:
+        self.low = low = text.lower()
+        found = {key for _end, key in _substring_automaton().iter(low)}
+        self.present = _WORD_KEYS.intersection(_WORDS.findall(low)) | found
+        self._hits: dict[str, list[int]] = {}
+        self._windows: dict[tuple[str, ...], list[tuple[int, int]]] = {}
+
+    def has(self, key: str) -> bool:
+        return key in self.present
+
+    def rules(self) -> list[int]:
+        """The places in RULES of the rules one of whose keywords occurs, in order."""
+        return sorted({i for k in self.present for i in _RULES_OF[k]})
+
+    def hits(self, key: str) -> list[int]:
+        """Where `key` occurs (as a whole word for a word key), at most _MAX_HITS + 1 of them."""
+        got = self._hits.get(key)
+        if got is None:
+            got, word, low = [], _is_word(key), self.low
+            at = low.find(key)
+            while at >= 0 and len(got) <= _MAX_HITS:
+                end = at + len(key)
+                if not word or not (low[at - 1:at] in _ASCII_LETTERS or low[end:end + 1] in _ASCII_LETTERS):
+                    got.append(at)
+                at = low.find(key, end)
+            self._hits[key] = got
+        return got
+
+    def windows(self, keys: tuple[str, ...]) -> list[tuple[int, int]]:
+        """Spans of the text within WINDOW of an occurrence of one of `keys`, merged; the whole text when the
+        keys occur more than _MAX_HITS times."""
+        got = self._windows.get(keys)
+        if got is None:
+            got = self._windows[keys] = self._merge(keys)
+        return got
+
+    def _merge(self, keys: tuple[str, ...]) -> list[tuple[int, int]]:
+        hits = [at for key in keys for at in self.hits(key)]
+        if len(hits) > _MAX_HITS:
+            return [(0, len(self.low))]
+        spans: list[tuple[int, int]] = []
+        for at in sorted(hits):
+            lo, hi = max(0, at - WINDOW), at + WINDOW
+            if spans and lo <= spans[-1][1]:
+                spans[-1] = (spans[-1][0], hi)
+            else:
+                spans.append((lo, hi))
+        return spans
+
+
+@lru_cache(maxsize=1)
+def _substring_automaton() -> Any:
+    """An Aho-Corasick automaton of the keywords looked up as substrings: one pass over a text finds every
+    occurrence of all of them (overlapping ones included)."""
+    import ahocorasick
+
+    automaton = ahocorasick.Automaton()
+    for key in _SUBSTRING_KEYS:
+        automaton.add_word(key, key)
+    automaton.make_automaton()
+    return automaton
+
+
+def _matches(i: int, text: str, index: _Index) -> Iterable[re.Match[str]]:
+    rule = RULES[i]
+    if any(group.isdisjoint(index.present) for group in _ALSO[i]):
+        return
+    present = tuple(k for k in rule.keys if index.has(k))
+    seen: set[tuple[int, int]] = set()
+    for lo, hi in index.windows(present) if present else []:
+        for m in rule.pattern.finditer(text, lo, hi):
+            if m.span() not in seen:
+                seen.add(m.span())
+                yield m
+
+
+def _factor(rule: Rule, p: _Passages, i: int, start: int, end: int, meta: dict[int, bool]) -> float:
+    ptext, pstart = p.text(i), p.starts[i]
+    factor = 1.0
+    if i not in meta:
+        meta[i] = _META.search(ptext) is not None
+    if meta[i]:
+        inside = any(q.start() <= start - pstart and end - pstart <= q.end() for q in _QUOTES.finditer(ptext))
+        factor = QUOTED_FACTOR if inside else META_FACTOR
+    if rule.narrative and _NARRATIVE.search(p.view.text, max(pstart, start - 30), start + 10):
+        factor *= NARRATIVE_FACTOR
+    return factor
+
+
+def _rule_evidence(p: _Passages) -> list[_Evidence]:
+    text, out = p.view.text, []
+    hidden = [(m.start(), m.end()) for m in _HIDDEN_REGIONS.finditer(text)] if _HIDDEN_HINT.search(text) else []
+    index, meta = _Index(text), dict[int, bool]()
+    for r in index.rules():
+        rule = RULES[r]
+        for m in _matches(r, text, index):
+            i = p.at(m.start())
+            region = next(((a, b) for a, b in hidden if a <= m.start() < b), None)
+            bonus = "hidden" if region else "obfuscated" if _obfuscated(p.view, m.start(), m.end()) else ""
+            weight = rule.weight * _factor(rule, p, i, m.start(), m.end(), meta)
+            out.append(_Evidence(rule.family, weight, -1, -1, rule.why, i, bonus, found=(m.start(), m.end(), region)))
     return out
 
 
-def _rule_flags(text: str) -> list[Flag]:
-    """One flag per (line, rule): each rule runs once over the whole text, invisible characters removed."""
-    plain = HIDDEN_CHARS.sub("", text)
-    starts = [0] + [m.end() for m in re.finditer("\n", plain)]
-    hits: dict[tuple[int, str], None] = {}
-    low = plain.lower()
-    for rule in RULES:
-        if not rule.may_match(plain, low):
-            continue
-        for m in rule.pattern.finditer(plain):
-            hits[(bisect.bisect_right(starts, m.start()), rule.name)] = None
-    raw_lines = text.split("\n")
-    out = [Flag(line, name, visible(raw_lines[line - 1].strip())[:300]) for line, name in hits]
-    for i, line in enumerate(raw_lines, 1):
-        if HIDDEN_CHARS.search(line.lstrip("\ufeff") if i == 1 else line):
-            out.append(Flag(i, "hidden-chars", visible(line.strip())[:300]))
+def _obfuscated(view: View, start: int, end: int) -> bool:
+    """Whether the original of a folded span holds invisible, look-alike or leetspeak characters (the original
+    is the folded text itself when nothing was folded away)."""
+    lo, hi = view.span(start, end)
+    return _OBFUSCATION.search(view.original_text, lo, hi) is not None
+
+
+def _located(p: _Passages, e: _Evidence) -> _Evidence:
+    """`e` with its original span: the hidden region, or the sentence around the match."""
+    if e.found is None:
+        return e
+    start, end, region = e.found
+    lo, hi = p.view.span(*region) if region else _sentence(p, start, end)
+    return _Evidence(e.family, e.weight, lo, hi, e.why, e.passage, e.bonus, e.decoded)
+
+
+def _sentence(p: _Passages, start: int, end: int) -> tuple[int, int]:
+    """The original span of the sentence around a match: within the original lines the match spans, from the
+    last sentence end before it (at most 300 characters back) to the next one after it."""
+    text, orig = p.view.text, p.view.original_text
+    floor = max(0, start - 300)
+    ends = [m.end() for m in _SENTENCE_END.finditer(text, floor, start)]
+    lo = ends[-1] if ends else floor
+    while lo < start and text[lo].isspace():
+        lo += 1
+    stop = _SENTENCE_END.search(text, end)
+    lo_o, hi_o = p.view.span(lo, stop.end() if stop else len(text))
+    first, last = p.view.span(start, end)
+    line_end = orig.find("\n", last - 1 if last else 0)
+    return max(lo_o, orig.rfind("\n", 0, first) + 1), min(hi_o, line_end if line_end >= 0 else len(orig))
+
+
+def _hidden_evidence(text: str, p: _Passages) -> list[_Evidence]:
+    if not INVISIBLE.search(text):
+        return []
+    out = []
+    at = 0
+    for line in text.split("\n"):
+        body = line.lstrip("\ufeff") if at == 0 else line
+        bidi = len(BIDI.findall(body)) + len(TAGS.findall(body))
+        words = sum(len(m.group()) for m in _WORD_INVISIBLE.finditer(body))
+        if bidi or words:
+            weight = 1.0 if bidi or words >= 3 else 0.5
+            why = WHY["hidden"] + (": bidirectional controls or tag characters" if bidi else ": invisible characters inside words")
+            out.append(_Evidence("hidden", weight, at, at + len(line), why, p.at_original(at)))
+        at += len(line) + 1
     return out
+
+
+def _encoded_evidence(text: str, p: _Passages) -> list[_Evidence]:
+    out = []
+    for run in encoded.decoded_runs(text):
+        for f in _flags(run.text, decode=False, min_weight=0.0):
+            why = f"{f.why} ({run.kind}-decoded)"
+            out.append(_Evidence(f.family, f.score, run.start, run.end, why, p.at_original(run.start), "encoded",
+                                 visible(run.text)[:80]))
+    return out
+
+
+_BONUS = {"hidden": HIDDEN_BONUS, "encoded": ENCODED_BONUS, "obfuscated": OBFUSCATED_BONUS}
+
+
+def _score(items: list[_Evidence]) -> tuple[float, dict[str, _Evidence]]:
+    """The passage's score (each rule's best match counts once; bonuses once each) and each family's best evidence."""
+    by_rule: dict[tuple[str, str, str], float] = {}
+    best: dict[str, _Evidence] = {}
+    for e in items:
+        by_rule[(e.family, e.why, e.decoded)] = max(by_rule.get((e.family, e.why, e.decoded), 0.0), e.weight)
+        if e.family not in best or e.weight > best[e.family].weight:
+            best[e.family] = e
+    bonuses = {e.bonus for e in items if e.bonus and e.weight > 0.2}
+    return sum(by_rule.values()) + sum(_BONUS[b] for b in bonuses), best
+
+
+def _flags(text: str, *, decode: bool = True, min_weight: float = THRESHOLD) -> list[Flag]:
+    view = fold(text)
+    p = _Passages.of(view)
+    evidence = _rule_evidence(p) + _hidden_evidence(text, p) + (_encoded_evidence(text, p) if decode else [])
+    by_passage: dict[int, list[_Evidence]] = {}
+    for e in evidence:
+        by_passage.setdefault(e.passage, []).append(e)
+    out = []
+    for items in by_passage.values():
+        score, best = _score(items)
+        if score >= min_weight and score > 0:
+            out += [_flag(text, _located(p, e), score) for e in best.values()]
+    return sorted(out, key=lambda f: (f.start, f.family))
+
+
+def _flag(text: str, e: _Evidence, score: float) -> Flag:
+    note = {"hidden": " (in an HTML comment or hidden element)", "obfuscated": " (written with invisible, look-alike or "
+            "leetspeak characters)"}.get(e.bonus, "")
+    excerpt = visible(" ".join(text[e.start:e.end].split()))
+    excerpt = excerpt if len(excerpt) <= EXCERPT_CHARS else excerpt[:EXCERPT_CHARS - 1] + "…"
+    return Flag(e.family, e.start, e.end, text.count("\n", 0, e.start) + 1, e.why + note, excerpt, score, e.decoded)
 
 
 def detect(text: str) -> list[Flag]:
-    """Every flag in a text, by line; a line breaking several rules is reported once per rule."""
-    return sorted(_rule_flags(text) + _comment_flags(text), key=lambda f: (f.line, f.rule))
+    """Every flag in `text`: one per family in each passage whose score reaches THRESHOLD, by position."""
+    return _flags(text)
 
 
 def is_flagged(text: str) -> bool:
     return bool(detect(text))
+
+
+def families(flags: Iterable[Flag]) -> list[str]:
+    """The families of `flags`, each once, in the order of injectionrules.FAMILIES."""
+    seen = {f.family for f in flags}
+    return [f for f in injectionrules.FAMILIES if f in seen]
+
+
+def merged_spans(flags: Iterable[Flag]) -> list[tuple[int, int, list[str]]]:
+    """The flagged spans, overlapping ones merged, each with its families."""
+    out: list[tuple[int, int, list[str]]] = []
+    for f in sorted(flags, key=lambda f: (f.start, f.end)):
+        if out and f.start < out[-1][1]:
+            lo, hi, fams = out[-1]
+            out[-1] = (lo, max(hi, f.end), fams if f.family in fams else [*fams, f.family])
+        else:
+            out.append((f.start, f.end, [f.family]))
+    return out
+
+
+@dataclass(frozen=True)
+class Guarded:
+    """A text as it may be handed to a model, and the flags it raised."""
+
+    text: str  # every flagged span replaced by a marker naming its families
+    flags: list[Flag]
+
+
+def guard(text: str) -> Guarded:
+    """`text` with its flagged spans withheld (`neutralise`), and its flags."""
+    flags = detect(text)
+    return Guarded(neutralise(text, flags) if flags else text, flags)
+
+
+def neutralise(text: str, flags: Iterable[Flag]) -> str:
+    """`text` with each flagged span replaced by a marker that names its families."""
+    out, at = [], 0
+    for lo, hi, fams in merged_spans(flags):
+        out += [text[at:lo], f"[withheld by kbsync: embedded instruction ({', '.join(fams)})]"]
+        at = hi
+    return "".join(out) + text[at:]

@@ -22,13 +22,14 @@ from kbsync.retrieval.records import KIND_SOURCES, Record
 from kbsync.retrieval.text import Query, fts_expression, index_text
 
 DB_NAME = "search.sqlite"
-SCHEMA_VERSION = 2  # 2: a session's title is its `title` field where it has one
+SCHEMA_VERSION = 3  # 2: a session's title is its `title` field where it has one; 3: docs.flags
 _SCHEMA = """
 CREATE TABLE files (relpath TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL);
 CREATE TABLE docs (
   id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, relpath TEXT NOT NULL, kind TEXT NOT NULL,
   title TEXT NOT NULL, summary TEXT NOT NULL, tags TEXT NOT NULL, status TEXT NOT NULL,
-  type TEXT NOT NULL, source TEXT NOT NULL, date TEXT NOT NULL, broken TEXT NOT NULL, fields TEXT NOT NULL);
+  type TEXT NOT NULL, source TEXT NOT NULL, date TEXT NOT NULL, broken TEXT NOT NULL, fields TEXT NOT NULL,
+  flags TEXT NOT NULL);
 CREATE INDEX docs_relpath ON docs(relpath);
 CREATE INDEX docs_kind_date ON docs(kind, date);
 CREATE VIRTUAL TABLE fts USING fts5(kind, head, body, tokenize = 'unicode61 remove_diacritics 2');
@@ -53,6 +54,11 @@ class Row:
     date: str
     broken: str
     fields: dict[str, Any]
+    flags: tuple[dict[str, Any], ...] = ()  # embedded-instruction flags (family, span, line, why, excerpt)
+
+    @property
+    def families(self) -> list[str]:
+        return list(dict.fromkeys(str(f["family"]) for f in self.flags))
 
 
 def db_path(state_dir: Path) -> Path:
@@ -130,9 +136,10 @@ def put_file(conn: sqlite3.Connection, relpath: str, state: FileState, records: 
     for r in records:
         cur = conn.execute(
             "INSERT OR REPLACE INTO docs (key, relpath, kind, title, summary, tags, status, type, source, date,"
-            " broken, fields) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " broken, fields, flags) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (r.key, r.relpath, r.kind, r.title, r.summary, _tags_cell(r.tags), r.status, r.type, r.source,
-             r.date, r.broken, json.dumps(r.fields, ensure_ascii=False, default=str)))
+             r.date, r.broken, json.dumps(r.fields, ensure_ascii=False, default=str),
+             json.dumps(r.flags, ensure_ascii=False)))
         head = index_text(" ".join([r.title, r.summary, *r.tags]))
         conn.execute("INSERT INTO fts (rowid, kind, head, body) VALUES (?, ?, ?, ?)",
                      (cur.lastrowid, r.kind, head, index_text(r.body)))
@@ -166,7 +173,8 @@ def _tags_cell(tags: Iterable[str]) -> str:
 
 # ---- reading ------------------------------------------------------------------
 
-_COLUMNS = "d.key, d.relpath, d.kind, d.title, d.summary, d.tags, d.status, d.type, d.source, d.date, d.broken, d.fields"
+_COLUMNS = ("d.key, d.relpath, d.kind, d.title, d.summary, d.tags, d.status, d.type, d.source, d.date, d.broken, "
+            "d.fields, d.flags")
 
 
 def search(conn: sqlite3.Connection, query: Query, kind: str, limit: int) -> list[Row]:
@@ -241,13 +249,20 @@ def _like(text: str) -> str:
 
 def _row(r: tuple[Any, ...]) -> Row:
     tags = tuple(t for t in str(r[5]).split("|") if t)
-    return Row(r[0], r[1], r[2], r[3], r[4], tags, r[6], r[7], r[8], r[9], r[10], json.loads(r[11]))
+    return Row(r[0], r[1], r[2], r[3], r[4], tags, r[6], r[7], r[8], r[9], r[10], json.loads(r[11]),
+               tuple(json.loads(r[12])))
 
 
 def records(conn: sqlite3.Connection, kind: str) -> Iterator[Row]:
     """Every stored record of `kind`, newest first."""
     for r in conn.execute(f"SELECT {_COLUMNS} FROM docs d WHERE d.kind = ? ORDER BY d.date DESC, d.key", (kind,)):
         yield _row(r)
+
+
+def flagged(conn: sqlite3.Connection) -> list[Row]:
+    """Every record of the workspace that carries an embedded-instruction flag, by path."""
+    sql = f"SELECT {_COLUMNS} FROM docs d WHERE d.flags != '[]' AND d.kind NOT LIKE 'folder:%' ORDER BY d.relpath, d.key"
+    return [_row(r) for r in conn.execute(sql)]
 
 
 def counts(conn: sqlite3.Connection) -> dict[str, int]:

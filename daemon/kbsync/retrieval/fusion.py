@@ -30,6 +30,7 @@ class Hit:
     path: str = ""
     url: str = ""
     summary: str = ""
+    flags: tuple[dict[str, object], ...] = ()  # embedded-instruction flags of the item, from the search index
 
     @property
     def identity(self) -> str:
@@ -49,6 +50,7 @@ class Fused:
     path: str = ""
     url: str = ""
     summary: str = ""
+    flags: tuple[dict[str, object], ...] = ()
     exact: Fraction = field(default=Fraction(0), compare=False, repr=False)
 
     def as_dict(self) -> dict[str, object]:
@@ -58,7 +60,12 @@ class Fused:
             value = getattr(self, name)
             if value:
                 out[name] = value
+        out["flags"] = list(self.flags)
         return out
+
+    @property
+    def families(self) -> list[str]:
+        return list(dict.fromkeys(str(f["family"]) for f in self.flags))
 
 
 # A source's name with its hits, best first; the sequence is in configuration order.
@@ -74,6 +81,7 @@ class _Acc:
     first_source: int = 0
     sources: list[str] = field(default_factory=list)
     extra: dict[str, str] = field(default_factory=dict)
+    flags: tuple[dict[str, object], ...] = ()
 
 
 def rrf(lists: Sequence[SourceHits], k: int = DEFAULT_K) -> list[Fused]:
@@ -102,12 +110,13 @@ def _add(acc: dict[str, _Acc], order: int, name: str, hit: Hit, k: int) -> None:
         value = getattr(hit, attr)
         if value and attr not in a.extra:
             a.extra[attr] = value
+    a.flags = a.flags or hit.flags
 
 
 def _fused(ident: str, a: _Acc) -> Fused:
     return Fused(key=ident, title=a.first.title, score=float(a.exact), sources=tuple(a.sources),
                  best_rank=a.best_rank, path=a.extra.get("path", ""), url=a.extra.get("url", ""),
-                 summary=a.extra.get("summary", ""), exact=a.exact)
+                 summary=a.extra.get("summary", ""), flags=a.flags, exact=a.exact)
 
 
 def make_rrf(k: int) -> FusionFn:

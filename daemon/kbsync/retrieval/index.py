@@ -20,7 +20,7 @@ from kbsync.store import fsio
 from kbsync.retrieval import db as searchdb
 from kbsync.errors import InputError
 from kbsync.retrieval.db import FileState
-from kbsync.retrieval.records import Record, plain_record, records_for
+from kbsync.retrieval.records import Record, flags_of, plain_record, records_for
 from kbsync.store.workspace import Workspace, decode, left_out
 
 log = logging.getLogger(__name__)
@@ -100,6 +100,19 @@ def update(ws: Workspace, relpaths: Iterable[str]) -> int:
         conn.close()
 
 
+def flagged(ws: Workspace) -> list[searchdb.Row]:
+    """The indexed records of the workspace that carry an embedded-instruction flag, as last indexed (none when
+    the index has not been built yet; reading it never builds it)."""
+    path = searchdb.db_path(ws.state_dir)
+    if not path.exists():
+        return []
+    conn = searchdb.connect(path)
+    try:
+        return searchdb.flagged(conn)
+    finally:
+        conn.close()
+
+
 def refresh(ws: Workspace) -> int:
     """Catch up with edits the daemon did not see: the number of files re-read or dropped."""
     conn = open_index(ws)
@@ -173,7 +186,8 @@ def _index_folder_file(conn: sqlite3.Connection, name: str, root: Path, key: str
         return
     rec = plain_record(rel, text, folder_kind(name))
     searchdb.put_file(conn, key, state, [Record(key=key, relpath=key, kind=rec.kind, title=rec.title,
-                                                summary=rec.summary, body=rec.body, date=rec.date)])
+                                                summary=rec.summary, body=rec.body, date=rec.date,
+                                                flags=flags_of(text))])
 
 
 def _markdown_under(root: Path) -> list[str]:

@@ -4,16 +4,19 @@ A session, memory file or artifact gives one record; the knowledge board gives
 one record per entry. A session whose frontmatter cannot be read is still
 indexed by its text (so it can be found and repaired) but is marked `broken`:
 its fields are never guessed, and context assembly and statistics skip it.
+Every record carries the embedded-instruction flags of its text (kbsync.core.injection;
+spans and lines in the file), since memory written by a model can carry an instruction too.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from kbsync.core import protocol
+from kbsync.core import injection, protocol
 from kbsync.core.board import parse_board
 from kbsync.errors import KbsyncError
 from kbsync.core.session import parse_session
@@ -40,18 +43,26 @@ class Record:
     date: str = ""  # UTC `YYYY-MM-DDTHH:MM:SSZ` for sessions, `YYYY-MM-DD` otherwise, "" when unknown
     broken: str = ""  # why the frontmatter could not be read; "" when it could
     fields: dict[str, Any] = field(default_factory=dict, compare=False)
+    flags: tuple[dict[str, object], ...] = field(default=(), compare=False)  # Flag.as_dict(), in the file's offsets
 
 
 def records_for(relpath: str, text: str, default_offset: str = "+08:00") -> list[Record]:
     """The records a workspace file contributes to the search index (none for logs, index.md ...)."""
     kind = protocol.classify(relpath)
-    if kind == "session":
-        return [session_record(relpath, text, default_offset)]
     if kind == "board" and relpath == protocol.BOARD_MD:
         return board_records(relpath, text)
-    if kind in ("memory", "artifact"):
-        return [plain_record(relpath, text, kind)]
-    return []
+    if kind == "session":
+        rec = session_record(relpath, text, default_offset)
+    elif kind in ("memory", "artifact"):
+        rec = plain_record(relpath, text, kind)
+    else:
+        return []
+    return [dataclasses.replace(rec, flags=flags_of(text))]
+
+
+def flags_of(text: str) -> tuple[dict[str, object], ...]:
+    """The embedded-instruction flags of `text`, as stored in the index."""
+    return tuple(f.as_dict() for f in injection.detect(text))
 
 
 def session_record(relpath: str, text: str, default_offset: str) -> Record:
@@ -122,12 +133,16 @@ def _first_line(text: str, title: str) -> str:
 
 
 def board_records(relpath: str, text: str) -> list[Record]:
-    """One record per knowledge-board entry, keyed `LEARNING_BOARD.md#<title>@<source_date>`."""
+    """One record per knowledge-board entry, keyed `LEARNING_BOARD.md#<title>@<source_date>`. The board is
+    checked for embedded instructions as a whole, once; each entry keeps the flags whose line falls within it."""
     out = []
+    flags = injection.detect(text)
     for block in parse_board(text).entries():
         e = block.entry
+        end = block.start + len(block.raw.splitlines())  # the entry's last line, 1-based
         out.append(Record(key=f"{relpath}#{e.key}", relpath=relpath, kind="board", title=e.title,
                           summary=e.summary, body=e.core_content, tags=tuple(dict.fromkeys([*e.scenarios, e.topic])),
                           status=e.status or "active", type=e.type, source=e.source, date=e.source_date,
-                          fields={"topic": e.topic, "confidence": e.confidence, "scenarios": list(e.scenarios)}))
+                          fields={"topic": e.topic, "confidence": e.confidence, "scenarios": list(e.scenarios)},
+                          flags=tuple(f.as_dict() for f in flags if block.start < f.line <= end)))
     return out

@@ -171,7 +171,8 @@ def _folder_hits(ws: Workspace, spec: SourceSpec, query: Query, limit: int) -> l
 
 
 def _hit(source: str, rank: int, row: searchdb.Row, path: str) -> Hit:
-    return Hit(source=source, rank=rank, title=row.title, key=row.key, path=path, summary=clip(row.summary))
+    return Hit(source=source, rank=rank, title=row.title, key=row.key, path=path, summary=clip(row.summary),
+               flags=row.flags)
 
 
 def clip(text: str, limit: int = MAX_SUMMARY) -> str:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 from fastapi import APIRouter, Path, Query, Response
 
+from kbsync.app.guard import field_flags
 from kbsync.app import board, candidates
 from kbsync.web import boardmodels as b
 from kbsync.web.models import Empty
@@ -25,7 +26,8 @@ Days = Annotated[float, Query(gt=0, le=36500, description="days without being ap
 
 
 def _entry(e: Entry) -> b.Entry:
-    return b.Entry.model_validate(e.as_dict() | {"key": e.key})
+    flags = field_flags(title=e.title, summary=e.summary, core_content=e.core_content, source=e.source)
+    return b.Entry.model_validate(e.as_dict() | {"key": e.key, "flags": flags})
 
 
 @router.get("/board/entries", response_model=list[b.Entry], summary="entries in board order, filtered")
@@ -48,7 +50,8 @@ def add_entry(ws: WS, body: b.EntryFields, response: Response) -> b.Written:
 @router.get("/board/entries/{key:path}", response_model=b.ShownEntry, summary="one entry and this machine's counters")
 def show_entry(ws: WS, key: Key) -> b.ShownEntry:
     shown = board.show_entry(ws, board.entry_key(key))
-    return b.ShownEntry.model_validate(shown.entry.as_dict() | {"key": shown.key, "feedback": shown.feedback.as_dict()})
+    return b.ShownEntry.model_validate(_entry(shown.entry).model_dump() | {"key": shown.key,
+                                                                         "feedback": shown.feedback.as_dict()})
 
 
 @router.put("/board/entries/{key:path}", response_model=b.Written,

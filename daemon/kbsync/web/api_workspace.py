@@ -3,14 +3,18 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from fastapi import APIRouter, Query
 
 from kbsync.app import repo, retrieval, status
+from kbsync.app.guard import guard, record_flags
 from kbsync.errors import LockedError
 from kbsync.web import models as m
 from kbsync.web.deps import WS
+
+if TYPE_CHECKING:
+    from kbsync.retrieval.fusion import Fused
 
 router = APIRouter(tags=["workspace"])
 
@@ -39,15 +43,22 @@ def get_search(ws: WS, q: Annotated[str, Query(min_length=1, description="words 
                source: Annotated[list[str] | None, Query(description="only these sources (repeat)")] = None,
                ) -> m.SearchResult:
     outcome = retrieval.search(ws, q, sources=source, top=top)
-    return m.SearchResult(results=[m.SearchHit.model_validate(r.as_dict()) for r in outcome.results],
+    return m.SearchResult(results=[_hit(r) for r in outcome.results],
                           failures=[m.SourceFailure(source=n, reason=why) for n, why in outcome.failures])
+
+
+def _hit(r: Fused) -> m.SearchHit:
+    """A hit as the API gives it: title and summary with any flagged span withheld, the record's flags."""
+    return m.SearchHit.model_validate({**r.as_dict(), "title": guard(r.title).text, "summary": guard(r.summary).text,
+                                       "flags": record_flags(r.flags)})
 
 
 @router.post("/context", response_model=m.ContextPack, summary="the prompt pack within a token budget")
 def post_context(ws: WS, body: m.ContextRequest) -> m.ContextPack:
     pack = retrieval.build_context(ws, body.query, [t.strip() for t in body.tags if t.strip()], body.budget)
-    return m.ContextPack(budget=pack.budget, limit=pack.limit, tokens=pack.tokens(), notes=pack.notes,
-                         text=pack.text(), parts=[m.ContextPart(name=n, text=t, tokens=k) for n, t, k in pack.parts()])
+    parts = [{"name": p.name, "text": p.text, "tokens": p.tokens, "flags": p.flags} for p in retrieval.context_parts(pack)]
+    return m.ContextPack.model_validate({"budget": pack.budget, "limit": pack.limit, "tokens": pack.tokens(),
+                                         "notes": pack.notes, "text": pack.text(), "parts": parts, "flags": pack.flags})
 
 
 @router.get("/stats", response_model=m.Stats, summary="session counts by tag, month, status or model")

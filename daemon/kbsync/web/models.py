@@ -56,6 +56,12 @@ class Waiting(BaseModel):
     kind: str = Field(description="left-out, conflict-status, conflict-copy, temp-file, daemon, ...")
 
 
+class FlaggedRecord(BaseModel):
+    path: str
+    key: str = Field(description="the search record's key (a path, or LEARNING_BOARD.md#<title>@<date>)")
+    families: list[str]
+
+
 class Status(BaseModel):
     """The report of `kbsync status --json`: git's last commit, what waits and why, the daemon's state."""
 
@@ -64,6 +70,8 @@ class Status(BaseModel):
     machine: str = Field(description="this machine's id, which names its conflict copies")
     running: bool = Field(description="whether `kbsync run` watches this workspace")
     waiting: list[Waiting] = Field(description="what waits, for a person or for time; empty when nothing does")
+    flagged: list[FlaggedRecord] = Field(default_factory=list, description="indexed records carrying an embedded "
+                                         "instruction, as last indexed")
 
 
 class CommitRequest(Request):
@@ -202,6 +210,21 @@ class LogLine(BaseModel):
 
 # ---- search and context ---------------------------------------------------------------------------------
 
+class Flag(BaseModel):
+    """An embedded instruction the detector found (docs/board.md): never the span's own words."""
+
+    family: str = Field(description="override, role, address, output, exfiltration, tool, secrecy or hidden")
+    span: list[int] = Field(description="[start, end) character offsets of the flagged text")
+    line: int = Field(description="1-based line where the span starts")
+    why: str
+
+
+class PackFlag(Flag):
+    section: str = Field(description="the pack's section it was withheld from")
+    entry: str = Field(description="the entry (a path, a board title, facts) it belongs to")
+    span: list[int] = Field(description="[start, end) offsets in the entry's piece as gathered, before withholding")
+
+
 class SearchHit(BaseModel):
     key: str
     title: str
@@ -210,6 +233,8 @@ class SearchHit(BaseModel):
     path: str | None = None
     url: str | None = None
     summary: str | None = None
+    flags: list[Flag] = Field(default_factory=list, description="the record's embedded-instruction flags, in its "
+                              "file's offsets; title and summary come with any flagged span withheld")
 
 
 class SourceFailure(BaseModel):
@@ -232,6 +257,7 @@ class ContextPart(BaseModel):
     name: str
     text: str
     tokens: int = Field(description="estimated tokens (docs/retrieval.md)")
+    flags: list[PackFlag] = Field(default_factory=list, description="the spans withheld from this part")
 
 
 class ContextPack(BaseModel):
@@ -241,6 +267,7 @@ class ContextPack(BaseModel):
     parts: list[ContextPart]
     notes: list[str]
     text: str = Field(description="the whole pack, ready for a prompt")
+    flags: list[PackFlag] = Field(default_factory=list, description="every span withheld, by section and entry")
 
 
 # ---- memory ---------------------------------------------------------------------------------------------

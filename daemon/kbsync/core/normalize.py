@@ -1,0 +1,256 @@
+"""Text folded for matching, with a map back to the original's offsets. Pure.
+
+`fold(text)` undoes the usual ways of hiding a phrase from a pattern while keeping
+every position traceable to the original (`View.original`):
+
+- invisible characters removed: zero-width spaces and joiners, word joiner and invisible
+  operators, bidirectional controls, a BOM inside the text, Unicode tag characters;
+- compatibility forms folded (NFKC): full-width letters and punctuation, mathematical
+  alphabets, circled letters, ligatures; Cyrillic and Greek look-alikes of Latin letters
+  folded to those letters;
+- HTML character references decoded (`&#105;` is `i`);
+- letters written apart (`I-g-n-o-r-e`, `忽 略 之 前`) joined;
+- leetspeak inside words that mix letters and digits (`1gn0re` is `ignore`; short words such as
+  `n0t` only on a line that holds a longer one);
+- Markdown emphasis (`**`, `__`, `~~`, single `*` and `_` around letters) and a hyphenated
+  line break inside a word removed;
+- a line break inside a paragraph becomes a space (the next line is no list item, heading,
+  quote or table row), so a phrase split over two lines reads as one line.
+
+Each step either keeps the length (a one-for-one character table) or records what it
+removed or replaced, so a span found in the folded text maps to the original text.
+"""
+
+from __future__ import annotations
+
+import bisect
+import html
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Callable, Final
+
+INVISIBLE: Final = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\U000e0000-\U000e007f]")
+BIDI: Final = re.compile("[\u202a-\u202e\u2066-\u2069]")
+TAGS: Final = re.compile("[\U000e0020-\U000e007e]+")
+# Latin look-alikes in other alphabets (lower and upper case), after Unicode's confusables list.
+_LOOKALIKES: Final = dict(zip(
+    "аеорсухіјѕԁһԛԝмтвнкАЕОРСУХІЈЅВНКМТαεοιρνυκτχΑΕΟΙΡΝΥΚΤΧΒΗΜΖ",
+    "aeopcyxijsdhqwmtbhkAEOPCYXIJSBHKMTaeoipvuktxAEOIPNYKTXBHMZ"))
+_LOOKALIKE_TABLE: Final = str.maketrans(_LOOKALIKES)
+_LOOKALIKE_HINT: Final = re.compile("[\u0370-\u04ff]")
+_FOLD_RANGES: Final = ((0x00A0, 0x00FF), (0x2000, 0x2BFF), (0x3000, 0x303F), (0xFF00, 0xFFEF), (0x1D400, 0x1D7FF),
+                       (0x1F100, 0x1F1FF))
+_OTHER: Final = re.compile("[^\x00-\x7f\u4e00-\u9fff\u3000-\u303f\u2000-\u206f\uff00-\uffef]")
+_ENTITY: Final = re.compile(r"&(?:#\d{2,7}|#x[0-9a-fA-F]{2,6}|[A-Za-z]{2,8});")
+# A leetspeak digit beside a letter (found by the digit: a pattern that starts with one character class is
+# searched much faster than an alternation).
+_LEET_HINT: Final = re.compile(r"[013457](?:(?<=[A-Za-z][013457])|(?=[A-Za-z]))")
+_WORD_CHARS: Final = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+_LEET: Final = str.maketrans("013457", "oieast")
+_MARKS: Final = re.compile(r"\*\*?\*?|__?_?|~~|-\n[ \t]*")  # \*{1,3}|_{1,3}|...: each branch opens with a literal
+# Letters written apart to hide a word: four and more single letters with one separator between each
+# (`I-g-n-o-r-e`, `i g n o r e`), or Chinese characters with a space between each (`忽 略 之 前`).
+# Each is searched only where its cheaper hint (what every such run holds inside) occurs.
+_SPACED: Final = (
+    (re.compile(r"[-. _*·][A-Za-z][-. _*·][A-Za-z][-. _*·]"),
+     re.compile(r"(?<![A-Za-z])[A-Za-z]([-. _*·])[A-Za-z](?:\1[A-Za-z]){2,}(?![A-Za-z])")),
+    (re.compile(" [\u4e00-\u9fff] [\u4e00-\u9fff] "), re.compile("[\u4e00-\u9fff](?: [\u4e00-\u9fff]){3,}")),
+)
+_SOFT_BREAK: Final = re.compile(r"\n(?![ \t]*(?:[-*+#>|]|\d+[.)]|\n|$))")
+
+
+@lru_cache(maxsize=1)
+def _fold_table() -> dict[int, str]:
+    """One-for-one folds: each character of the ranges above whose NFKC form is one other character."""
+    table = {ord(k): v for k, v in _LOOKALIKES.items()}
+    for lo, hi in _FOLD_RANGES:
+        for cp in range(lo, hi + 1):
+            folded = unicodedata.normalize("NFKC", chr(cp))
+            if len(folded) == 1 and folded != chr(cp):
+                table[cp] = folded
+    return table
+
+
+@dataclass(frozen=True)
+class _Map:
+    """Where the pieces of a rewritten text came from: piece i starts at `new[i]` and at `old[i]` in the
+    input; `exact[i]` says the piece is a copy (offsets inside it map one for one) or a replacement."""
+
+    new: tuple[int, ...]
+    old: tuple[int, ...]
+    exact: tuple[bool, ...]
+
+    def back(self, i: int) -> int:
+        k = bisect.bisect_right(self.new, i) - 1
+        if k < 0:
+            return i
+        return self.old[k] + (i - self.new[k] if self.exact[k] else 0)
+
+
+@dataclass(frozen=True)
+class View:
+    """A folded text and the maps (latest last) that lead back to the original."""
+
+    text: str
+    original_text: str
+    maps: tuple[_Map, ...] = ()
+
+    def original(self, i: int) -> int:
+        """The original offset of offset `i` of the folded text (an end offset maps to an end offset)."""
+        for m in reversed(self.maps):
+            i = m.back(i)
+        return min(i, len(self.original_text))
+
+    def span(self, start: int, end: int) -> tuple[int, int]:
+        """The original span of the folded span [start, end)."""
+        lo = self.original(start)
+        hi = self.original(end - 1) + 1 if end > start else lo
+        return lo, max(lo, hi)
+
+
+def rewrite(text: str, pattern: re.Pattern[str], repl: Callable[[re.Match[str]], str]) -> tuple[str, _Map | None]:
+    """`pattern.sub(repl, text)` and the map back to `text` (None when nothing changed)."""
+    parts: list[str] = []
+    pieces: list[tuple[int, int, bool]] = []  # (new offset, old offset, copied one for one)
+    at = pos = 0
+    for m in pattern.finditer(text):
+        got = repl(m)
+        if got == m.group():
+            continue
+        pieces += [(pos, at, True), (pos + m.start() - at, m.start(), False)]
+        parts += [text[at:m.start()], got]
+        pos += m.start() - at + len(got)
+        at = m.end()
+    if not pieces:
+        return text, None
+    pieces.append((pos, at, True))
+    parts.append(text[at:])
+    new, old, exact = zip(*pieces)
+    return "".join(parts), _Map(new, old, exact)
+
+
+@lru_cache(maxsize=1)
+def _foldable() -> re.Pattern[str]:
+    """Runs of the characters that the fold table changes."""
+    points = sorted(_fold_table())
+    ranges, lo = [], points[0]
+    for a, b in zip(points, points[1:] + [-1]):
+        if b != a + 1:
+            ranges.append(re.escape(chr(lo)) + ("-" + re.escape(chr(a)) if a != lo else ""))
+            lo = b
+    return re.compile("[" + "".join(ranges) + "]+")
+
+
+def _fold_run(m: re.Match[str]) -> str:
+    return m.group().translate(_fold_table())
+
+
+def _is_mark(text: str, m: re.Match[str]) -> bool:
+    """Whether a run of `*`, `_`, `~~` or a hyphenated line break found by _MARKS is emphasis or a split word."""
+    before = text[m.start() - 1] if m.start() else " "
+    after = text[m.end()] if m.end() < len(text) else " "
+    mark = m.group()[0]
+    if mark == "-":
+        return before.isalpha() and after.islower()
+    if mark == "_":
+        return not (before in _WORD_CHARS and after in _WORD_CHARS)
+    return mark == "~" or not (before.isspace() and after.isspace())
+
+
+def _leet_words(text: str) -> list[tuple[int, int]]:
+    """The words (runs of ASCII letters and digits) that hold a leetspeak digit beside a letter, in order."""
+    words: list[tuple[int, int]] = []
+    for m in _LEET_HINT.finditer(text):
+        lo, hi = m.start(), m.end()
+        if words and lo < words[-1][1]:
+            continue
+        while lo and text[lo - 1] in _WORD_CHARS:
+            lo -= 1
+        while hi < len(text) and text[hi] in _WORD_CHARS:
+            hi += 1
+        words.append((lo, hi))
+    return words
+
+
+def _leet(text: str) -> str:
+    """Leetspeak digits read as letters (length kept) in words that mix letters and digits: words of four
+    characters and more with two letters, and on a line that holds one of those, the short words too
+    (`D0 n0t t3ll`)."""
+    words = _leet_words(text)
+    long = {(lo, hi) for lo, hi in words if hi - lo >= 4 and sum(c.isalpha() for c in text[lo:hi]) >= 2}
+    if not long:
+        return text
+    line_of, line, last = [], 0, 0
+    for lo, _hi in words:
+        line, last = line + text.count("\n", last, lo), lo
+        line_of.append(line)
+    lines = {line_of[i] for i, w in enumerate(words) if w in long}
+    picked = [w for i, w in enumerate(words) if w in long or line_of[i] in lines]
+    out, at = [], 0
+    for lo, hi in picked:
+        out += [text[at:lo], text[lo:hi].translate(_LEET)]
+        at = hi
+    return "".join(out) + text[at:]
+
+
+def _fold_compat(t: str, step: Callable[[str, re.Pattern[str], Callable[[re.Match[str]], str]], str]) -> str:
+    """NFKC and look-alikes: the whole text at once when that keeps its length (offsets stay put), else run by run."""
+    n = _nfkc(t)
+    if len(n) == len(t):
+        return n.translate(_LOOKALIKE_TABLE) if _LOOKALIKE_HINT.search(n) else n
+    t = _foldable().sub(_fold_run, t)
+    return step(t, _OTHER, _nfkc_char) if _OTHER.search(t) else t
+
+
+# The full-width forms of ASCII and the ideographic space: the characters of Chinese prose that NFKC changes.
+_FULL_WIDTH: Final = re.compile("[\u3000\uff01-\uff5e]")
+_FULL_WIDTH_NFKC: Final = {chr(c): unicodedata.normalize("NFKC", chr(c)) for c in (0x3000, *range(0xFF01, 0xFF5F))}
+
+
+def _nfkc(t: str) -> str:
+    """NFKC of `t`. Full-width punctuation is folded first, one character for one (NFKC of the result is NFKC of
+    `t`), so that Chinese prose is often NFKC already, which `is_normalized` tells at once."""
+    quick = _FULL_WIDTH.sub(lambda m: _FULL_WIDTH_NFKC[m.group()], t)
+    return quick if unicodedata.is_normalized("NFKC", quick) else unicodedata.normalize("NFKC", quick)
+
+
+def _nfkc_char(m: re.Match[str]) -> str:
+    return unicodedata.normalize("NFKC", m.group())
+
+
+def _joined(m: re.Match[str]) -> str:
+    return m.group().replace(m.group(1) if m.re.groups else " ", "")
+
+
+def _entity(m: re.Match[str]) -> str:
+    return html.unescape(m.group())
+
+
+def fold(text: str) -> View:
+    """`text` folded for matching (see the module's docstring), with its map back."""
+    maps: list[_Map] = []
+
+    def step(t: str, pattern: re.Pattern[str], repl: Callable[[re.Match[str]], str]) -> str:
+        out, m = rewrite(t, pattern, repl)
+        if m is not None:
+            maps.append(m)
+        return out
+
+    t = step(text, INVISIBLE, lambda m: "") if INVISIBLE.search(text) else text
+    if not t.isascii():
+        t = _fold_compat(t, step)
+    if "&" in t:
+        t = step(t, _ENTITY, _entity)
+    for hint, spaced in _SPACED:
+        if hint.search(t):
+            t = step(t, spaced, _joined)
+    t = _leet(t)
+    t = step(t, _MARKS, lambda m: "" if _is_mark(m.string, m) else m.group())
+    return View(_SOFT_BREAK.sub(" ", t), text, tuple(maps))
+
+
+def visible(text: str) -> str:
+    """`text` with invisible characters written as \\uXXXX escapes, so a person can see them."""
+    return INVISIBLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)

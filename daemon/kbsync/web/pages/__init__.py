@@ -13,11 +13,17 @@ from __future__ import annotations
 from kbsync.web.pages import (
     board,
     candidates,
+    conflicts,
+    sessions,
+    stats,
     status,
 )
 
 PAGES = (
     board,
     candidates,
+    conflicts,
+    sessions,
+    stats,
     status,
 )

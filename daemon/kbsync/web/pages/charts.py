@@ -93,10 +93,11 @@ def _bars(chart: Chart, top: int, plot_h: float, legend_h: float) -> list[str]:
 def _axis(top: int, plot_h: float, legend_h: float) -> list[str]:
     base = TOP + legend_h + plot_h
     out = [f'<line x1="{LEFT}" y1="{base:.1f}" x2="{WIDTH - RIGHT}" y2="{base:.1f}" stroke="#888"/>']
-    for k in range(5):
-        value = top * k / 4
-        y = base - plot_h * k / 4
-        out.append(f'<text x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end" font-size="11">{value:g}</text>')
+    steps = next(n for n in (5, 4, 2, 1) if top % n == 0)  # whole numbers on the axis
+    for k in range(steps + 1):
+        value = top * k // steps
+        y = base - plot_h * k / steps
+        out.append(f'<text x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end" font-size="11">{value}</text>')
         if k:
             out.append(f'<line x1="{LEFT}" y1="{y:.1f}" x2="{WIDTH - RIGHT}" y2="{y:.1f}" stroke="#ddd"/>')
     return out

@@ -52,7 +52,7 @@ def workspace(tmp: Path) -> Path:
 
     root = tmp / "ws"
     init_workspace(root)
-    configure(root, "enabled = true\n")
+    configure(root, "enabled = true\n", daemon='commit_every = "1s"')
     return root
 
 
@@ -68,8 +68,9 @@ def login_url(server: WebServer) -> str:
 
 
 def open_logged_in(browser: Browser, server: WebServer, *, lang: str = "en", phone: bool = False) -> Page:
-    """A new browser context (its own cookies) that opened a fresh login link: it lands on the board."""
-    context = browser.new_context(viewport=PHONE if phone else VIEWPORT, locale=lang,
+    """A new browser context (its own cookies, `lang` its Accept-Language) that opened a fresh login link: it
+    lands on the board."""
+    context = browser.new_context(viewport=PHONE if phone else VIEWPORT, locale=lang.split(",")[0].split(";")[0],
                                   extra_http_headers={"Accept-Language": lang})
     context.set_default_timeout(15_000)
     page = context.new_page()
@@ -89,3 +90,13 @@ def git_clean(root: Path, path: str) -> bool:
     out = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--", path], check=True,
                          capture_output=True, text=True).stdout
     return not out.strip()
+
+
+def commit_all(root: Path, message: str) -> None:
+    subprocess.run(["git", "-C", str(root), "add", "-A"], check=True)
+    subprocess.run(["git", "-C", str(root), "commit", "-qm", message], check=True)
+
+
+def git_show(root: Path, spec: str) -> str:
+    return subprocess.run(["git", "-C", str(root), "show", spec], check=True, capture_output=True,
+                          text=True).stdout

@@ -18,7 +18,7 @@ In order, each check answering in the API's error shape:
    `X-CSRF-Token`, or a form of its pages (application/x-www-form-urlencoded) its `csrf` field (a
    form type without either: 403 `csrf`; any other type: 415).
 6. The body is read whole before the request goes on, and refused past [web] max_body_kb (413).
-Every response gets nosniff, X-Frame-Options DENY, a strict Content-Security-Policy, no-referrer
+Every response gets nosniff, X-Frame-Options DENY, a strict Content-Security-Policy, a same-origin referrer policy
 and no-store, and loses any Access-Control-* header a mounted app might add.
 """
 
@@ -47,7 +47,7 @@ SECURITY_HEADERS = {
     "x-frame-options": "DENY",
     "content-security-policy": ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
                                 "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"),
-    "referrer-policy": "no-referrer",
+    "referrer-policy": "same-origin",  # no-referrer would make a browser send `Origin: null` with its forms
     "cache-control": "no-store",
     "cross-origin-resource-policy": "same-origin",
 }

@@ -43,7 +43,7 @@ def test_a_form_write_needs_the_csrf_field(browser: Browser, site: WebServer) ->
     try:
         csrf = page.locator('meta[name="csrf-token"]').get_attribute("content") or ""
         assert len(csrf) == 64
-        path = f"{site.url}/board/entries"
+        path = f"{site.url}/board/new"
         for body in ("title=x", "csrf=" + "0" * 64 + "&title=x"):
             r = page.request.post(path, data=body, headers={"Content-Type": "application/x-www-form-urlencoded"},
                                   max_redirects=0)

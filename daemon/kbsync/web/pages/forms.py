@@ -31,3 +31,15 @@ class Form:
 async def read_form(request: Request) -> Form:
     body = (await request.body()).decode("utf-8", "replace")
     return Form(parse_qs(body, keep_blank_values=True))
+
+
+def refusal_status(exc: Exception) -> int:
+    """The status the API answers for `exc` (422 for bad input, 409 for a lock or conflict, ...)."""
+    from kbsync.web.problems import STATUS_OF
+
+    return next((s for cls, s, _code in STATUS_OF if isinstance(exc, cls)), 500)
+
+
+def local_target(given: str, fallback: str) -> str:
+    """`given` when it is a path of this server (a form's "back" field), else `fallback`: never another site."""
+    return given if given.startswith("/") and not given.startswith(("//", "/\\")) else fallback

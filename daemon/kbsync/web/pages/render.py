@@ -56,10 +56,16 @@ def csrf_token(request: Request) -> str:
     return who.csrf if isinstance(who, BrowserSession) else ""
 
 
+def words(request: Request, own: Labels) -> dict[str, str]:
+    """The shared labels and a page's `own`, in the browser's language."""
+    lang = language(request.headers.get("accept-language", ""))
+    return {**LABELS[lang], **own.get(lang, {})}
+
+
 def page(request: Request, template: str, own: Labels, *, status: int = 200, **values: Any) -> HTMLResponse:
     """The page `template` rendered with `values`, the labels (`t`) of the browser's language and its own."""
     lang = language(request.headers.get("accept-language", ""))
     body = _env.get_template(template).render(
-        t={**LABELS[lang], **own.get(lang, {})}, lang=lang, csrf=csrf_token(request), csrf_field=CSRF_FIELD,
-        nav=NAV, here=request.url.path, **values)
+        t=words(request, own), lang=lang, csrf=csrf_token(request), csrf_field=CSRF_FIELD, nav=NAV,
+        here=request.url.path, **values)
     return HTMLResponse(body, status_code=status)

@@ -100,9 +100,7 @@ def main() -> None:
     a = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="kbsync-web-") as tmp_name:
         tmp = Path(tmp_name)
-        browsers = b.launch()
-        browser = next(browsers)
-        try:
+        for browser in b.launch():  # one browser for every page, closed when the loop ends
             board = tmp / "board"
             subprocess.run([*KBSYNC, "-w", str(board), "init"], check=True, stdout=subprocess.DEVNULL, env=server_env(tmp))
             (board / "LEARNING_BOARD.md").write_text(board_text(a.entries), encoding="utf-8")
@@ -111,9 +109,6 @@ def main() -> None:
             shutil.copytree(corpus(a.cache, a.sessions), sessions, symlinks=True)
             run_page(browser, sessions, tmp, f"/sessions, {a.sessions} sessions", "/sessions", a.runs)
             run_page(browser, sessions, tmp, f"/sessions?tag=..., {a.sessions} sessions", "/sessions?tag=部署", a.runs)
-        finally:
-            browsers.close()
-
 
 if __name__ == "__main__":
     main()

@@ -13,12 +13,12 @@ from helpers.cli import kbsync
 from helpers.web import WebServer, configure
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, Page
+    from playwright.sync_api import Browser, Page, ViewportSize
 
 CHROMIUM = "/usr/bin/chromium"
 REPO = Path(__file__).resolve().parent.parent.parent
-VIEWPORT = {"width": 1000, "height": 800}
-PHONE = {"width": 390, "height": 844}
+VIEWPORT: ViewportSize = {"width": 1000, "height": 800}
+PHONE: ViewportSize = {"width": 390, "height": 844}
 
 
 def artifacts() -> Path:

@@ -42,20 +42,22 @@ def site_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _settle(page: Page, site: WebServer, original: str, choice: str, *, keyboard: bool = False) -> str:
     page.goto(f"{site.url}/conflicts")
     button = page.locator("article", has_text=original).get_by_role("button", name=choice)
-    if keyboard:
-        button.focus()
-        page.keyboard.press("Enter")
-    else:
-        button.click()
-    page.wait_for_load_state()
-    assert "/conflicts/settled?" in page.url, (page.url, page.content()[:600])
+    with page.expect_navigation():
+        if keyboard:
+            button.focus()
+            page.keyboard.press("Enter")
+        else:
+            button.click()
+    assert "/conflicts/settled?" in page.url, page.url
     return page.locator("pre").inner_text()
 
 
 def _committed(root: Path, original: str, kept: str) -> None:
     copy = copy_of(original)
     assert not (root / copy).exists()
-    assert b.git_log(root, original)[0] == f"conflict: {original} settled, kept {kept} ({copy})"
+    assert b.git_log(root, copy)[0] == f"conflict: {original} settled, kept {kept} ({copy})"  # the commit removing it
+    if kept != "theirs":  # theirs leaves the file as committed: only the copy's removal is new
+        assert b.git_log(root, original)[0] == b.git_log(root, copy)[0]
     assert b.git_clean(root, original)
     tracked = subprocess.run(["git", "-C", str(root), "ls-files", "--", copy], check=True, capture_output=True,
                              text=True).stdout

@@ -64,3 +64,13 @@ def test_search_marks_the_words_in_title_summary_and_snippet(ws: Workspace) -> N
     assert hit.path.startswith("sessions/2025-06-01/")
     titled = browse.search_sessions(ws, "tag:git deploy")
     assert [s.text for h in titled.hits for s in h.snippet if s.marked] == ["deploy"]
+
+
+def test_the_listing_catches_up_with_the_files_within_the_freshness_window(ws: Workspace,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(browse, "FRESH_S", 3600.0)
+    before = len(browse.browse_sessions(ws).page.sessions)
+    _save(ws, "e", "2025-07-01T09:00:00+00:00", [], "new")
+    assert len(browse.browse_sessions(ws).page.sessions) == before  # refreshed less than FRESH_S ago
+    monkeypatch.setattr(browse, "FRESH_S", 0.0)
+    assert len(browse.browse_sessions(ws).page.sessions) == before + 1

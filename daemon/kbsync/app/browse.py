@@ -1,12 +1,15 @@
 """Browsing and searching sessions as a person does on the web board: counts by month, day and tag beside
 a page of sessions, and search results with the query's words marked.
 
-Dates are the sessions' `ts` in UTC, as the search index and `kbsync stats` keep them.
+Dates are the sessions' `ts` in UTC, as the search index and `kbsync stats` keep them. The listing is at
+most FRESH_S seconds behind the files: the index catches up with them on a view unless this process had it
+do so less than that ago (the daemon's watcher keeps it current meanwhile).
 """
 
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -22,6 +25,8 @@ _MONTH = re.compile(r"^\d{4}-(0[1-9]|1[0-2])$")
 _DAY = re.compile(r"^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$")
 _HEADING = re.compile(r"^#{1,6}(\s|$)")
 SEARCH_TOP = 20
+FRESH_S = 2.0
+_refreshed: dict[str, float] = {}  # workspace root -> when (time.monotonic) this process last refreshed its index
 
 
 @dataclass(frozen=True)
@@ -77,10 +82,20 @@ def browse_sessions(ws: Workspace, *, month: str = "", day: str = "", tag: str =
 
     month, day = _dates(month, day)
     when = day or month or None
-    page = list_sessions(ws, tag=tag or None, since=when, until=when, limit=limit, cursor=cursor)
+    page = list_sessions(ws, tag=tag or None, since=when, until=when, limit=limit, cursor=cursor, refresh=_due(ws))
     found = facets(ws, tag, month, day)
     return Browse(month, day, tag, [Count(*m) for m in found.months], [Count(*d) for d in found.days],
                   [Count(*t) for t in found.tags], page)
+
+
+def _due(ws: Workspace) -> bool:
+    """Whether the index should catch up with the files now: not when this process had it do so less than
+    FRESH_S ago (a page of 12,000 sessions otherwise looks at every file on each view)."""
+    now, key = time.monotonic(), str(ws.root)
+    if now - _refreshed.get(key, -FRESH_S) < FRESH_S:
+        return False
+    _refreshed[key] = now
+    return True
 
 
 def search_sessions(ws: Workspace, query: str, top: int = SEARCH_TOP) -> Found:

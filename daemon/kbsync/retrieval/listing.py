@@ -17,9 +17,12 @@ from kbsync.retrieval.text import Query
 from kbsync.store.workspace import Workspace
 
 
-def list_sessions(ws: Workspace, query: Query, limit: int, after: tuple[str, str] | None = None) -> list[Row]:
-    """Up to `limit` session records passing `query`, newest first, from just past `after`."""
-    searchindex.refresh(ws)
+def list_sessions(ws: Workspace, query: Query, limit: int, after: tuple[str, str] | None = None, *,
+                  refresh: bool = True) -> list[Row]:
+    """Up to `limit` session records passing `query`, newest first, from just past `after` (with `refresh`
+    False, from the index as it stands)."""
+    if refresh:
+        searchindex.refresh(ws)
     conn = searchindex.open_index(ws)
     try:
         return searchdb.listing(conn, query, "session", limit, after)

@@ -19,7 +19,7 @@ from kbsync.web.pages.render import page
 
 router = APIRouter(include_in_schema=False)
 LABELS: dict[str, dict[str, str]] = {
-    "en": {"title": "Conflicts", "none": "No conflicts: nothing waits to be settled.", "copy": "conflict copy",
+    "en": {"title": "Conflicts", "none": "No conflicts: nothing waits to be settled.", "kind_copy": "conflict copy",
            "kind_status": "marked status: conflict", "file": "File", "theirs": "Theirs (the file as it stands)",
            "mine": "Mine (the conflict copy)", "marked": "The file (marked status: conflict)",
            "made": "made", "machine": "machine", "unknown": "unknown", "gone": "the file is gone",
@@ -28,7 +28,7 @@ LABELS: dict[str, dict[str, str]] = {
            "removed": "Copy removed", "kept": "Kept", "to_list": "Back to the conflicts", "line": "Line",
            "no_commit": "not a git repository: nothing committed", "diff": "Both versions, line by line",
            "status_hint": "There is no other version: keep mine marks the file open again."},
-    "zh": {"title": "冲突", "none": "没有冲突：没有待处理的内容。", "copy": "冲突副本",
+    "zh": {"title": "冲突", "none": "没有冲突：没有待处理的内容。", "kind_copy": "冲突副本",
            "kind_status": "标记为 status: conflict", "file": "文件", "theirs": "对方（现有文件）",
            "mine": "我的（冲突副本）", "marked": "该文件（标记为 status: conflict）",
            "made": "时间", "machine": "机器", "unknown": "未知", "gone": "文件已不存在",

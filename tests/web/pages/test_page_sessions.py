@@ -18,7 +18,7 @@ from kbsync.app import sessions
 from kbsync.app.workspace import open_workspace
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Page
+    from playwright.sync_api import Browser, Page
 
 
 
@@ -127,3 +127,15 @@ def test_browse_by_tag_and_search_with_highlights(page: Page, site: WebServer) -
     b.shot(page, "sessions-search")
     hits.first.get_by_role("link").click()
     assert page.get_by_role("heading", level=1).inner_text() == "合同审查会议"
+
+
+def test_labels_follow_the_browsers_language_and_a_phone_can_read_it(browser: Browser, site: WebServer) -> None:
+    page = b.open_logged_in(browser, site, lang="zh-CN", phone=True)
+    try:
+        page.goto(f"{site.url}/sessions")
+        assert page.get_by_role("heading", level=1).inner_text() == "会话"
+        assert page.get_by_role("button", name="搜索").is_visible()
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")  # no sideways scrolling
+        b.shot(page, "sessions-phone")
+    finally:
+        page.context.close()

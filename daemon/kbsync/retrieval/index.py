@@ -137,13 +137,12 @@ def _index_one(conn: sqlite3.Connection, ws: Workspace, relpath: str, *, fresh: 
 def current_states(ws: Workspace) -> dict[str, FileState]:
     """The indexable files on disk now with their modification time and size, one lstat each: a symlink is
     left out (as `left_out` says), and so is a file gone since the folder was listed."""
-    root = str(ws.root)
     out: dict[str, FileState] = {}
-    for rp in ws.iter_files():
+    for rp, entry in ws.scan():
         if not indexable(rp):
             continue
         try:
-            st = os.lstat(os.path.join(root, rp))
+            st = entry.stat(follow_symlinks=False)
         except FileNotFoundError:
             continue
         if left_out_reason(st) is None:

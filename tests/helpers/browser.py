@@ -27,10 +27,14 @@ def artifacts() -> Path:
     return folder
 
 
-def shot(page: Page, name: str, *, full_page: bool = True) -> Path:
-    """A PNG of `page` as <artifacts>/web/<name>.png."""
+def shot(page: Page, name: str, *, full_page: bool = True, height: int | None = None) -> Path:
+    """A PNG of `page` as <artifacts>/web/<name>.png: the whole page, the viewport, or its top `height` pixels."""
     path = artifacts() / f"{name}.png"
-    page.screenshot(path=str(path), full_page=full_page)
+    if height is not None:
+        width = page.viewport_size["width"] if page.viewport_size else VIEWPORT["width"]
+        page.screenshot(path=str(path), full_page=True, clip={"x": 0, "y": 0, "width": width, "height": height})
+    else:
+        page.screenshot(path=str(path), full_page=full_page)
     return path
 
 

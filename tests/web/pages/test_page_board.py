@@ -73,6 +73,7 @@ def test_the_board_shows_its_three_parts_and_every_entry(page: Page) -> None:
         assert word in first.inner_text()
     assert cards(page)[0] == "经验 23"  # newest source date first (2025-12-24)
     b.shot(page, "board")
+    b.shot(page, "board-top", height=1500)
 
 
 def test_filters_narrow_the_entries(page: Page) -> None:
@@ -87,6 +88,8 @@ def test_filters_narrow_the_entries(page: Page) -> None:
     page.get_by_label("Confidence").select_option("high")
     page.get_by_role("button", name="Apply").click()
     assert cards(page) == [] and page.get_by_text("No entry matches.").count() == 1
+    page.get_by_role("link", name="Clear").click()
+    assert len(cards(page)) >= ENTRIES and page.get_by_label("Type").input_value() == ""
 
 
 def test_the_search_box_runs_the_federated_search(page: Page) -> None:
@@ -172,7 +175,7 @@ def test_a_decay_candidate_is_marked_decaying(page: Page, site: WebServer) -> No
     key = "经验 30@2025-07-03"
     site.call("POST", f"/board/entries/{key}/feedback", body={"vote": "harmful"})
     page.reload()
-    decay = page.locator("section[aria-labelledby=decay] li", has_text=key)
+    decay = page.locator("section[aria-labelledby=decay] tr", has_text=key)
     assert "harmful" in decay.inner_text()
     decay.get_by_role("button", name="Mark decay").click()
     assert page.get_by_role("status").first.inner_text() == "Marked as decaying."

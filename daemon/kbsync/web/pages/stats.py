@@ -37,9 +37,10 @@ LABELS: dict[str, dict[str, str]] = {
 
 
 def _charts(p: insights.Pictures, t: dict[str, str]) -> list[charts.Chart]:
-    specs = (("sessions", p.sessions, "stacked"), ("entries", p.entries, "grouped"),
-             ("feedback", p.feedback, "grouped"), ("decay", p.decay, "stacked"))
-    return [charts.Chart(f"chart-{name}", t[f"c_{name}"], grid.categories, grid.series, grid.values, layout)  # type: ignore[arg-type]
+    specs: tuple[tuple[str, insights.Grid, charts.Layout], ...] = (
+        ("sessions", p.sessions, "stacked"), ("entries", p.entries, "grouped"), ("feedback", p.feedback, "grouped"),
+        ("decay", p.decay, "stacked"))
+    return [charts.Chart(f"chart-{name}", t[f"c_{name}"], grid.categories, grid.series, grid.values, layout)
             for name, grid, layout in specs]
 
 

@@ -125,6 +125,12 @@ def test_browse_by_tag_and_search_with_highlights(page: Page, site: WebServer) -
     assert hits.first.get_by_role("link").inner_text() == "合同审查会议"
     assert set(hits.first.locator("mark").all_inner_texts()) == {"合同"}
     b.shot(page, "sessions-search")
+    page.get_by_label("Words, or filters such as tag:git").fill("合同 since:2025-13")
+    page.get_by_role("button", name="Search").click()
+    assert "since:2025-13 is not a date" in page.get_by_role("alert").inner_text()
+    assert page.get_by_label("Words, or filters such as tag:git").input_value() == "合同 since:2025-13"
+    page.get_by_label("Words, or filters such as tag:git").fill("合同")
+    page.get_by_role("button", name="Search").click()
     hits.first.get_by_role("link").click()
     assert page.get_by_role("heading", level=1).inner_text() == "合同审查会议"
 

@@ -11,6 +11,7 @@ from fastapi.responses import HTMLResponse, Response
 from markupsafe import Markup
 
 from kbsync.app import browse, sessionview
+from kbsync.errors import UsageError
 from kbsync.web.deps import WS
 from kbsync.web.pages import markdown
 from kbsync.web.pages.render import page
@@ -54,8 +55,13 @@ def _link(**values: str) -> str:
 def sessions_page(request: Request, ws: WS, month: str = "", day: str = "", tag: str = "", q: str = "",
                   cursor: str = "") -> HTMLResponse:
     shown = browse.browse_sessions(ws, month=month, day=day, tag=tag, limit=PAGE_SIZE, cursor=cursor or None)
-    found = browse.search_sessions(ws, _query(q, tag, shown.day or shown.month)) if q.strip() else None
-    return page(request, "sessions.html", LABELS, shown=shown, found=found, q=q, link=_link, cursor=cursor)
+    found, problem = None, ""
+    try:
+        found = browse.search_sessions(ws, _query(q, tag, shown.day or shown.month)) if q.strip() else None
+    except UsageError as exc:  # the query itself: said beside the box, the rest of the page as it is
+        problem = exc.message
+    return page(request, "sessions.html", LABELS, status=400 if problem else 200, shown=shown, found=found, q=q,
+                problem=problem, link=_link, cursor=cursor)
 
 
 def _image_url(document: str) -> markdown.ImageUrl:

@@ -1,4 +1,4 @@
-"""The pages' browser tests: one chromium for the run, a real server per module (`site`, the daemon
+"""The pages' browser tests: one chromium and a real server per module (`site`, the daemon
 committing what the pages write), each test in a fresh browser context logged in by its own link."""
 
 from __future__ import annotations
@@ -15,8 +15,11 @@ if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
+    """One chromium a module (about half a second to start), closed when its tests end: Playwright's sync API
+    marks its event loop as running in this thread while it is open, and the tests after these run asyncio
+    loops of their own here (a session-wide browser made them fail: "Already running asyncio")."""
     if not Path(b.CHROMIUM).exists():
         pytest.skip(f"{b.CHROMIUM} is not installed (apt-get install chromium)")
     yield from b.launch()

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 from typing import Any, Callable
 
@@ -28,7 +29,8 @@ def install(app: FastAPI) -> None:
     app.mount(STATIC_PREFIX.rstrip("/"), static, name="static")
     handlers: dict[Any, Handler] = dict(app.exception_handlers)
     for cls, handler in handlers.items():
-        app.add_exception_handler(cls, _as_page(handler))
+        if not inspect.iscoroutinefunction(handler):  # the API's own (kbsync.web.problems); not the websocket one
+            app.add_exception_handler(cls, _as_page(handler))
 
 
 def _home() -> RedirectResponse:

@@ -45,6 +45,53 @@ class Overrides:
     confidence: str | None = None
 
 
+@dataclass(frozen=True)
+class Card:
+    """An item as a person reviews it: what the list holds, its flagged lines, its excerpt with them marked."""
+    id: str
+    list_path: str
+    title: str
+    status: str
+    source: str
+    path: str
+    source_date: str
+    type: str
+    topic: str
+    summary: str
+    scenarios: tuple[str, ...]
+    confidence: str
+    flags: tuple[str, ...]
+    offending: tuple[tuple[str, str], ...]  # (where, flagged text)
+    preview: tuple[tuple[str, bool], ...]  # the excerpt in pieces, True where it is flagged
+
+
+@dataclass(frozen=True)
+class Listing:
+    path: str  # candidates/YYYY-MM-DD-<source>.md
+    items: list[Card]
+
+
+def _card(rel: str, it: Item) -> Card:
+    from kbsync.core import candidates as c
+
+    flagged = c.offending(it)
+    return Card(it.id, rel, it.title, c.value(it, "status"), c.value(it, "source"), c.value(it, "path"),
+                c.value(it, "source_date"), c.value(it, "type"), c.value(it, "topic"), c.value(it, "summary"),
+                tuple(c.values(it, "scenarios")), c.value(it, "confidence"), tuple(c.flags(it)), tuple(flagged),
+                tuple(c.highlight(c.preview(it), [text for _where, text in flagged])))
+
+
+def review(ws: Workspace) -> list[Listing]:
+    """Every candidate list, newest first (by the date its name starts with), each item ready to review."""
+    return [Listing(rel, [_card(rel, it) for it in items]) for rel, items in reversed(_lists(ws))]
+
+
+def card(ws: Workspace, item_id: str) -> Card:
+    """One item, ready to review (NotFoundError naming the id)."""
+    rel, item = _find(ws, item_id)
+    return _card(rel, item)
+
+
 def scan(ws: Workspace, now: dt.datetime, sources: list[str] | None = None) -> list[SourceResult]:
     """Scan the configured knowledge sources (or the named ones) past their watermarks."""
     from kbsync.board.scan import run_scan

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, Literal
 from kbsync.errors import InputError, KbsyncError, NothingFoundError, UsageError
 
 if TYPE_CHECKING:
+    from kbsync.core.worddiff import Row
     from kbsync.store.workspace import Workspace
 
 Keep = Literal["mine", "theirs", "both"]
@@ -174,6 +175,30 @@ def _diff(ws: Workspace, item: ConflictItem) -> str:
 
 def _text(ws: Workspace, rel: str) -> str:
     return ws.read_text(rel) if ws.path(rel).exists() else ""
+
+
+@dataclass(frozen=True)
+class SideBySide:
+    view: ConflictView
+    rows: list[Row]  # both versions line by line, theirs on the left, mine on the right, changed words marked
+    keeps: tuple[Keep, ...]  # the choices that apply: mine alone for a status conflict, both only for entry files
+
+
+def side_by_side(ws: Workspace, path: str) -> SideBySide:
+    """One conflict with both versions aligned line by line and the choices that can settle it."""
+    from kbsync.core import facts
+    from kbsync.core.worddiff import line_diff
+
+    view = show(ws, path)
+    if view.item.theirs is None:
+        return SideBySide(view, [], ("mine",))
+    keeps: tuple[Keep, ...] = KEEPS if facts.is_entry_file(view.item.original) else ("mine", "theirs")
+    return SideBySide(view, line_diff(view.theirs or "", view.mine), keeps)
+
+
+def read_settled(ws: Workspace, path: str) -> str:
+    """The text of a file as it is on disk now (after settling it), read as every workspace file is read."""
+    return ws.read_text(ws.relpath(path))
 
 
 # ---- resolve ----------------------------------------------------------------------------

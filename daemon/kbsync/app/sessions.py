@@ -111,8 +111,10 @@ def read_session(ws: Workspace, sid: str) -> SessionView:
 
 
 def list_sessions(ws: Workspace, *, tag: str | None = None, status: str | None = None, since: str | None = None,
-                  until: str | None = None, q: str = "", limit: int = 50, cursor: str | None = None) -> SessionPage:
-    """Sessions newest first, filtered by tag, status, date range (YYYY-MM-DD) and words, a page at a time."""
+                  until: str | None = None, q: str = "", limit: int = 50, cursor: str | None = None,
+                  refresh: bool = True) -> SessionPage:
+    """Sessions newest first, filtered by tag, status, date range (YYYY-MM-DD) and words, a page at a time;
+    the index first catches up with the files unless `refresh` is False."""
     from kbsync.retrieval.listing import list_sessions as listing
     from kbsync.retrieval.text import parse_query, with_filters
 
@@ -121,7 +123,7 @@ def list_sessions(ws: Workspace, *, tag: str | None = None, status: str | None =
     query = with_filters(parse_query(q), tag=tag, status=status, since=since, until=until)
     if query.errors:
         raise UsageError("; ".join(query.errors))
-    rows = listing(ws, query, limit + 1, _after(cursor))
+    rows = listing(ws, query, limit + 1, _after(cursor), refresh=refresh)
     page = [SessionSummary(str(r.fields.get("id") or protocol.id_from_relpath(r.relpath) or ""), r.title,
                            str(r.fields.get("ts") or ""), r.relpath, list(r.fields.get("tags") or []),
                            r.status, r.summary, r.broken) for r in rows[:limit]]

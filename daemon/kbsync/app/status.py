@@ -299,3 +299,11 @@ def _label(w: Waiting) -> str:
 def stamp(now: float | None = None) -> str:
     """An ISO 8601 UTC time for the status file."""
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now if now is not None else time.time()))
+
+
+def recent_errors(ws: Workspace, count: int = 20) -> list[str]:
+    """The last `count` non-blank lines of logs/errors.md, oldest first ([] when it does not exist yet)."""
+    if not ws.path(protocol.ERRORS_LOG).exists():
+        return []
+    lines = [ln for ln in ws.read_text(protocol.ERRORS_LOG).splitlines() if ln.strip() and not ln.startswith("#")]
+    return lines[-count:]

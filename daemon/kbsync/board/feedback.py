@@ -119,8 +119,25 @@ def decay_candidates(entries: Iterable[Entry], stats: dict[str, Stats], now: dt.
     return out
 
 
+def idle_since(e: Entry, s: Stats) -> str:
+    """Since when the entry has gone unused: its last application, else when first seen, else its source date."""
+    return s.last_applied or s.first_seen or e.source_date
+
+
+def became_candidate(e: Entry, s: Stats, now: dt.datetime, days: float) -> dt.datetime | None:
+    """When a decay candidate became one: `days` after it went unused, or `now` when only harm makes it
+    one (no history says when); None for an entry that is not a candidate at `now`."""
+    if not decay_candidates([e], {e.key: s}, now, days):
+        return None
+    try:
+        idle = parse_when(idle_since(e, s)) + dt.timedelta(days=days)
+    except ValueError:
+        return now
+    return idle if idle <= now else now
+
+
 def _idle_reason(e: Entry, s: Stats, now: dt.datetime, days: float) -> str | None:
-    since = s.last_applied or s.first_seen or e.source_date
+    since = idle_since(e, s)
     try:
         idle = (now - parse_when(since)).total_seconds() / 86400
     except ValueError:

@@ -266,27 +266,33 @@ def entry_problems(e: Entry, *, structural: bool = True) -> list[str]:
     With structural=False, the value problems that parse_entry reports on the field's own
     line (enum values, dates) are left out.
     """
-    problems = [f"{LABELS[k]} ({k}) is missing" for k in REQUIRED
+    return [message for _field, message in field_problems(e, structural=structural)]
+
+
+def field_problems(e: Entry, *, structural: bool = True) -> list[tuple[str, str]]:
+    """entry_problems, each with the field it is about: (field, message)."""
+    problems = [(k, f"{LABELS[k]} ({k}) is missing") for k in REQUIRED
                 if k != "scenarios" and not str(getattr(e, k)).strip()]
     if not e.title.strip():
-        problems.insert(0, "the title is empty")
+        problems.insert(0, ("title", "the title is empty"))
     if not e.scenarios:
-        problems.append(f"{LABELS['scenarios']} (scenarios) is empty; name at least one situation the entry applies to")
+        problems.append(("scenarios", f"{LABELS['scenarios']} (scenarios) is empty; name at least one situation the "
+                                      "entry applies to"))
     for k in ("title", "type", "topic", "summary", "source", "source_date", "confidence", "status"):
         if "\n" in str(getattr(e, k)):
-            problems.append(f"{k} must be one line")
+            problems.append((k, f"{k} must be one line"))
     if structural:
         problems += _value_problems(e)
     return problems
 
 
-def _value_problems(e: Entry) -> list[str]:
-    out = [f"{k} {getattr(e, k)!r} is not one of {', '.join(_ENUMS[k])}"
+def _value_problems(e: Entry) -> list[tuple[str, str]]:
+    out = [(k, f"{k} {getattr(e, k)!r} is not one of {', '.join(_ENUMS[k])}")
            for k in ("type", "confidence", "status") if getattr(e, k) and getattr(e, k) not in _ENUMS[k]]
     if e.source_date and normalize_date(e.source_date) != e.source_date:
-        out.append(f"source_date {e.source_date!r} is not a date YYYY-MM-DD")
+        out.append(("source_date", f"source_date {e.source_date!r} is not a date YYYY-MM-DD"))
     if len(e.summary) > MAX_SUMMARY:
-        out.append(f"summary has {len(e.summary)} characters; keep it to {MAX_SUMMARY}")
+        out.append(("summary", f"summary has {len(e.summary)} characters; keep it to {MAX_SUMMARY}"))
     return out
 
 
@@ -305,25 +311,29 @@ def render_entry(e: Entry) -> str:
 
 def entry_from_dict(data: dict[str, Any]) -> tuple[Entry | None, list[str]]:
     """An Entry from a JSON object, or the problems that keep it from being one (one message each)."""
-    problems: list[str] = []
+    entry, problems = entry_from_fields(data)
+    return entry, [message for _field, message in problems]
+
+
+def entry_from_fields(data: dict[str, Any]) -> tuple[Entry | None, list[tuple[str, str]]]:
+    """entry_from_dict with each problem's field: (field, message); an unknown key is its own field."""
+    problems: list[tuple[str, str]] = []
     known = {"title", *REQUIRED, "status"}
-    problems += [f"unknown key {k!r}; the keys are {', '.join(sorted(known))}" for k in data if k not in known]
-    for k in ("title", *REQUIRED):
-        if k not in data:
-            problems.append(f"{k} is missing")
-    for k, v in data.items():
-        if k in known and k != "scenarios" and not isinstance(v, str):
-            problems.append(f"{k} must be a string")
+    problems += [(k, f"unknown key {k!r}; the keys are {', '.join(sorted(known))}") for k in data if k not in known]
+    problems += [(k, f"{k} is missing") for k in ("title", *REQUIRED) if k not in data]
+    problems += [(k, f"{k} must be a string") for k, v in data.items()
+                 if k in known and k != "scenarios" and not isinstance(v, str)]
     scen = data.get("scenarios", [])
     if not isinstance(scen, list) or not all(isinstance(s, str) for s in scen):
-        problems.append("scenarios must be a list of strings")
+        problems.append(("scenarios", "scenarios must be a list of strings"))
         scen = []
     if problems:
         return None, problems
     entry = Entry(**{k: data[k].strip() for k in data if k != "scenarios"},
                   scenarios=tuple(s.strip() for s in scen if s.strip()))
-    problems = entry_problems(entry)
+    problems = field_problems(entry)
     return (None, problems) if problems else (entry, [])
+
 
 def with_status(raw: str, status: str) -> str:
     """An entry block with its status line set to `status` (added after the fields when absent)."""

@@ -152,3 +152,38 @@ def set_status(text: str, item_id: str, status: str) -> str:
         if lines[i].startswith("### "):
             break
     raise ValueError(f"item {item_id} has no status line")
+
+
+def preview(item: Item) -> str:
+    """The excerpt an item quotes, as plain text (the quote marks and the list's `&lt;` undone)."""
+    lines = [ln[2:] if ln.startswith("> ") else ln[1:] if ln.startswith(">") else ln for ln in item.core.splitlines()]
+    return "\n".join(lines).strip().replace("&lt;", "<")
+
+
+def offending(item: Item) -> list[tuple[str, str]]:
+    """The flagged lines an item lists: (where, e.g. "第 3 行 [override]", the text as quoted)."""
+    out = []
+    for label, found in item.lists.items():
+        if _ITEM_FIELDS.get(label) == "offending":
+            for line in found:
+                where, sep, text = line.partition("]: ")
+                out.append((where + "]", text.replace("&lt;", "<")) if sep else (line, ""))
+    return out
+
+
+def highlight(text: str, spans: list[str]) -> list[tuple[str, bool]]:
+    """`text` cut into (part, flagged) pieces, each occurrence of a span's words (whitespace collapsed) flagged."""
+    needles = [" ".join(s.split()) for s in spans if s.strip()]
+    marks = [False] * len(text)
+    for needle in needles:
+        at = text.find(needle)
+        while needle and at >= 0:
+            marks[at:at + len(needle)] = [True] * len(needle)
+            at = text.find(needle, at + len(needle))
+    pieces: list[tuple[str, bool]] = []
+    for ch, flagged in zip(text, marks):
+        if pieces and pieces[-1][1] == flagged:
+            pieces[-1] = (pieces[-1][0] + ch, flagged)
+        else:
+            pieces.append((ch, flagged))
+    return pieces

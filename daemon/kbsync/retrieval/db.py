@@ -217,6 +217,29 @@ def listing(conn: sqlite3.Connection, query: Query, kind: str, limit: int,
     return [_row(r) for r in conn.execute(sql, [f'kind : "{kind}" AND ({match})', *params, limit])]
 
 
+def date_counts(conn: sqlite3.Connection, query: Query, kind: str, width: int) -> list[tuple[str, int]]:
+    """(the first `width` characters of the date: 7 a month, 10 a day; records) of dated records of `kind`
+    passing the query's filters, newest first."""
+    where, params = _filters(query)
+    sql = (f"SELECT substr(d.date, 1, ?) AS k, count(*) FROM docs d WHERE d.kind = ? AND d.date != ''{where}"
+           " GROUP BY k ORDER BY k DESC")
+    return [(k, n) for k, n in conn.execute(sql, [width, kind, *params])]
+
+
+def tag_cells(conn: sqlite3.Connection, query: Query, kind: str) -> Iterator[tuple[str, ...]]:
+    """The tags of each record of `kind` passing the query's filters (case-folded, as stored)."""
+    where, params = _filters(query)
+    for (cell,) in conn.execute(f"SELECT d.tags FROM docs d WHERE d.kind = ?{where}", [kind, *params]):
+        yield tuple(t for t in str(cell).split("|") if t)
+
+
+def children(conn: sqlite3.Connection, parent: str) -> list[Row]:
+    """Session records whose `parent` field is `parent`, oldest first, then by key."""
+    sql = (f"SELECT {_COLUMNS} FROM docs d WHERE d.kind = 'session' AND json_extract(d.fields, '$.parent') = ?"
+           " ORDER BY d.date, d.key")
+    return [_row(r) for r in conn.execute(sql, (parent,))]
+
+
 def _filters(q: Query) -> tuple[str, list[object]]:
     clauses: list[str] = []
     params: list[object] = []

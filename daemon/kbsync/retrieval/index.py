@@ -21,7 +21,7 @@ from kbsync.retrieval import db as searchdb
 from kbsync.errors import InputError
 from kbsync.retrieval.db import FileState
 from kbsync.retrieval.records import Record, flags_of, plain_record, records_for
-from kbsync.store.workspace import Workspace, decode, left_out
+from kbsync.store.workspace import Workspace, decode, left_out, left_out_reason
 
 log = logging.getLogger(__name__)
 INDEXED_KINDS = ("session", "board", "memory", "artifact")
@@ -118,7 +118,7 @@ def refresh(ws: Workspace) -> int:
     conn = open_index(ws)
     try:
         known = searchdb.indexed_files(conn)
-        current = {rp: _state(ws.path(rp)) for rp in ws.iter_files() if indexable(rp) and not left_out(ws.path(rp))}
+        current = current_states(ws)
         stale = [rp for rp, st in current.items() if known.get(rp) != st] + [rp for rp in known if rp not in current]
         if stale:
             with searchdb.transaction(conn):
@@ -145,6 +145,22 @@ def _index_one(conn: sqlite3.Connection, ws: Workspace, relpath: str, *, fresh: 
     got = records_for(relpath, text, ws.config.protocol.default_offset)
     searchdb.put_file(conn, relpath, state, got, fresh=fresh)
     return got
+
+
+def current_states(ws: Workspace) -> dict[str, FileState]:
+    """The indexable files on disk now with their modification time and size, one lstat each: a symlink is
+    left out (as `left_out` says), and so is a file gone since the folder was listed."""
+    out: dict[str, FileState] = {}
+    for rp, entry in ws.scan():
+        if not indexable(rp):
+            continue
+        try:
+            st = entry.stat(follow_symlinks=False)
+        except FileNotFoundError:
+            continue
+        if left_out_reason(st) is None:
+            out[rp] = FileState(st.st_mtime_ns, st.st_size)
+    return out
 
 
 def _state(path: Path) -> FileState:

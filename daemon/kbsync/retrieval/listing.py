@@ -7,6 +7,9 @@ A page continues after the date and key of the last record of the previous one.
 
 from __future__ import annotations
 
+from collections import Counter
+from dataclasses import dataclass, replace
+
 from kbsync.retrieval import db as searchdb
 from kbsync.retrieval import index as searchindex
 from kbsync.retrieval.db import Row
@@ -14,11 +17,46 @@ from kbsync.retrieval.text import Query
 from kbsync.store.workspace import Workspace
 
 
-def list_sessions(ws: Workspace, query: Query, limit: int, after: tuple[str, str] | None = None) -> list[Row]:
-    """Up to `limit` session records passing `query`, newest first, from just past `after`."""
-    searchindex.refresh(ws)
+def list_sessions(ws: Workspace, query: Query, limit: int, after: tuple[str, str] | None = None, *,
+                  refresh: bool = True) -> list[Row]:
+    """Up to `limit` session records passing `query`, newest first, from just past `after` (with `refresh`
+    False, from the index as it stands)."""
+    if refresh:
+        searchindex.refresh(ws)
     conn = searchindex.open_index(ws)
     try:
         return searchdb.listing(conn, query, "session", limit, after)
+    finally:
+        conn.close()
+
+
+@dataclass(frozen=True)
+class Facets:
+    months: list[tuple[str, int]]  # (YYYY-MM, sessions), newest first
+    days: list[tuple[str, int]]  # (YYYY-MM-DD, sessions) of the chosen month, newest first; [] without one
+    tags: list[tuple[str, int]]  # (tag, sessions) within the chosen month or day, most used first
+
+
+def facets(ws: Workspace, tag: str, month: str, day: str) -> Facets:
+    """Session counts by month (within `tag`), by day of `month`, and by tag (within `day`, else `month`),
+    from the index as it stands (list first: that brings it up to date)."""
+    conn = searchindex.open_index(ws)
+    try:
+        tagged = Query(tags=(tag.casefold(),) if tag else ())
+        months = searchdb.date_counts(conn, tagged, "session", 7)
+        days = searchdb.date_counts(conn, replace(tagged, since=month, until=month), "session", 10) if month else []
+        when = day or month
+        counted = Counter(t for cell in searchdb.tag_cells(conn, Query(since=when, until=when), "session")
+                          for t in cell)
+        return Facets(months, days, sorted(counted.items(), key=lambda kv: (-kv[1], kv[0])))
+    finally:
+        conn.close()
+
+
+def children(ws: Workspace, parent: str) -> list[Row]:
+    """The sessions whose `parent` is `parent`, from the index as it stands."""
+    conn = searchindex.open_index(ws)
+    try:
+        return searchdb.children(conn, parent)
     finally:
         conn.close()

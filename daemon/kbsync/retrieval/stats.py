@@ -83,6 +83,36 @@ def group(rows: Iterable[Row], by: str) -> Stats:
     return Stats(by, total, len(dirty), groups, tuple(sorted(dirty)))
 
 
+OTHER = "(other)"
+
+
+@dataclass(frozen=True)
+class Crosstab:
+    rows: tuple[str, ...]  # months, oldest first
+    columns: tuple[str, ...]  # the most used tags, then (other) and (none) where any
+    counts: tuple[tuple[int, ...], ...]  # counts[column][row]: sessions of that month with that tag
+
+
+def month_by_tag(rows: Iterable[Row], top: int = 8) -> Crosstab:
+    """Clean sessions per UTC month and tag; a session counts under each of its tags, tags beyond the `top`
+    most used under (other), sessions with none under (none)."""
+    cells: Counter[tuple[str, str]] = Counter()
+    for row in rows:
+        if not row.broken:
+            cells.update((row.date[:7], key) for key in dict.fromkeys(keys_of(row, "tag")))
+    per_tag: Counter[str] = Counter()
+    for (_, tag), n in cells.items():
+        per_tag[tag] += n
+    named = [t for t, _ in sorted(per_tag.items(), key=lambda kv: (-kv[1], kv[0])) if t != NONE][:top]
+    column = {t: (t if t in named else NONE if t == NONE else OTHER) for t in per_tag}
+    columns = tuple(named + [c for c in (OTHER, NONE) if c in column.values()])
+    months = tuple(sorted({m for m, _ in cells}))
+    grid = {c: [0] * len(months) for c in columns}
+    for (month, tag), n in cells.items():
+        grid[column[tag]][months.index(month)] += n
+    return Crosstab(months, columns, tuple(tuple(grid[c]) for c in columns))
+
+
 def _int(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 

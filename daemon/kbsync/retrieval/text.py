@@ -17,7 +17,8 @@ import datetime as dt
 import re
 from dataclasses import dataclass, field
 
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+from kbsync.core.highlight import CJK as _CJK
+
 CJK_RUN = re.compile(f"[{_CJK}]+")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 FILTER_KEYS = ("tag", "status", "type", "since", "until", "source")

@@ -115,18 +115,26 @@ class Workspace:
     def iter_files(self, under: str = "", suffix: str | tuple[str, ...] = ".md") -> Iterator[str]:
         """Every Markdown file (or file ending in `suffix`, or one of them) of the workspace or of folder `under`,
         workspace-relative, sorted; skips .git and .kbsync."""
-        found: list[str] = []
-        top = self.path(under) if under not in ("", ".") else self.root
-        for dirpath, dirnames, filenames in os.walk(top):
-            rel_dir = os.path.relpath(dirpath, self.root)
-            rel_dir = "" if rel_dir == "." else rel_dir.replace(os.sep, "/") + "/"
-            dirnames[:] = [d for d in dirnames if not (rel_dir == "" and d in protocol.IGNORED_DIRS)]
-            for name in filenames:
-                if name.endswith(suffix):
-                    found.append(rel_dir + name)
-        found.sort()
-        yield from found
+        yield from sorted(rel for rel, _ in self.scan(under, suffix))
 
+    def scan(self, under: str = "", suffix: str | tuple[str, ...] = ".md") -> Iterator[tuple[str, os.DirEntry[str]]]:
+        """What `iter_files` lists, unsorted, each with its directory entry (whose `stat(follow_symlinks=False)`
+        is the file's lstat, without building its path again)."""
+        top = self.path(under) if under not in ("", ".") else self.root
+        rel_top = os.path.relpath(top, self.root).replace(os.sep, "/")
+        stack = [("" if rel_top == "." else rel_top + "/", str(top))]
+        while stack:
+            rel_dir, folder = stack.pop()
+            try:
+                entries = list(os.scandir(folder))
+            except OSError:  # gone or unreadable meanwhile: os.walk skips it too
+                continue
+            for entry in entries:
+                if entry.is_dir():  # a link to a folder is neither entered nor listed, as with os.walk
+                    if not (entry.is_symlink() or (rel_dir == "" and entry.name in protocol.IGNORED_DIRS)):
+                        stack.append((rel_dir + entry.name + "/", entry.path))
+                elif entry.name.endswith(suffix):
+                    yield rel_dir + entry.name, entry
 
 SYMLINK = "symlink (kbsync never follows a link in the workspace; commit one by hand with git if it belongs there)"
 

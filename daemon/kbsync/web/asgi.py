@@ -1,5 +1,5 @@
 """The ASGI application: the API under /api/v1, its OpenAPI 3.1 document at /api/openapi.json, the
-login link and a small page at /, every part behind the guard (kbsync.web.guard).
+login link, the pages (kbsync.web.pages: / leads to /board), every part behind the guard (kbsync.web.guard).
 
 Other apps may be mounted beside the API (`mounts`: the MCP server's streamable-HTTP app at /mcp);
 they sit behind the same guard, so the same token, Host and Origin rules hold for them.
@@ -7,11 +7,9 @@ they sit behind the same guard, so the same token, Host and Origin rules hold fo
 
 from __future__ import annotations
 
-import html
 from typing import Callable, Sequence
 
-from fastapi import APIRouter, FastAPI, Request
-from fastapi.responses import HTMLResponse
+from fastapi import APIRouter, FastAPI
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
@@ -19,7 +17,8 @@ from kbsync import __version__
 from kbsync.app.web import TokenCache
 from kbsync.app.workspace import Workspace
 from kbsync.web import api_board, api_conflicts, api_memory, api_sessions, api_workspace, problems
-from kbsync.web.guard import BrowserSession, Guard
+from kbsync.web.guard import Guard
+from kbsync.web.pages import site
 
 API_PREFIX = "/api/v1"
 OPENAPI_PATH = "/api/openapi.json"
@@ -42,24 +41,13 @@ def build(current: Callable[[], Workspace], *, base_url: str, mounts: Sequence[t
     app.state.current = current
     problems.install(app)
     app.include_router(_api())
-    app.add_api_route("/", _page, methods=["GET"], include_in_schema=False)
+    site.install(app)
     for path, sub in mounts:  # "/x/": everything under /x; "/x": that one path, handed on as it is
         if path.endswith("/"):
             app.mount(path.rstrip("/"), sub)
         else:
             app.router.routes.append(Route(path, sub))
     return app
-
-
-def _page(request: Request) -> HTMLResponse:
-    """What a person sees after logging in: where the API and its document are."""
-    who = request.scope.get("state", {}).get("browser_session")
-    csrf = who.csrf if isinstance(who, BrowserSession) else ""
-    return HTMLResponse(
-        f'<!doctype html><html><head><meta charset="utf-8"><meta name="csrf-token" content="{html.escape(csrf)}">'
-        f"<title>kbsync</title></head><body><h1>kbsync</h1><p>The local API of this workspace answers under "
-        f'<a href="{API_PREFIX}/status">{API_PREFIX}</a>; its OpenAPI document is '
-        f'<a href="{OPENAPI_PATH}">{OPENAPI_PATH}</a>.</p></body></html>')
 
 
 def guarded(current: Callable[[], Workspace], *, base_url: str, hosts: frozenset[str], port: int, max_body: int,

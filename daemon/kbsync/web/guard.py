@@ -7,14 +7,18 @@ In order, each check answering in the API's error shape:
 2. Origin, when sent, must be the server's own (403). No CORS header is ever sent, so no other
    origin can read an answer.
 3. GET /login?token=... with a login token `kbsync web url` made: used once, it opens a browser
-   session (an HttpOnly, SameSite=Strict cookie) and redirects to / without the token.
-4. Authentication: `Authorization: Bearer <API token>` or that session cookie (401).
+   session (an HttpOnly, SameSite=Strict cookie) and redirects to / without the token; GET /login
+   without a token is a short page saying to open that link. The package's own static files
+   (/static/, CSS and scripts) need no login.
+4. Authentication: `Authorization: Bearer <API token>` or that session cookie (401; a browser's GET
+   of a page, Accept text/html outside /api/, is redirected to /login instead).
 5. A POST, PUT or PATCH (or a DELETE with a body, or any DELETE of a browser session) must be
    `Content-Type: application/json`, which a page of another origin cannot send without a preflight
    that is refused; a page of this server may instead send its session's CSRF token in
-   `X-CSRF-Token` (a form type without it: 403 `csrf`; any other type: 415).
+   `X-CSRF-Token`, or a form of its pages (application/x-www-form-urlencoded) its `csrf` field (a
+   form type without either: 403 `csrf`; any other type: 415).
 6. The body is read whole before the request goes on, and refused past [web] max_body_kb (413).
-Every response gets nosniff, X-Frame-Options DENY, a strict Content-Security-Policy, no-referrer
+Every response gets nosniff, X-Frame-Options DENY, a strict Content-Security-Policy, a same-origin referrer policy
 and no-store, and loses any Access-Control-* header a mounted app might add.
 """
 
@@ -31,7 +35,7 @@ from urllib.parse import parse_qs
 
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.requests import cookie_parser
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from kbsync.app.web import TokenCache, use_login_token
@@ -41,16 +45,26 @@ from kbsync.web.problems import error_response
 SECURITY_HEADERS = {
     "x-content-type-options": "nosniff",
     "x-frame-options": "DENY",
-    "content-security-policy": "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
-    "referrer-policy": "no-referrer",
+    "content-security-policy": ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+                                "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"),
+    "referrer-policy": "same-origin",  # no-referrer would make a browser send `Origin: null` with its forms
     "cache-control": "no-store",
     "cross-origin-resource-policy": "same-origin",
 }
 WRITES = ("POST", "PUT", "PATCH")
-FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data", "text/plain")
+FORM = "application/x-www-form-urlencoded"
+FORM_TYPES = (FORM, "multipart/form-data", "text/plain")
+CSRF_FIELD = "csrf"
 SESSION_TTL_S = 12 * 3600.0
 MAX_SESSIONS = 64
 LOGIN_PATH = "/login"
+STATIC_PREFIX = "/static/"
+LOGIN_PAGE = ("<!doctype html><html><head><meta charset=\"utf-8\"><meta name=\"viewport\" "
+              "content=\"width=device-width, initial-scale=1\"><title>kbsync: log in</title>"
+              "<link rel=\"stylesheet\" href=\"/static/kbsync.css\"></head><body><main id=\"main\">"
+              "<h1>kbsync</h1><p role=\"alert\">Not logged in. Run <code>kbsync web url</code> on this machine and "
+              "open the link it prints (it works once, for 5 minutes).</p><p lang=\"zh\">未登录。请在本机运行 "
+              "<code>kbsync web url</code>，打开它输出的链接（一次有效，5 分钟内）。</p></main></body></html>")
 
 
 @dataclass(frozen=True)
@@ -159,13 +173,16 @@ class Guard:
         if scope["path"] == LOGIN_PATH and scope["method"] == "GET":
             await self._login(scope)(scope, receive, send)
             return
+        if scope["path"].startswith(STATIC_PREFIX) and scope["method"] in ("GET", "HEAD"):
+            await self.app(scope, receive, send)
+            return
         who = self._who(headers)
         refusal = self._unauthorised(scope, headers, who)
         if refusal is not None:
             await refusal(scope, receive, send)
             return
         scope.setdefault("state", {})["browser_session"] = who
-        await self._forward(scope, receive, send, headers)
+        await self._forward(scope, receive, send, headers, _form_token_needed(scope, headers, who))
 
     def _refusal(self, scope: Scope, headers: Headers) -> Response | None:
         host = headers.get("host", "").lower()
@@ -179,6 +196,8 @@ class Guard:
 
     def _login(self, scope: Scope) -> Response:
         token = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("token", [""])[0]
+        if not token:
+            return HTMLResponse(LOGIN_PAGE)
         if not use_login_token(self.current(), token):
             return error_response(401, "unauthorized", "this login link was used already, has expired or is not "
                                                        "one; run `kbsync web url` for a new one")
@@ -195,6 +214,8 @@ class Guard:
         return self.sessions.get(sid) if sid else None
 
     def _unauthorised(self, scope: Scope, headers: Headers, who: BrowserSession | str | None) -> Response | None:
+        if who is None and _browser_page(scope, headers):
+            return RedirectResponse(LOGIN_PATH, status_code=303)
         if who is None:
             return error_response(401, "unauthorized", "send `Authorization: Bearer <token>` (`kbsync web token` "
                                                        "prints it), or log in with `kbsync web url`",
@@ -211,13 +232,15 @@ class Guard:
         csrf = headers.get("x-csrf-token", "")
         if isinstance(who, BrowserSession) and csrf and hmac.compare_digest(csrf, who.csrf):
             return None
+        if kind == FORM and isinstance(who, BrowserSession):
+            return None  # its csrf field is checked once the body is read (_forward)
         if kind in FORM_TYPES:
-            return error_response(403, "csrf", "a form needs this server's CSRF token (X-CSRF-Token); an API call "
-                                               "needs Content-Type: application/json")
+            return _csrf_refusal()
         return error_response(415, "unsupported_media_type", f"Content-Type {kind or '(none)'!r}: send JSON with "
                                                               "Content-Type: application/json")
 
-    async def _forward(self, scope: Scope, receive: Receive, send: Send, headers: Headers) -> None:
+    async def _forward(self, scope: Scope, receive: Receive, send: Send, headers: Headers,
+                       form_token: str | None) -> None:
         too_big = error_response(413, "too_large", f"the body is over {self.max_body // 1024} KB ([web] "
                                                    "max_body_kb); send less", headers={"connection": "close"})
         length = headers.get("content-length", "")
@@ -231,8 +254,38 @@ class Guard:
         if body is None:
             await too_big(scope, receive, send)
             return
+        if form_token is not None and not _form_has_token(body, form_token):
+            await _csrf_refusal()(scope, receive, send)
+            return
         await self.app(scope, _replaying(body, receive), send)
 
 
 def _has_body(headers: Headers) -> bool:
     return headers.get("content-length", "0") not in ("", "0") or "transfer-encoding" in headers
+
+
+def _csrf_refusal() -> Response:
+    return error_response(403, "csrf", "a form needs this server's CSRF token (its csrf field, or X-CSRF-Token); "
+                                       "an API call needs Content-Type: application/json")
+
+
+def _browser_page(scope: Scope, headers: Headers) -> bool:
+    """A browser asking for a page (not the API, not a mounted app's JSON): sent to the login page."""
+    path = scope["path"]
+    return (scope["method"] in ("GET", "HEAD") and "text/html" in headers.get("accept", "")
+            and not path.startswith(("/api/", "/mcp")))
+
+
+def _form_token_needed(scope: Scope, headers: Headers, who: BrowserSession | str | None) -> str | None:
+    """The CSRF token a form's body must carry (a browser session's form write or delete without X-CSRF-Token,
+    which _content_refusal let through for this check), or None."""
+    kind = headers.get("content-type", "").split(";")[0].strip().lower()
+    if scope["method"] in ("GET", "HEAD", "OPTIONS") or kind != FORM or not isinstance(who, BrowserSession):
+        return None
+    given = headers.get("x-csrf-token", "")
+    return None if given and hmac.compare_digest(given, who.csrf) else who.csrf
+
+
+def _form_has_token(body: bytes, token: str) -> bool:
+    given = parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True).get(CSRF_FIELD, [""])[0]
+    return bool(given) and hmac.compare_digest(given.encode(), token.encode())

@@ -1,0 +1,126 @@
+"""The web board's pages in a real browser (Debian's chromium driven by Playwright): time to first byte and
+full load of /board with 1,000 entries and of /sessions on the 12,000-session corpus, each page served by
+`kbsync web serve` on a workspace committed and indexed beforehand, the median of several loads.
+
+    python bench/bench_web.py [--sessions 12000] [--entries 1000] [--runs 9]
+
+Printed per page: the median and the slowest of the browser's Navigation Timing figures, in ms:
+server (requestStart to responseStart: the server's time to the first byte, over loopback), usable
+(to DOMContentLoaded: the page can be read and used) and load (to the load event: styles and images in).
+The sessions' listing is measured twice: loads back to back, and loads more than FRESH_S apart, each of
+which first has the index catch up with the 12,000 files (kbsync.app.browse). Targets: server under
+200 ms, usable under 1 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from common import KBSYNC, REPO, corpus
+
+sys.path.insert(0, str(REPO / "tests"))
+
+from helpers import browser as b  # noqa: E402
+from helpers.web import WebServer, configure, server_env  # noqa: E402
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
+
+TIMING = """() => { const n = performance.getEntriesByType('navigation')[0];
+  return [n.responseStart - n.requestStart, n.domContentLoadedEventEnd - n.startTime, n.loadEventEnd - n.startTime]; }"""
+TYPES = ("观点", "方法", "踩坑", "工具")
+CONFIDENCES = ("high", "medium", "low")
+
+
+def board_text(entries: int) -> str:
+    """LEARNING_BOARD.md with `entries` entries as kbsync writes them."""
+    from kbsync.app.board import render_entry
+    from kbsync.core.boardentry import Entry
+
+    start = dt.date(2025, 1, 1)
+    rendered = [render_entry(Entry(
+        title=f"经验 {n}：发布前检查锁文件", type=TYPES[n % 4], topic=f"主题{n % 12}",
+        summary=f"第 {n} 条：锁文件未释放导致发布失败", core_content=f"发布前检查 `.lock` 文件（{n}）。\n\n- 超时后清理",
+        source=f"sessions/2025-06-11/1432-a1b2c3d-x{n}.md", source_date=(start + dt.timedelta(days=n % 700)).isoformat(),
+        scenarios=("发布流水线", f"场景{n % 7}"), confidence=CONFIDENCES[n % 3])) for n in range(entries)]
+    return ("# LEARNING_BOARD\n\n## 长期说明\n\n经验看板：跨会话保留的观点、方法、踩坑与工具。\n\n## 长期趋势\n\n"
+            "- 锁文件与发布相关的踩坑最多。\n\n## 学习记录\n\n" + "\n".join(rendered))
+
+
+def prepared(root: Path, home: Path) -> None:
+    """Serve-ready: configured, initialised, committed, the search index built (the daemon keeps these)."""
+    configure(root, "enabled = true\n")
+    env = server_env(home)
+    for args in (("init",), ("commit",), ("index", "rebuild", "--search")):
+        subprocess.run([*KBSYNC, "-w", str(root), *args], check=True, stdout=subprocess.DEVNULL, env=env)
+
+
+def measure(browser: Browser, server: WebServer, path: str, runs: int, pause: float = 0.0) -> list[list[float]]:
+    """Navigation Timing of `runs` loads of `path` (after one load not counted), in one logged-in context,
+    `pause` seconds apart."""
+    page = b.open_logged_in(browser, server)
+    page.set_default_timeout(120_000)
+    try:
+        page.goto(server.url + path)
+        out = []
+        for _ in range(runs):
+            time.sleep(pause)
+            page.goto(server.url + path, wait_until="load")
+            out.append(page.evaluate(TIMING))
+        return out
+    finally:
+        page.context.close()
+
+
+def report(what: str, timings: list[list[float]]) -> None:
+    cols = list(zip(*timings))
+    cells = [f"{name} {statistics.median(c):.0f} ms (max {max(c):.0f})" for name, c in zip(("server", "usable", "load"), cols)]
+    print(f"{what}: " + ", ".join(cells) + f"; {len(timings)} loads")
+
+
+def run_page(browser: Browser, root: Path, home: Path, what: str, paths: list[str], runs: int) -> None:
+    """Each of `paths` loaded back to back, then (for the sessions' listing) FRESH_S apart, so that each
+    load has the index catch up with the files first."""
+    from kbsync.app.browse import FRESH_S
+
+    prepared(root, home)
+    server = WebServer(root, home)
+    try:
+        for path in paths:
+            report(f"{path} ({what}), loads back to back", measure(browser, server, path, runs))
+            if path.startswith("/sessions"):
+                report(f"{path} ({what}), loads {FRESH_S + 0.2:g} s apart", measure(browser, server, path, runs,
+                                                                                   FRESH_S + 0.2))
+    finally:
+        server.stop(timeout=60)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sessions", type=int, default=12000)
+    ap.add_argument("--entries", type=int, default=1000)
+    ap.add_argument("--runs", type=int, default=9, help="loads of each page measured (after one not counted)")
+    ap.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "kbsync-bench")
+    a = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="kbsync-web-") as tmp_name:
+        tmp = Path(tmp_name)
+        for browser in b.launch():  # one browser for every page, closed when the loop ends
+            board = tmp / "board"
+            subprocess.run([*KBSYNC, "-w", str(board), "init"], check=True, stdout=subprocess.DEVNULL, env=server_env(tmp))
+            (board / "LEARNING_BOARD.md").write_text(board_text(a.entries), encoding="utf-8")
+            run_page(browser, board, tmp, f"{a.entries} entries", ["/board"], a.runs)
+            sessions = tmp / "sessions"
+            shutil.copytree(corpus(a.cache, a.sessions), sessions, symlinks=True)
+            run_page(browser, sessions, tmp, f"{a.sessions} sessions", ["/sessions", "/sessions?tag=部署"], a.runs)
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,133 @@
+"""Browsing and searching sessions as a person does on the web board: counts by month, day and tag beside
+a page of sessions, and search results with the query's words marked.
+
+Dates are the sessions' `ts` in UTC, as the search index and `kbsync stats` keep them. The listing is at
+most FRESH_S seconds behind the files: the index catches up with them on a view unless this process had it
+do so less than that ago (the daemon's watcher keeps it current meanwhile).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from kbsync.app.sessions import SessionPage, list_sessions
+from kbsync.core.highlight import Segment
+from kbsync.errors import UsageError
+
+if TYPE_CHECKING:
+    from kbsync.retrieval.fusion import Fused
+    from kbsync.store.workspace import Workspace
+
+_MONTH = re.compile(r"^\d{4}-(0[1-9]|1[0-2])$")
+_DAY = re.compile(r"^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$")
+_HEADING = re.compile(r"^#{1,6}(\s|$)")
+SEARCH_TOP = 20
+FRESH_S = 2.0
+_refreshed: dict[str, float] = {}  # workspace root -> when (time.monotonic) this process last refreshed its index
+
+
+@dataclass(frozen=True)
+class Count:
+    value: str  # a month (YYYY-MM), a day (YYYY-MM-DD) or a tag
+    sessions: int
+
+
+@dataclass(frozen=True)
+class Browse:
+    month: str  # the chosen month, "" for all
+    day: str  # the chosen day, "" for the whole month
+    tag: str  # the chosen tag, "" for all
+    months: list[Count]  # every month with sessions (of the tag), newest first
+    days: list[Count]  # the chosen month's days with sessions (of the tag), newest first
+    tags: list[Count]  # tags of the chosen month or day, most used first
+    page: SessionPage
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    source: str
+    title: list[Segment]
+    summary: list[Segment]
+    snippet: list[Segment]  # around the first match in a workspace file's text; [] for other sources
+    path: str
+    url: str
+    session_id: str | None  # when the hit is a session of this workspace
+
+
+@dataclass(frozen=True)
+class Found:
+    query: str
+    terms: tuple[str, ...]
+    hits: list[SearchHit]
+    failures: list[tuple[str, str]]  # (source, why) of the sources that did not answer
+
+
+def _dates(month: str, day: str) -> tuple[str, str]:
+    if day and not _DAY.match(day):
+        raise UsageError(f"day={day!r}: write YYYY-MM-DD")
+    if month and not _MONTH.match(month):
+        raise UsageError(f"month={month!r}: write YYYY-MM")
+    if day and month and not day.startswith(month):
+        raise UsageError(f"day {day} is not in month {month}; give one of them")
+    return (month or day[:7]), day
+
+
+def browse_sessions(ws: Workspace, *, month: str = "", day: str = "", tag: str = "", limit: int = 50,
+                    cursor: str | None = None) -> Browse:
+    """A page of sessions of the chosen month or day and tag, newest first, with the counts to narrow it by."""
+    from kbsync.retrieval.listing import facets
+
+    month, day = _dates(month, day)
+    when = day or month or None
+    page = list_sessions(ws, tag=tag or None, since=when, until=when, limit=limit, cursor=cursor, refresh=_due(ws))
+    found = facets(ws, tag, month, day)
+    return Browse(month, day, tag, [Count(*m) for m in found.months], [Count(*d) for d in found.days],
+                  [Count(*t) for t in found.tags], page)
+
+
+def _due(ws: Workspace) -> bool:
+    """Whether the index should catch up with the files now: not when this process had it do so less than
+    FRESH_S ago (a page of 12,000 sessions otherwise looks at every file on each view)."""
+    now, key = time.monotonic(), str(ws.root)
+    if now - _refreshed.get(key, -FRESH_S) < FRESH_S:
+        return False
+    _refreshed[key] = now
+    return True
+
+
+def search_sessions(ws: Workspace, query: str, top: int = SEARCH_TOP) -> Found:
+    """The federated search's results for `query`, its words marked in each title, summary and snippet."""
+    from kbsync.app.retrieval import search
+    from kbsync.retrieval.text import parse_query
+
+    outcome = search(ws, query, top=top)
+    terms = parse_query(query).terms
+    return Found(query, terms, [_hit(ws, f, terms) for f in outcome.results], list(outcome.failures))
+
+
+def _hit(ws: Workspace, fused: Fused, terms: tuple[str, ...]) -> SearchHit:
+    from kbsync.core import protocol
+    from kbsync.core.highlight import mark, snippet
+
+    text = _workspace_text(ws, fused.path)
+    return SearchHit(", ".join(fused.sources), mark(fused.title, terms), mark(fused.summary, terms),
+                     mark(snippet(text, terms), terms) if text else [], fused.path, fused.url,
+                     protocol.id_from_relpath(fused.path) if protocol.classify(fused.path) == "session" else None)
+
+
+def _workspace_text(ws: Workspace, relpath: str) -> str:
+    """The body of a workspace file a hit names, headings left out ("" when the path is not one, or it
+    cannot be read)."""
+    from kbsync.core import frontmatter, pathrules
+    from kbsync.errors import KbsyncError
+
+    if not relpath or pathrules.refusal(relpath) or not ws.path(relpath).is_file():
+        return ""
+    try:
+        body = frontmatter.split(ws.read_text(relpath)).body
+    except (KbsyncError, OSError):
+        return ""
+    return "\n".join(line for line in body.splitlines() if not _HEADING.match(line))

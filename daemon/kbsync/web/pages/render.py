@@ -1,0 +1,71 @@
+"""Templates and the page response: a Jinja2 environment with autoescape on, the labels of the language
+the browser asks for (Accept-Language: zh... -> Chinese, anything else -> English), and the base page's
+values (the CSRF token of the browser session, the navigation)."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from fastapi import Request
+from fastapi.responses import HTMLResponse
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+
+from kbsync.web.guard import CSRF_FIELD, BrowserSession
+
+Labels = Mapping[str, Mapping[str, str]]
+LANGUAGES = ("en", "zh")
+NAV = ("board", "candidates", "sessions", "conflicts", "status", "stats", "review")
+LABELS: Labels = {
+    "en": {"board": "Board", "candidates": "Candidates", "sessions": "Sessions", "conflicts": "Conflicts",
+           "status": "Status", "stats": "Stats", "review": "Review", "skip": "Skip to content",
+           "nav": "Pages", "api": "API document", "error": "Error", "back": "Back"},
+    "zh": {"board": "看板", "candidates": "候选", "sessions": "会话", "conflicts": "冲突", "status": "状态",
+           "stats": "统计", "review": "回顾", "skip": "跳到正文", "nav": "页面", "api": "API 文档",
+           "error": "错误", "back": "返回"},
+}
+
+_env = Environment(loader=PackageLoader("kbsync.web", "templates"), autoescape=select_autoescape(default=True),
+                   undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+
+
+def language(accept: str) -> str:
+    """The label language for an Accept-Language header: the better of zh and en by q-value (en on a tie)."""
+    best = ("en", 0.0)
+    for part in accept.split(","):
+        tag, _, params = part.strip().partition(";")
+        q = _q(params)
+        lang = "zh" if tag.strip().lower().startswith("zh") else "en" if tag.strip().lower().startswith("en") else ""
+        if lang and q > best[1]:
+            best = (lang, q)
+    return best[0]
+
+
+def _q(params: str) -> float:
+    for p in params.split(";"):
+        name, _, value = p.strip().partition("=")
+        if name.strip() == "q":
+            try:
+                return float(value)
+            except ValueError:
+                return 0.0
+    return 1.0
+
+
+def csrf_token(request: Request) -> str:
+    who = request.scope.get("state", {}).get("browser_session")
+    return who.csrf if isinstance(who, BrowserSession) else ""
+
+
+def words(request: Request, own: Labels) -> dict[str, str]:
+    """The shared labels and a page's `own`, in the browser's language."""
+    lang = language(request.headers.get("accept-language", ""))
+    return {**LABELS[lang], **own.get(lang, {})}
+
+
+def page(request: Request, template: str, own: Labels, *, status: int = 200, **values: Any) -> HTMLResponse:
+    """The page `template` rendered with `values`, the labels (`t`) of the browser's language and its own."""
+    lang = language(request.headers.get("accept-language", ""))
+    body = _env.get_template(template).render(
+        t=words(request, own), lang=lang, csrf=csrf_token(request), csrf_field=CSRF_FIELD, nav=NAV,
+        here=request.url.path, **values)
+    return HTMLResponse(body, status_code=status)

@@ -1,0 +1,58 @@
+"""The stats and review pages: /stats draws sessions per month by tag, board entries by type and
+confidence, helpful and harmful votes per topic and decay candidates over time as SVG, each picture with
+its numbers in a table; /review is the board's weekly review (changes since a date, drift between the
+Markdown and what is derived from it, which should read zero, and decay candidates)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse
+from markupsafe import Markup
+
+from kbsync.app import board, insights
+from kbsync.web.deps import WS
+from kbsync.web.pages import charts
+from kbsync.web.pages.render import language, page
+
+router = APIRouter(include_in_schema=False)
+LABELS: dict[str, dict[str, str]] = {
+    "en": {"title": "Stats", "c_sessions": "Sessions per month by tag (a session counts under each of its tags)",
+           "c_entries": "Board entries by type and confidence", "c_feedback": "Helpful and harmful votes per topic "
+           "(this machine)", "c_decay": "Decay candidates over time (today's candidates, by when they became one)",
+           "numbers": "The numbers", "dirty": "sessions left out: their frontmatter cannot be read (see kbsync "
+           "validate)", "weekly": "Weekly review", "since": "Since", "days": "Decay after (days)", "show": "Show",
+           "added": "Added", "changed": "Changed", "retired": "Retired", "removed": "Removed",
+           "drift": "Drift between the Markdown and the index", "drift_zero": "0: the index and the counters agree "
+           "with the Markdown", "decay_list": "Decay candidates", "commits": "Commits", "entries_n": "entries",
+           "by": "By", "none": "none", "base": "compared with the board as committed in"},
+    "zh": {"title": "统计", "c_sessions": "每月会话数（按标签；一个会话计入它的每个标签）",
+           "c_entries": "看板条目：按类型与置信度", "c_feedback": "每个主题的有用与有害反馈（本机）",
+           "c_decay": "衰减候选随时间变化（今天的候选，按成为候选的时间）", "numbers": "数据表",
+           "dirty": "个会话未计入：元数据无法读取（见 kbsync validate）", "weekly": "每周回顾", "since": "起始",
+           "days": "衰减天数", "show": "显示", "added": "新增", "changed": "修改", "retired": "退役",
+           "removed": "删除", "drift": "Markdown 与索引之间的偏差", "drift_zero": "0：索引和计数与 Markdown 一致",
+           "decay_list": "衰减候选", "commits": "提交", "entries_n": "个条目", "by": "按", "none": "无",
+           "base": "对比的看板版本"},
+}
+
+
+def _charts(p: insights.Pictures, t: dict[str, str]) -> list[charts.Chart]:
+    specs: tuple[tuple[str, insights.Grid, charts.Layout], ...] = (
+        ("sessions", p.sessions, "stacked"), ("entries", p.entries, "grouped"), ("feedback", p.feedback, "grouped"),
+        ("decay", p.decay, "stacked"))
+    return [charts.Chart(f"chart-{name}", t[f"c_{name}"], grid.categories, grid.series, grid.values, layout)
+            for name, grid, layout in specs]
+
+
+@router.get("/stats")
+def stats_page(request: Request, ws: WS) -> HTMLResponse:
+    pictures = insights.pictures(ws, board.clock(None))
+    t = LABELS[language(request.headers.get("accept-language", ""))]
+    shown = [(c, Markup(charts.svg(c)), charts.table(c)) for c in _charts(pictures, t)]
+    return page(request, "stats.html", LABELS, charts=shown, dirty=pictures.dirty)
+
+
+@router.get("/review")
+def review_page(request: Request, ws: WS, since: str = "", days: float = insights.DECAY_DAYS) -> HTMLResponse:
+    report = insights.weekly_review(ws, board.clock(None), since, days)
+    return page(request, "review.html", LABELS, r=report, since=since, days=days)

@@ -1,0 +1,44 @@
+"""The status page (/status): whether the daemon runs, its last event, repair, commit and sync, what waits
+for a person and why (linked to the page that settles it), and the last lines of logs/errors.md. Read from
+kbsync.app.status (what `kbsync status` prints), kbsync.app.candidates and kbsync.app.board."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse
+
+from kbsync.app import board, candidates, status
+from kbsync.web.deps import WS
+from kbsync.web.pages.render import page
+
+router = APIRouter(include_in_schema=False)
+SETTLED_ON = {"conflict-copy": "/conflicts", "conflict-status": "/conflicts"}  # a kind of waiting -> its page
+DECAY_DAYS = 90.0
+LABELS = {
+    "en": {"title_status": "Status", "daemon": "Daemon", "running": "running (pid {pid})",
+           "stopped": "not running", "machine": "Machine", "last_event": "Last event", "last_repair": "Last repair",
+           "last_commit": "Last commit", "last_sync": "Last sync", "pending": "In the daemon's queue",
+           "uncommitted": "Uncommitted files", "none": "none", "waiting": "Waiting",
+           "nothing_waits": "Nothing waits.", "for_person": "for a person", "for_time": "settles by itself",
+           "settle": "Settle it", "candidates_wait": "{n} candidate(s) wait for a review",
+           "decay_wait": "{n} board entr(y/ies) are decay candidates", "errors": "Recent lines of logs/errors.md",
+           "no_errors": "logs/errors.md holds no lines.", "path": "Path", "why": "Why", "who": "Settled by",
+           "failed": "failed"},
+    "zh": {"title_status": "状态", "daemon": "守护进程", "running": "运行中（pid {pid}）", "stopped": "未运行",
+           "machine": "本机", "last_event": "最近事件", "last_repair": "最近修复", "last_commit": "最近提交",
+           "last_sync": "最近同步", "pending": "队列中", "uncommitted": "未提交的文件", "none": "无",
+           "waiting": "等待处理", "nothing_waits": "没有等待处理的事项。", "for_person": "需要人处理",
+           "for_time": "会自行解决", "settle": "去处理", "candidates_wait": "{n} 个候选等待审阅",
+           "decay_wait": "{n} 个看板条目是衰退候选", "errors": "logs/errors.md 最近的记录",
+           "no_errors": "logs/errors.md 还没有记录。", "path": "路径", "why": "原因", "who": "由谁解决",
+           "failed": "失败"},
+}
+
+
+@router.get("/status")
+def show_status(request: Request, ws: WS) -> HTMLResponse:
+    rep = status.report(ws)
+    pending = candidates.list_items(ws, "pending")
+    decay = board.decay_candidates(ws, board.clock(None), DECAY_DAYS)
+    return page(request, "status.html", LABELS, rep=rep, settled_on=SETTLED_ON, pending=len(pending),
+                decay=len(decay), errors=status.recent_errors(ws))

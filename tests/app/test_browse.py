@@ -1,0 +1,76 @@
+"""app.browse: sessions by month, day and tag with counts; search results with the words marked."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kbsync.app import browse, sessions
+from kbsync.app.workspace import open_workspace
+from kbsync.errors import UsageError
+from kbsync.store.workspace import Workspace
+
+
+def _save(ws: Workspace, raw: str, ts: str, tags: list[str], text: str) -> str:
+    done = sessions.save_session(ws, {"session_id": raw, "ts": ts, "tags": tags, "title": raw,
+                                      "summary": f"{raw} 的摘要", "sections": {"结论": text}})
+    return str(done.record["id"])
+
+
+@pytest.fixture
+def ws(ws_root: Path) -> Workspace:
+    w = open_workspace(str(ws_root), None)
+    _save(w, "a", "2025-05-03T10:00:00+00:00", ["部署"], "锁文件没有释放")
+    _save(w, "b", "2025-06-01T09:00:00+00:00", ["部署", "git"], "推送失败时合同风险")
+    _save(w, "c", "2025-06-01T11:00:00+00:00", ["git"], "deploy notes")
+    _save(w, "d", "2025-06-20T11:00:00+00:00", [], "nothing tagged")
+    return w
+
+
+def test_counts_by_month_day_and_tag(ws: Workspace) -> None:
+    every = browse.browse_sessions(ws)
+    assert [(c.value, c.sessions) for c in every.months] == [("2025-06", 3), ("2025-05", 1)]
+    assert every.days == [] and len(every.page.sessions) == 4
+    assert [(c.value, c.sessions) for c in every.tags] == [("git", 2), ("部署", 2)]
+    june = browse.browse_sessions(ws, month="2025-06")
+    assert [(c.value, c.sessions) for c in june.days] == [("2025-06-20", 1), ("2025-06-01", 2)]
+    assert [(c.value, c.sessions) for c in june.tags] == [("git", 2), ("部署", 1)]
+    day = browse.browse_sessions(ws, day="2025-06-01", tag="部署")
+    assert day.month == "2025-06" and [s.title for s in day.page.sessions] == ["b"]
+    assert [(c.value, c.sessions) for c in day.months] == [("2025-06", 1), ("2025-05", 1)]  # within the tag
+
+
+def test_pages_follow_one_another(ws: Workspace) -> None:
+    first = browse.browse_sessions(ws, limit=3)
+    assert len(first.page.sessions) == 3 and first.page.next_cursor
+    rest = browse.browse_sessions(ws, limit=3, cursor=first.page.next_cursor)
+    assert [s.title for s in rest.page.sessions] == ["a"] and rest.page.next_cursor is None
+
+
+@pytest.mark.parametrize(("given", "says"), [({"month": "2025-13"}, "YYYY-MM"), ({"day": "2025-6-1"}, "YYYY-MM-DD"),
+                                             ({"month": "2025-05", "day": "2025-06-01"}, "not in month")])
+def test_a_bad_date_is_refused_saying_how_to_write_it(ws: Workspace, given: dict[str, str], says: str) -> None:
+    with pytest.raises(UsageError, match=says):
+        browse.browse_sessions(ws, **given)
+
+
+def test_search_marks_the_words_in_title_summary_and_snippet(ws: Workspace) -> None:
+    found = browse.search_sessions(ws, "合同")
+    assert found.terms == ("合同",) and not found.failures
+    hit = next(h for h in found.hits if h.session_id)
+    assert [s.text for s in hit.snippet if s.marked] == ["合同"]
+    assert "".join(s.text for s in hit.snippet) == "推送失败时合同风险"
+    assert hit.path.startswith("sessions/2025-06-01/")
+    titled = browse.search_sessions(ws, "tag:git deploy")
+    assert [s.text for h in titled.hits for s in h.snippet if s.marked] == ["deploy"]
+
+
+def test_the_listing_catches_up_with_the_files_within_the_freshness_window(ws: Workspace,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(browse, "FRESH_S", 3600.0)
+    before = len(browse.browse_sessions(ws).page.sessions)
+    _save(ws, "e", "2025-07-01T09:00:00+00:00", [], "new")
+    assert len(browse.browse_sessions(ws).page.sessions) == before  # refreshed less than FRESH_S ago
+    monkeypatch.setattr(browse, "FRESH_S", 0.0)
+    assert len(browse.browse_sessions(ws).page.sessions) == before + 1

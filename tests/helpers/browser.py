@@ -1,0 +1,106 @@
+"""The pages under test in a real browser: Debian's chromium driven by Playwright (never `playwright
+install`), a real server on a real workspace, the login link `kbsync web url` prints, and screenshots
+under the run's artifact folder ($KBSYNC_ARTIFACTS, else <repo>/.artifacts/; subfolder web/)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterator
+
+from helpers.cli import kbsync
+from helpers.web import WebServer, configure
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page, ViewportSize
+
+CHROMIUM = "/usr/bin/chromium"
+REPO = Path(__file__).resolve().parent.parent.parent
+VIEWPORT: ViewportSize = {"width": 1000, "height": 800}
+PHONE: ViewportSize = {"width": 390, "height": 844}
+
+
+def artifacts() -> Path:
+    folder = Path(os.environ.get("KBSYNC_ARTIFACTS") or REPO / ".artifacts") / "web"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def shot(page: Page, name: str, *, full_page: bool = True, height: int | None = None) -> Path:
+    """A PNG of `page` as <artifacts>/web/<name>.png: the whole page, the viewport, or its top `height` pixels."""
+    path = artifacts() / f"{name}.png"
+    if height is not None:
+        width = page.viewport_size["width"] if page.viewport_size else VIEWPORT["width"]
+        page.screenshot(path=str(path), full_page=True, clip={"x": 0, "y": 0, "width": width, "height": height})
+    else:
+        page.screenshot(path=str(path), full_page=full_page)
+    return path
+
+
+def launch() -> Iterator[Browser]:
+    """One headless chromium for the whole run (a generator for a session-scoped fixture)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def workspace(tmp: Path) -> Path:
+    """An initialised workspace whose daemon commits quickly and serves the pages on any free port."""
+    from kbsync.app.workspace import init_workspace
+
+    root = tmp / "ws"
+    init_workspace(root)
+    configure(root, "enabled = true\n", daemon='commit_every = "1s"')
+    return root
+
+
+def serve(root: Path, home: Path, *, daemon: bool = True) -> WebServer:
+    """`kbsync run` on `root` (the daemon commits what the pages write), or `kbsync web serve` alone."""
+    return WebServer(root, home, command=("run",) if daemon else ("web", "serve"))
+
+
+def login_url(server: WebServer) -> str:
+    got = kbsync("web", "url", ws=server.root, env={"HOME": str(server.root.parent)})
+    assert got.returncode == 0, got.stderr
+    return got.stdout.strip()
+
+
+def open_logged_in(browser: Browser, server: WebServer, *, lang: str = "en", phone: bool = False) -> Page:
+    """A new browser context (its own cookies, `lang` its Accept-Language) that opened a fresh login link: it
+    lands on the board."""
+    context = browser.new_context(viewport=PHONE if phone else VIEWPORT, locale=lang.split(",")[0].split(";")[0],
+                                  extra_http_headers={"Accept-Language": lang})
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    page.goto(login_url(server))
+    return page
+
+
+def git_log(root: Path, *paths: str) -> list[str]:
+    """Subjects of the commits touching `paths`, newest first."""
+    out = subprocess.run(["git", "-C", str(root), "log", "--format=%s", "--", *paths], check=True,
+                         capture_output=True, text=True).stdout
+    return out.splitlines()
+
+
+def git_clean(root: Path, path: str) -> bool:
+    """True when `path` is committed as it is on disk."""
+    out = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--", path], check=True,
+                         capture_output=True, text=True).stdout
+    return not out.strip()
+
+
+def commit_all(root: Path, message: str) -> None:
+    subprocess.run(["git", "-C", str(root), "add", "-A"], check=True)
+    subprocess.run(["git", "-C", str(root), "commit", "-qm", message], check=True)
+
+
+def git_show(root: Path, spec: str) -> str:
+    return subprocess.run(["git", "-C", str(root), "show", spec], check=True, capture_output=True,
+                          text=True).stdout

@@ -1,0 +1,87 @@
+"""The stats and review pages in a real browser: every picture is an SVG with its numbers in a table; the
+weekly review lists what changed and reads zero drift between the Markdown and the index."""
+
+from __future__ import annotations
+
+import datetime as dt
+import subprocess
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from helpers import browser as b
+from helpers.board import payload
+from helpers.web import WebServer
+from kbsync.app import board, sessions
+from kbsync.app.retrieval import rebuild_search
+from kbsync.app.workspace import open_workspace
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
+NOW = dt.datetime.now(dt.timezone.utc)
+
+
+def _fill(root: Path) -> None:
+    ws = open_workspace(str(root), None)
+    for n in range(12):
+        month = 4 + n % 3
+        tags = [("部署", "git", "合同")[n % 3]] + (["复盘"] if n % 4 == 0 else [])
+        sessions.save_session(ws, {"session_id": f"s{n}", "ts": f"2025-{month:02d}-{1 + n:02d}T09:00:00+00:00",
+                                   "tags": tags, "sections": {"结论": f"第 {n} 次"}})
+    for n, (kind, confidence, topic) in enumerate((("踩坑", "high", "部署"), ("方法", "medium", "git"),
+                                                   ("方法", "high", "git"), ("工具", "low", "搜索"))):
+        board.add_entry(ws, payload(title=f"条目{n}", type=kind, confidence=confidence, topic=topic,
+                                    source_date="2025-01-01"), NOW)
+    for key, helpful in (("条目0@2025-01-01", True), ("条目0@2025-01-01", True), ("条目1@2025-01-01", False)):
+        board.give_feedback(ws, key, helpful=helpful)
+    subprocess.run(["git", "-C", str(root), "add", "-A"], check=True)
+    subprocess.run(["git", "-C", str(root), "commit", "-qm", "sessions and board"], check=True)
+    rebuild_search(ws)
+
+
+@pytest.fixture(scope="module")
+def site_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = b.workspace(tmp_path_factory.mktemp("stats"))
+    _fill(root)
+    return root
+
+
+def _numbers(page: Page, name: str) -> list[list[str]]:
+    table = page.get_by_role("table", name=name)
+    return [row.locator("th, td").all_inner_texts() for row in table.locator("tbody tr").all()]
+
+
+def test_every_picture_is_svg_with_its_numbers_in_a_table(page: Page, site: WebServer) -> None:
+    page.goto(f"{site.url}/stats")
+    pictures = page.locator("svg[role=img]")
+    assert pictures.count() == 4
+    for n in range(4):
+        title = pictures.nth(n).locator("title").first.text_content() or ""
+        assert page.get_by_role("table", name=title).count() == 1
+        assert page.get_by_role("img", name=title).count() == 1
+    per_month = _numbers(page, "Sessions per month by tag (a session counts under each of its tags)")
+    assert [row[0] for row in per_month] == ["2025-04", "2025-05", "2025-06"]
+    header = page.get_by_role("table", name="Sessions per month by tag (a session counts under each of its "
+                                                  "tags)").locator("thead th").all_inner_texts()
+    assert dict(zip(header[1:], per_month[0][1:])) == {"部署": "4", "复盘": "1", "git": "0", "合同": "0", "total": "5"}
+    entries = _numbers(page, "Board entries by type and confidence")
+    assert ["方法", "1", "1", "0", "2"] in entries
+    votes = _numbers(page, "Helpful and harmful votes per topic (this machine)")
+    assert votes[:2] == [["部署", "2", "0", "2"], ["git", "0", "1", "1"]]
+    assert page.locator("svg rect title", has_text="2025-04 · 部署: 4").count() == 1
+    b.shot(page, "stats")
+
+
+def test_the_review_reads_zero_drift(page: Page, site: WebServer) -> None:
+    page.goto(f"{site.url}/review")
+    assert page.locator("#drift-count").inner_text() == "0"
+    added = page.locator("section", has=page.get_by_role("heading", name="Added (4)"))
+    assert set(added.locator("li").all_inner_texts()) == {f"条目{n}@2025-01-01" for n in range(4)}
+    decay = page.locator("section", has=page.get_by_role("heading", name="Decay candidates (1)"))
+    assert "harmful 1 > helpful 0" in decay.inner_text()
+    b.shot(page, "review")
+    page.get_by_label("Since").fill("not a date")
+    page.get_by_role("button", name="Show").click()
+    assert "since='not a date'" in page.get_by_role("alert").inner_text()

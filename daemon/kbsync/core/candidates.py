@@ -161,14 +161,24 @@ def preview(item: Item) -> str:
 
 
 def offending(item: Item) -> list[tuple[str, str]]:
-    """The flagged lines an item lists: (where, e.g. "第 3 行 [override]", the text as quoted)."""
+    """The flagged lines an item lists: (where and why, e.g. "第 3 行 [override] (tells the reader…)", the
+    text as quoted). The scan writes `第 N 行 [family]: text (why)`; a line written by hand may have no why."""
     out = []
     for label, found in item.lists.items():
         if _ITEM_FIELDS.get(label) == "offending":
             for line in found:
-                where, sep, text = line.partition("]: ")
-                out.append((where + "]", text.replace("&lt;", "<")) if sep else (line, ""))
+                where, sep, rest = line.partition("]: ")
+                text, why = _reason(rest.replace("&lt;", "<"))
+                out.append((where + "]" + why, text) if sep else (line, ""))
     return out
+
+
+def _reason(text: str) -> tuple[str, str]:
+    """`text (why)` cut into the text and " (why)"; the rules' reasons hold no parenthesis."""
+    at = text.rfind(" (")
+    if not text.endswith(")") or at < 0 or "(" in text[at + 2:]:
+        return text, ""
+    return text[:at], text[at:]
 
 
 def highlight(text: str, spans: list[str]) -> list[tuple[str, bool]]:

@@ -106,6 +106,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+CHATTY = ("markdown_it",)  # libraries whose DEBUG lines drown the program's own
+
+
 def _setup_logging(verbose: int, quiet: bool) -> None:
     level = logging.ERROR if quiet else logging.DEBUG if verbose else logging.INFO
     handler = logging.StreamHandler(sys.stderr)
@@ -113,6 +116,8 @@ def _setup_logging(verbose: int, quiet: bool) -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)
+    for chatty in CHATTY:  # a debug line per parsing rule tried: only with -vv
+        logging.getLogger(chatty).setLevel(logging.DEBUG if verbose > 1 else max(level, logging.INFO))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from kbsync.app import board
+from kbsync.errors import UsageError
 
 if TYPE_CHECKING:
     from kbsync.board.feedback import DecayCandidate, Stats
@@ -48,16 +49,13 @@ class View:
     decay: list[DecayCandidate]
     elsewhere: list[Fused] = field(default_factory=list)  # search hits outside the board
     failures: list[tuple[str, str]] = field(default_factory=list)  # search sources that failed, and why
+    search_problem: str = ""  # why the words given cannot be searched (then no entry is shown)
 
 
-def _rows(ws: Workspace, text: str) -> list[Row]:
-    from kbsync.board import feedback
-    from kbsync.core.board import parse_board
+def _rows(entries: list[Entry], stats: dict[str, Stats]) -> list[Row]:
+    from kbsync.board.feedback import Stats
 
-    entries = [b.entry for b in parse_board(text).entries()]
-    with feedback.FeedbackStore(ws.state_dir) as store:
-        stats = store.all()
-    return [Row(e, stats.get(e.key, feedback.Stats(e.key))) for e in entries]
+    return [Row(e, stats.get(e.key, Stats(e.key))) for e in entries]
 
 
 def _kept(row: Row, f: Filters) -> bool:
@@ -90,25 +88,27 @@ def _searched(ws: Workspace, rows: list[Row], q: str) -> tuple[list[Row], list[F
 
 def view(ws: Workspace, f: Filters, now: dt.datetime, days: float = 90.0) -> View:
     """The board page: filtered rows (searched rows keep the search's order unless a sort is asked for)."""
+    from kbsync.board import feedback
     from kbsync.board import file as boardfile
     from kbsync.core.protocol import BOARD_SECTIONS
 
-    text = boardfile.read_board(ws)
-    sections = _sections(text)
-    rows = _rows(ws, text)
+    parsed = boardfile.load_board(ws)  # once: parsing is most of the page's time
+    entries = [b.entry for b in parsed.entries()]
+    with feedback.FeedbackStore(ws.state_dir) as store:
+        stats = store.all()
+    sections = {s.name: s.intro + "".join(b.raw for b in s.entries) for s in parsed.sections if s.name}
+    rows = _rows(entries, stats)
     out = View(sections.get(BOARD_SECTIONS[0], ""), sections.get(BOARD_SECTIONS[1], ""), [], len(rows),
-               sorted({r.entry.topic for r in rows if r.entry.topic}), board.decay_candidates(ws, now, days))
+               sorted({r.entry.topic for r in rows if r.entry.topic}),
+               feedback.decay_candidates(entries, stats, now, days))
     kept = [r for r in rows if _kept(r, f)]
     if f.q.strip():
-        kept, out.elsewhere, out.failures = _searched(ws, kept, f.q)
+        try:
+            kept, out.elsewhere, out.failures = _searched(ws, kept, f.q)
+        except UsageError as exc:
+            kept, out.search_problem = [], exc.message
     out.rows = kept if f.q.strip() and f.sort == "relevance" else _sorted(kept, f.sort)
     return out
-
-
-def _sections(text: str) -> dict[str, str]:
-    from kbsync.core.board import parse_board
-
-    return {s.name: s.intro + "".join(b.raw for b in s.entries) for s in parse_board(text).sections if s.name}
 
 
 def field_problems(data: dict[str, Any]) -> dict[str, str]:

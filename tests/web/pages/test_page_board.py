@@ -97,6 +97,9 @@ def test_the_search_box_runs_the_federated_search(page: Page) -> None:
     page.get_by_label("Search").press("Enter")  # by keyboard: the form submits
     assert cards(page)[0] == "经验 07"
     assert page.get_by_label("Search").input_value() == "第 7 条"
+    page.get_by_label("Search").fill("since:yesterday")
+    page.get_by_label("Search").press("Enter")
+    assert "is not a date" in page.locator("#e-q").inner_text() and cards(page) == []  # said beside the box
 
 
 def test_sorting_by_helpful_and_by_least_recently_applied(page: Page, site: WebServer) -> None:

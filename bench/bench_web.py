@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import os
 import shutil
 import statistics
 import subprocess
@@ -23,7 +24,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from common import KBSYNC, REPO, corpus
 
@@ -64,9 +65,10 @@ def prepared(root: Path, home: Path) -> None:
         subprocess.run([*KBSYNC, "-w", str(root), *args], check=True, stdout=subprocess.DEVNULL, env=env)
 
 
-def measure(browser: Browser, server: WebServer, path: str, runs: int, pause: float = 0.0) -> list[list[float]]:
+def measure(browser: Browser, server: WebServer, path: str, runs: int, pause: float = 0.0,
+            before: Callable[[], None] = lambda: None) -> list[list[float]]:
     """Navigation Timing of `runs` loads of `path` (after one load not counted), in one logged-in context,
-    `pause` seconds apart."""
+    `pause` seconds apart, `before()` called before each."""
     page = b.open_logged_in(browser, server)
     page.set_default_timeout(120_000)
     try:
@@ -74,6 +76,7 @@ def measure(browser: Browser, server: WebServer, path: str, runs: int, pause: fl
         out = []
         for _ in range(runs):
             time.sleep(pause)
+            before()
             page.goto(server.url + path, wait_until="load")
             out.append(page.evaluate(TIMING))
         return out
@@ -97,6 +100,10 @@ def run_page(browser: Browser, root: Path, home: Path, what: str, paths: list[st
     try:
         for path in paths:
             report(f"{path} ({what}), loads back to back", measure(browser, server, path, runs))
+            if path.startswith("/board"):
+                board = root / "LEARNING_BOARD.md"
+                report(f"{path} ({what}), the file changed before each load (parsed again)",
+                       measure(browser, server, path, runs, before=lambda: os.utime(board)))
             if path.startswith("/sessions"):
                 report(f"{path} ({what}), loads {FRESH_S + 0.2:g} s apart", measure(browser, server, path, runs,
                                                                                    FRESH_S + 0.2))
@@ -110,17 +117,21 @@ def main() -> None:
     ap.add_argument("--entries", type=int, default=1000)
     ap.add_argument("--runs", type=int, default=9, help="loads of each page measured (after one not counted)")
     ap.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "kbsync-bench")
+    ap.add_argument("--only", choices=("board", "sessions"), help="measure only that page")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="kbsync-web-") as tmp_name:
         tmp = Path(tmp_name)
         for browser in b.launch():  # one browser for every page, closed when the loop ends
-            board = tmp / "board"
-            subprocess.run([*KBSYNC, "-w", str(board), "init"], check=True, stdout=subprocess.DEVNULL, env=server_env(tmp))
-            (board / "LEARNING_BOARD.md").write_text(board_text(a.entries), encoding="utf-8")
-            run_page(browser, board, tmp, f"{a.entries} entries", ["/board"], a.runs)
-            sessions = tmp / "sessions"
-            shutil.copytree(corpus(a.cache, a.sessions), sessions, symlinks=True)
-            run_page(browser, sessions, tmp, f"{a.sessions} sessions", ["/sessions", "/sessions?tag=部署"], a.runs)
+            if a.only != "sessions":
+                board = tmp / "board"
+                subprocess.run([*KBSYNC, "-w", str(board), "init"], check=True, stdout=subprocess.DEVNULL,
+                               env=server_env(tmp))
+                (board / "LEARNING_BOARD.md").write_text(board_text(a.entries), encoding="utf-8")
+                run_page(browser, board, tmp, f"{a.entries} entries", ["/board"], a.runs)
+            if a.only != "board":
+                sessions = tmp / "sessions"
+                shutil.copytree(corpus(a.cache, a.sessions), sessions, symlinks=True)
+                run_page(browser, sessions, tmp, f"{a.sessions} sessions", ["/sessions", "/sessions?tag=部署"], a.runs)
 
 if __name__ == "__main__":
     main()

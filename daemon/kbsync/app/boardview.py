@@ -13,6 +13,7 @@ from kbsync.errors import UsageError
 
 if TYPE_CHECKING:
     from kbsync.board.feedback import DecayCandidate, Stats
+    from kbsync.core.board import Board
     from kbsync.core.boardentry import Entry
     from kbsync.retrieval.fusion import Fused
     from kbsync.store.workspace import Workspace
@@ -21,6 +22,7 @@ SORTS = ("newest", "helpful", "idle", "relevance")  # source date newest first; 
 # applied first; the search's order (with a search)
 SEARCH_TOP = 200
 BOARD_KEY_PREFIX = f"{board.BOARD_FILE}#"
+PAGE_SIZE = 50  # entries, and decay candidates, shown at a time: a board of thousands stays one quick page
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,8 @@ class Filters:
     status: str = ""
     q: str = ""
     sort: str = "newest"
+    page: int = 1  # of the entries kept
+    decay_page: int = 1  # of the decay candidates
 
 
 @dataclass(frozen=True)
@@ -43,10 +47,16 @@ class Row:
 class View:
     guide: str  # 长期说明, as written (Markdown)
     trends: str  # 长期趋势, as written (Markdown)
-    rows: list[Row]
+    rows: list[Row]  # the page asked for
     total: int  # entries on the board, before filters
     topics: list[str]
-    decay: list[DecayCandidate]
+    decay: list[DecayCandidate]  # the page asked for
+    matched: int = 0  # entries the filters and the search kept, on every page
+    page: int = 1
+    pages: int = 1
+    decay_total: int = 0
+    decay_page: int = 1
+    decay_pages: int = 1
     elsewhere: list[Fused] = field(default_factory=list)  # search hits outside the board
     failures: list[tuple[str, str]] = field(default_factory=list)  # search sources that failed, and why
     search_problem: str = ""  # why the words given cannot be searched (then no entry is shown)
@@ -86,28 +96,61 @@ def _searched(ws: Workspace, rows: list[Row], q: str) -> tuple[list[Row], list[F
     return found, others, outcome.failures
 
 
-def view(ws: Workspace, f: Filters, now: dt.datetime, days: float = 90.0) -> View:
-    """The board page: filtered rows (searched rows keep the search's order unless a sort is asked for)."""
-    from kbsync.board import feedback
+def paged(items: list[Any], page: int, size: int = PAGE_SIZE) -> tuple[list[Any], int, int]:
+    """Page `page` (1-based; before the first: the first, past the end: the last) of `items`, its number, and
+    how many pages there are."""
+    pages = max(1, -(-len(items) // size))
+    page = min(max(page, 1), pages)
+    return items[(page - 1) * size:page * size], page, pages
+
+
+_parsed: dict[str, tuple[tuple[int, ...], Board]] = {}
+
+
+def _board(ws: Workspace) -> Board:
+    """The board parsed, kept while the file is unchanged (parsing is most of a view's time). The file is
+    looked at before it is read, so a change made in between is seen by the next view."""
     from kbsync.board import file as boardfile
+
+    path = ws.path(board.BOARD_FILE)
+    try:
+        st = path.stat()
+        stamp: tuple[int, ...] = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    except FileNotFoundError:
+        stamp = ()
+    held = _parsed.get(str(path))
+    if held is None or held[0] != stamp or not stamp:
+        held = (stamp, boardfile.load_board(ws))
+        _parsed.clear()
+        _parsed[str(path)] = held
+    return held[1]
+
+
+def view(ws: Workspace, f: Filters, now: dt.datetime, days: float = 90.0) -> View:
+    """The board page: filtered rows (searched rows keep the search's order unless a sort is asked for),
+    one page of them and one page of the decay candidates."""
+    from kbsync.board import feedback
     from kbsync.core.protocol import BOARD_SECTIONS
 
-    parsed = boardfile.load_board(ws)  # once: parsing is most of the page's time
+    parsed = _board(ws)
     entries = [b.entry for b in parsed.entries()]
     with feedback.FeedbackStore(ws.state_dir) as store:
         stats = store.all()
     sections = {s.name: s.intro + "".join(b.raw for b in s.entries) for s in parsed.sections if s.name}
     rows = _rows(entries, stats)
+    decay = feedback.decay_candidates(entries, stats, now, days)
     out = View(sections.get(BOARD_SECTIONS[0], ""), sections.get(BOARD_SECTIONS[1], ""), [], len(rows),
-               sorted({r.entry.topic for r in rows if r.entry.topic}),
-               feedback.decay_candidates(entries, stats, now, days))
+               sorted({r.entry.topic for r in rows if r.entry.topic}), [], decay_total=len(decay))
+    out.decay, out.decay_page, out.decay_pages = paged(decay, f.decay_page)
     kept = [r for r in rows if _kept(r, f)]
     if f.q.strip():
         try:
             kept, out.elsewhere, out.failures = _searched(ws, kept, f.q)
         except UsageError as exc:
             kept, out.search_problem = [], exc.message
-    out.rows = kept if f.q.strip() and f.sort == "relevance" else _sorted(kept, f.sort)
+    ordered = kept if f.q.strip() and f.sort == "relevance" else _sorted(kept, f.sort)
+    out.matched = len(ordered)
+    out.rows, out.page, out.pages = paged(ordered, f.page)
     return out
 
 

@@ -4,10 +4,11 @@ and decay. Reads and writes go through kbsync.app.boardview and kbsync.app.board
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 from urllib.parse import quote, urlencode
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
@@ -29,7 +30,7 @@ LABELS = {
            "search": "Search", "sort": "Sort", "newest": "Newest", "helpful_sort": "Most helpful",
            "idle": "Least recently applied", "relevance": "Search relevance", "apply": "Apply",
            "clear_filters": "Clear", "add": "Add entry", "edit": "Edit", "helpful": "Helpful", "harmful": "Harmful",
-           "last_applied": "Last applied", "never": "never", "applied": "Applied", "shown": "{n} of {total} entries",
+           "last_applied": "Last applied", "never": "never", "applied": "Applied", "shown": "{n} of {total} entries", "page_of": "Page {n} of {pages}", "prev": "Previous page", "next": "Next page",
            "decay": "Decay candidates", "mark_decay": "Mark decay", "no_decay": "No entry is a decay candidate.",
            "elsewhere": "Found elsewhere", "failed": "Search source failed", "empty": "No entry matches.",
            "save": "Save", "new_title": "Add an entry", "edit_title": "Edit entry", "refused": "Not saved:",
@@ -44,7 +45,7 @@ LABELS = {
            "status": "状态", "any": "全部", "search": "搜索", "sort": "排序", "newest": "最新",
            "helpful_sort": "最有用", "idle": "最久未应用", "relevance": "搜索相关度", "apply": "筛选",
            "clear_filters": "清除", "add": "新增条目", "edit": "编辑", "helpful": "有用 Helpful", "harmful": "有害 Harmful",
-           "last_applied": "上次应用", "never": "从未", "applied": "应用次数", "shown": "{total} 条中的 {n} 条",
+           "last_applied": "上次应用", "never": "从未", "applied": "应用次数", "shown": "{total} 条中的 {n} 条", "page_of": "第 {n} 页，共 {pages} 页", "prev": "上一页", "next": "下一页",
            "decay": "衰退候选", "mark_decay": "标记衰退 Mark decay", "no_decay": "没有衰退候选。",
            "elsewhere": "其他来源的结果", "failed": "搜索来源失败", "empty": "没有符合条件的条目。",
            "save": "保存", "new_title": "新增条目", "edit_title": "编辑条目", "refused": "未保存：",
@@ -69,16 +70,20 @@ def _choices() -> dict[str, tuple[str, ...]]:
 
 @router.get("/board")
 def show_board(request: Request, ws: WS, type: str = "", topic: str = "", confidence: str = "", status: str = "",
-               q: str = "", sort: str = "newest", done: str = "") -> HTMLResponse:
-    f = boardview.Filters(type, topic, confidence, status, q, sort if sort in boardview.SORTS else "newest")
+               q: str = "", sort: str = "newest", at: int = Query(1, alias="page"), decay_page: int = 1,
+               done: str = "") -> HTMLResponse:
+    f = boardview.Filters(type, topic, confidence, status, q, sort if sort in boardview.SORTS else "newest",
+                          at, decay_page)
     shown = boardview.view(ws, f, board.clock(None))
     return page(request, "board.html", LABELS, view=shown, f=f, sorts=boardview.SORTS, choices=_choices(),
-                md=render, entry_url=entry_url, done=DONE.get(done, ""), back=_board_url(f))
+                md=render, entry_url=entry_url, done=DONE.get(done, ""), back=_board_url(f),
+                page_url=lambda **at: _board_url(replace(f, **at)))
 
 
 def _board_url(f: boardview.Filters) -> str:
-    """The board with the same filters (where a button on it sends the person back)."""
-    query = urlencode({k: v for k, v in vars(f).items() if v and not (k == "sort" and v == "newest")})
+    """The board with the same filters and pages (where a button on it sends the person back)."""
+    defaults = vars(boardview.Filters())
+    query = urlencode({k: v for k, v in vars(f).items() if v != defaults[k]})
     return "/board" + (f"?{query}" if query else "")
 
 

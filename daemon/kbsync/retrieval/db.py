@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator
@@ -78,6 +79,29 @@ def _connect(path: Path) -> sqlite3.Connection:
         path.unlink()
         conn = _open(path)
     conn.executescript(_SCHEMA + f"PRAGMA user_version = {SCHEMA_VERSION};")
+    return conn
+
+
+_readers = threading.local()
+
+
+def reader(path: Path) -> sqlite3.Connection:
+    """This thread's reading connection to the database at `path`, kept open between searches (its page cache
+    and compiled statements stay warm); opened anew once the file was replaced (a rebuild swaps one in).
+    Never closed by the caller; never used for writes."""
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return connect(path)  # made here, as connect() makes it; kept from the next search on
+    key = (str(path), st.st_dev, st.st_ino)
+    kept: dict[str, tuple[tuple[str, int, int], sqlite3.Connection]] = _readers.__dict__.setdefault("kept", {})
+    held = kept.get(str(path))
+    if held is not None and held[0] == key:
+        return held[1]
+    if held is not None:
+        held[1].close()
+    conn = connect(path)
+    kept[str(path)] = (key, conn)
     return conn
 
 

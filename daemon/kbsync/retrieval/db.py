@@ -142,6 +142,12 @@ def indexed_files(conn: sqlite3.Connection, prefix: str = "") -> dict[str, FileS
     return {r[0]: FileState(r[1], r[2]) for r in rows}
 
 
+def indexed_state(conn: sqlite3.Connection, relpath: str) -> FileState | None:
+    """The mtime and size `relpath` had when it was indexed; None when it is not indexed."""
+    row = conn.execute("SELECT mtime_ns, size FROM files WHERE relpath = ?", (relpath,)).fetchone()
+    return FileState(row[0], row[1]) if row else None
+
+
 def put_file(conn: sqlite3.Connection, relpath: str, state: FileState, records: Iterable[Record],
              *, fresh: bool = False) -> None:
     """Replace everything indexed for `relpath` with `records` (call inside `transaction`).

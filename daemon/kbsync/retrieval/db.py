@@ -83,6 +83,7 @@ def _connect(path: Path) -> sqlite3.Connection:
 
 
 _readers = threading.local()
+READER_CACHE_KB = 512  # a kept connection's page cache; each write by the daemon empties it anyway
 
 
 def reader(path: Path) -> sqlite3.Connection:
@@ -101,6 +102,7 @@ def reader(path: Path) -> sqlite3.Connection:
     if held is not None:
         held[1].close()
     conn = connect(path)
+    conn.execute(f"PRAGMA cache_size = -{READER_CACHE_KB}")
     kept[str(path)] = (key, conn)
     return conn
 

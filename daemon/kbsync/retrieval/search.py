@@ -141,7 +141,7 @@ def federated(ws: Workspace, text: str, *, names: Sequence[str] | None = None, t
 
 _POOL: list[ThreadPoolExecutor] = []
 _POOL_LOCK = threading.Lock()
-POOL_THREADS = 8  # sources of all searches at once; each thread keeps its reading connection (searchdb.reader)
+POOL_THREADS = 4  # sources of all searches at once; each thread keeps its reading connection (searchdb.reader)
 
 
 def _pool() -> ThreadPoolExecutor:

@@ -25,7 +25,8 @@ RACY_NS = 2_000_000_000
 class _Listing:
     mtime_ns: int
     listed_ns: int
-    by_hash: dict[str, tuple[str, ...]]  # h7 -> the session file names that carry it, conflict copies aside
+    hashes: frozenset[str]  # the h7 the folder's session files carry, conflict copies aside (names are
+    # listed again only for a folder that holds the one asked for: a small set each keeps memory low)
 
     def fresh(self, mtime_ns: int) -> bool:
         return mtime_ns == self.mtime_ns and self.listed_ns - self.mtime_ns > RACY_NS
@@ -53,7 +54,8 @@ def carrying(sessions_dir: Path, short: str) -> list[str]:
             if listing is None or not listing.fresh(mtime_ns):
                 listing = _list(sessions_dir / folder, mtime_ns)
             seen[folder] = listing
-            found += [f"{folder}/{name}" for name in listing.by_hash.get(short, ())]
+            if short in listing.hashes:
+                found += [f"{folder}/{name}" for name in _names(sessions_dir / folder) if _hash_of(name) == short]
         cache.folders = seen
     return sorted(found)
 
@@ -73,13 +75,17 @@ def _date_folders(sessions_dir: Path) -> list[tuple[str, int]]:
 
 def _list(folder: Path, mtime_ns: int) -> _Listing:
     listed_ns = time.time_ns()
-    by_hash: dict[str, list[str]] = {}
+    return _Listing(mtime_ns, listed_ns, frozenset(h for h in map(_hash_of, _names(folder)) if h))
+
+
+def _names(folder: Path) -> list[str]:
     try:
-        names = os.listdir(folder)
+        return os.listdir(folder)
     except OSError:
-        names = []
-    for name in names:
-        m = protocol.SESSION_NAME_RE.match(name)
-        if m and name[:4].isascii() and not protocol.is_conflict_copy(name):
-            by_hash.setdefault(m.group(3), []).append(name)
-    return _Listing(mtime_ns, listed_ns, {k: tuple(v) for k, v in by_hash.items()})
+        return []
+
+
+def _hash_of(name: str) -> str | None:
+    """The h7 a session file's name carries; None for another name or a conflict copy."""
+    m = protocol.SESSION_NAME_RE.match(name)
+    return m.group(3) if m and name[:4].isascii() and not protocol.is_conflict_copy(name) else None

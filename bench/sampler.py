@@ -3,7 +3,7 @@ server): every few milliseconds it takes each thread's stack (sys._current_frame
 the functions on it (inclusive) and the one on top (exclusive). At exit it writes the counts and each
 thread's CPU time (from /proc/self/task) to the file named by $SAMPLE_OUT.
 
-    SAMPLE_OUT=/tmp/prof.txt python bench/sampler.py -m kbsync -w WS run
+    SAMPLE_OUT=prof.txt python bench/sampler.py -m kbsync -w WS run
 
 Only samples in which the thread runs Python code are counted; a thread waiting in a lock, a select or
 sleep still shows its waiting frame, so read the exclusive counts of waits (`wait`, `select`, `acquire`)

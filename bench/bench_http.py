@@ -38,15 +38,15 @@ Call = Callable[[requests.Session, int], int]  # one request (the n-th of its cl
 
 
 def settled(root: Path, timeout: float = 900.0) -> None:
-    """Wait until the daemon's first catch-up over the corpus is done (nothing pending)."""
+    """Wait until the daemon's first catch-up over the corpus is done (nothing pending, the index built)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
             st = json.loads((root / ".kbsync" / "status.json").read_text(encoding="utf-8"))
         except (FileNotFoundError, ValueError):
             st = {}
-        if st.get("pending_count") == 0 and st.get("last_scan_ns"):
-            return
+        if st.get("pending_count") == 0 and st.get("last_scan_ns") and (root / ".kbsync" / "search.sqlite").exists():
+            return  # the search index is built beside the catch-up, on the job thread
         time.sleep(0.5)
     raise SystemExit("the daemon did not settle")
 
@@ -114,16 +114,22 @@ def row(name: str, clients: int, got: tuple[float, list[float], set[int]], cpu_m
     return rate
 
 
+def idle(pid: int) -> None:
+    """Wait until `pid` used under 0.05 s of CPU in a second."""
+    while True:
+        mark = cpu_s(pid)
+        time.sleep(1.0)
+        if cpu_s(pid) - mark < 0.05:
+            return
+
+
 def served(server: WebServer, call: Call, clients: int, total: int) -> tuple[tuple[float, list[float], set[int]], float]:
     """`over_http`, and the daemon's CPU time per request meanwhile (its reaction to the writes included:
     it is read once the daemon has been idle for a second)."""
     before = cpu_s(server.proc.pid)
     got = over_http(call, clients, total)
-    while True:
-        mark = cpu_s(server.proc.pid)
-        time.sleep(1.0)
-        if cpu_s(server.proc.pid) - mark < 0.05:
-            return got, (mark - before) / total * 1000
+    idle(server.proc.pid)
+    return got, (cpu_s(server.proc.pid) - before) / total * 1000
 
 
 def compare(server: WebServer, root: Path, a: argparse.Namespace) -> None:
@@ -199,6 +205,7 @@ def main() -> None:
         server = WebServer(root, tmp, command=("run",))
         try:
             settled(root)
+            idle(server.proc.pid)
             rss, peak = memory_mb(server.proc.pid)
             print(f"daemon with the server up, {a.sessions} sessions, settled: {rss:.0f} MB resident (peak {peak:.0f} MB)")
             compare(server, root, a)

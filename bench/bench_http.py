@@ -5,7 +5,7 @@ fifty-client write load (saves, appends to one section, votes) for --load-second
 
     python bench/bench_http.py [--sessions 12000] [--requests 200] [--processes 20] [--load-seconds 60]
 
-Prints requests/s and p50/p95 per row, the throughput ratio of HTTP to process-per-call, the daemon's
+Prints requests/s and p50/p95 per row (and the daemon's CPU time per HTTP request), the throughput ratio of HTTP to process-per-call, the daemon's
 resident memory (now and peak), and what the load run wrote and lost (nothing, or the test fails).
 """
 
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -37,15 +38,15 @@ Call = Callable[[requests.Session, int], int]  # one request (the n-th of its cl
 
 
 def settled(root: Path, timeout: float = 900.0) -> None:
-    """Wait until the daemon's first catch-up over the corpus is done (nothing pending)."""
+    """Wait until the daemon's first catch-up over the corpus is done (nothing pending, the index built)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
             st = json.loads((root / ".kbsync" / "status.json").read_text(encoding="utf-8"))
         except (FileNotFoundError, ValueError):
             st = {}
-        if st.get("pending_count") == 0 and st.get("last_scan_ns"):
-            return
+        if st.get("pending_count") == 0 and st.get("last_scan_ns") and (root / ".kbsync" / "search.sqlite").exists():
+            return  # the search index is built beside the catch-up, on the job thread
         time.sleep(0.5)
     raise SystemExit("the daemon did not settle")
 
@@ -99,11 +100,36 @@ def per_process(argv: Callable[[int], list[str]], clients: int, total: int) -> t
     return total / (time.perf_counter() - start), latencies, codes
 
 
-def row(name: str, clients: int, got: tuple[float, list[float], set[int]]) -> float:
+def cpu_s(pid: int) -> float:
+    """User and system CPU time `pid` has used, seconds."""
+    fields = Path(f"/proc/{pid}/stat").read_text(encoding="ascii").rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def row(name: str, clients: int, got: tuple[float, list[float], set[int]], cpu_ms: float | None = None) -> float:
     rate, lat, codes = got
+    cpu = f"{cpu_ms:.1f} ms" if cpu_ms is not None else ""
     print(f"| {name} | {clients} | {rate:.1f} | {percentile(lat, 0.5) * 1000:.1f} ms | "
-          f"{percentile(lat, 0.95) * 1000:.1f} ms | {sorted(codes)} |")
+          f"{percentile(lat, 0.95) * 1000:.1f} ms | {cpu} | {sorted(codes)} |")
     return rate
+
+
+def idle(pid: int) -> None:
+    """Wait until `pid` used under 0.05 s of CPU in a second."""
+    while True:
+        mark = cpu_s(pid)
+        time.sleep(1.0)
+        if cpu_s(pid) - mark < 0.05:
+            return
+
+
+def served(server: WebServer, call: Call, clients: int, total: int) -> tuple[tuple[float, list[float], set[int]], float]:
+    """`over_http`, and the daemon's CPU time per request meanwhile (its reaction to the writes included:
+    it is read once the daemon has been idle for a second)."""
+    before = cpu_s(server.proc.pid)
+    got = over_http(call, clients, total)
+    idle(server.proc.pid)
+    return got, (cpu_s(server.proc.pid) - before) / total * 1000
 
 
 def compare(server: WebServer, root: Path, a: argparse.Namespace) -> None:
@@ -121,14 +147,15 @@ def compare(server: WebServer, root: Path, a: argparse.Namespace) -> None:
         return call
 
     ws = ["-w", str(root)]
-    print("| what | clients | requests/s | p50 | p95 | statuses or exit codes |\n| --- | ---: | ---: | ---: | ---: | --- |")
+    print("| what | clients | requests/s | p50 | p95 | daemon CPU a request | statuses or exit codes |\n"
+          "| --- | ---: | ---: | ---: | ---: | ---: | --- |")
     rates: dict[str, float] = {}
     for clients in (1, 16):
-        rates[f"search http {clients}"] = row("GET /api/v1/search", clients, over_http(search, clients, a.requests))
+        rates[f"search http {clients}"] = row("GET /api/v1/search", clients, *served(server, search, clients, a.requests))
         rates[f"search proc {clients}"] = row("`kbsync search` (a process a call)", clients, per_process(
             lambda n: [*KBSYNC, *ws, "search", *qs[n % len(qs)].split()], clients, a.processes))
-        rates[f"save http {clients}"] = row("POST /api/v1/sessions", clients, over_http(save(f"h{clients}"), clients,
-                                                                                      a.requests))
+        rates[f"save http {clients}"] = row("POST /api/v1/sessions", clients,
+                                            *served(server, save(f"h{clients}"), clients, a.requests))
         rates[f"save proc {clients}"] = row("`kbsync session save` (a process a call)", clients, per_process(
             lambda n: ["sh", "-c", f"echo '{{\"session_id\": \"bench-{stamp}-p{clients}-{n}\"}}' | "
                        f"{' '.join(KBSYNC)} -w {root} session save"], clients, a.processes))
@@ -178,6 +205,7 @@ def main() -> None:
         server = WebServer(root, tmp, command=("run",))
         try:
             settled(root)
+            idle(server.proc.pid)
             rss, peak = memory_mb(server.proc.pid)
             print(f"daemon with the server up, {a.sessions} sessions, settled: {rss:.0f} MB resident (peak {peak:.0f} MB)")
             compare(server, root, a)

@@ -29,7 +29,9 @@ from kbsync.errors import EXIT_INTERRUPTED, EXIT_REMOTE, EXIT_USAGE, KbsyncError
 if TYPE_CHECKING:
     from kbsync.service.daemon import Server
     from kbsync.store.workspace import Workspace
-    from kbsync.web.server import Mounted
+    from starlette.types import ASGIApp
+
+    from kbsync.web.server import Lifespan, Mounted
 
 DOORS = ("web", "mcp")  # the front doors beside cli; each one's command is <door>/command.py
 
@@ -46,12 +48,16 @@ def command_modules() -> dict[str, str]:
 
 def door_mounts(current: Callable[[], Workspace]) -> list[Mounted]:
     """What the other doors serve on the local web server: the MCP server's streamable-HTTP app, at the one
-    path /mcp."""
-    from kbsync.mcp.server import http_app
+    path /mcp, made (and the MCP SDK imported) at the first request there."""
     from kbsync.web.server import Mounted
 
-    door = http_app(current)
-    return [Mounted("/mcp", door.app, door.lifespan)]
+    def mcp_door() -> tuple[ASGIApp, Lifespan]:
+        from kbsync.mcp.server import http_app
+
+        door = http_app(current)
+        return door.app, door.lifespan
+
+    return [Mounted.lazily("/mcp", mcp_door)]
 
 
 def door_servers(ws: Workspace) -> list[tuple[str, Server]]:

@@ -243,3 +243,35 @@ def test_a_commit_is_synced_at_once_where_a_remote_is_configured(root: Path, sta
     wait_for(pushed, timeout=30)  # [sync] every is 5 minutes: only the sync after the commit can have sent it
     assert d.stop() == 0
     assert status(root)["last_sync"]["ok"] is True
+
+
+def _settled(root: Path) -> dict[str, Any]:
+    """The daemon's status once it has seen index.md change and has nothing pending."""
+    seen: dict[str, Any] = {}
+
+    def done() -> bool:
+        seen.update(status(root))
+        return (seen.get("last_event") or {}).get("path") == "index.md" and not seen.get("pending")
+
+    time.sleep(0.2)  # the daemon's status is written every 0.5 s at most
+    wait_for(done)
+    return seen
+
+
+@pytest.mark.parametrize("line, why", [
+    (lambda: f"| 2025-06-12 | 二 | | {provider_secrets()['github-pat']} | sessions/2025-06-12/0900-bbbbbbb-二.md |", "secret: "),
+    (lambda: "| 2025-06-12 | 只有三格 | sessions/2025-06-12/0900-ccccccc.md |", "invalid: "),
+])
+def test_a_line_appended_to_index_md_after_it_was_checked_is_checked_too(root: Path, start: Start, line: Callable[[], str],
+                                                                         why: str) -> None:
+    # index.md grows by a row with every save; the daemon checks the new rows alone (kbsync.service.appendonly),
+    # and a secret or a broken row among them is found as in a check of the whole file.
+    start(config="[web]\nenabled = false\n[daemon]\nquiet_ms = 50\n")
+    row = "| 2025-06-11 | 一 | 合同 | 摘要 | sessions/2025-06-11/1432-aaaaaaa-一.md |"
+    fsio.append_line(root / "index.md", row)
+    assert "index.md" not in _settled(root)["skipped"]
+    fsio.append_line(root / "index.md", row.replace("一", "再"))
+    assert "index.md" not in _settled(root)["skipped"]
+    fsio.append_line(root / "index.md", line())
+    daemon_said = root / ".kbsync" / "status.json"  # the daemon's own finding (`kbsync status` scans again)
+    wait_for(lambda: json.loads(daemon_said.read_text(encoding="utf-8"))["skipped"].get("index.md", "").startswith(why))

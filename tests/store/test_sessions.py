@@ -17,7 +17,7 @@ from helpers.core import new_workspace, one_line_error, save, snapshot
 from kbsync.store import fsio
 from kbsync.core import indexmd, protocol
 from kbsync.store import sessions as store
-from kbsync.errors import ConflictError
+from kbsync.errors import ConflictError, InputError
 from kbsync.core.session import parse_session
 from kbsync.store.repairfile import validate_paths
 from kbsync.store.workspace import Workspace
@@ -332,3 +332,31 @@ def test_a_payload_that_would_write_a_bad_file_is_refused(ws: Workspace, tmp_pat
     one_line_error(proc, named)
     assert proc.returncode == 2
     assert snapshot(ws.root) == before
+
+
+def test_a_long_running_process_finds_session_files_made_moved_and_removed_by_others_at_once(ws: Workspace) -> None:
+    # One process keeps each date folder's listing between saves (kbsync.store.sessionnames); what another
+    # writer does to a folder, even within the same second, is seen by the next lookup.
+    first = store.save_session(ws, {"session_id": "kept-a", "ts": TS, "title": "一"}, "test")
+    assert store.find_session(ws, _h7("kept-a")) == first.relpath
+    folder = ws.path(first.relpath).parent
+    other = folder / f"1500-{_h7('kept-b')}-二.md"
+    other.write_bytes(ws.path(first.relpath).read_bytes())
+    assert store.find_session(ws, _h7("kept-b")) == other.relative_to(ws.root).as_posix()
+    again = folder / f"1600-{_h7('kept-a')}-一.md"
+    again.write_bytes(b"x")
+    with pytest.raises(InputError, match="several files carry the id hash"):
+        store.find_session(ws, _h7("kept-a"))
+    again.unlink()
+    moved = ws.path("sessions/2024-01-02") / other.name
+    moved.parent.mkdir()
+    other.rename(moved)
+    assert store.find_session(ws, _h7("kept-b")) == moved.relative_to(ws.root).as_posix()
+    assert store.find_session(ws, _h7("kept-a")) == first.relpath
+    (folder / f"1700-{_h7('kept-c')}-三.conflict-20250611T143207Z.md").write_bytes(b"x")
+    assert store.find_session(ws, _h7("kept-c")) is None
+    old = time.time() - 3600  # a folder listed long after its last change is listed again once it changes
+    os.utime(moved.parent, (old, old))
+    assert store.find_session(ws, _h7("kept-b")) == moved.relative_to(ws.root).as_posix()
+    moved.unlink()
+    assert store.find_session(ws, _h7("kept-b")) is None

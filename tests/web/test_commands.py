@@ -129,3 +129,60 @@ def test_an_app_mounted_beside_the_api_is_behind_the_same_guard(root: Path) -> N
         stop.set()
         thread.join(10)
     assert not thread.is_alive() and server_info(root) is None
+
+
+def test_a_lazily_mounted_app_is_made_at_its_first_request_once_and_its_lifespan_left_at_stop(root: Path) -> None:
+    import contextlib
+    from typing import AsyncIterator
+
+    from kbsync.app.workspace import open_workspace
+    from kbsync.web.server import Mounted, open_server
+
+    events: list[str] = []
+
+    async def mounted(scope: dict[str, object], receive: object, send: object) -> None:
+        await send({"type": "http.response.start", "status": 200,  # type: ignore[operator]
+                    "headers": [(b"content-type", b"text/plain")]})
+        await send({"type": "http.response.body", "body": b"made"})  # type: ignore[operator]
+
+    @contextlib.asynccontextmanager
+    async def lifespan() -> AsyncIterator[None]:
+        events.append("entered")
+        yield
+        events.append("left")
+
+    def make() -> tuple[object, object]:
+        events.append("made")
+        return mounted, lifespan
+
+    def broken() -> tuple[object, object]:
+        raise RuntimeError("no such library")
+
+    ws = open_workspace(str(root), None)
+    running = open_server(lambda: ws, mounts=lambda _current: [Mounted.lazily("/lazy", make),  # type: ignore[arg-type]
+                                                                Mounted.lazily("/broken", broken)])  # type: ignore[arg-type]
+    stop = threading.Event()
+    thread = threading.Thread(target=running.serve, args=(stop,))
+    thread.start()
+    try:
+        wait_for(lambda: server_info(root) is not None)
+        url, token = running.info.url, (root / ".kbsync" / "web-token").read_text(encoding="ascii").strip()
+        auth = {"Authorization": f"Bearer {token}"}
+        assert requests.get(f"{url}/api/v1/status", timeout=10, headers=auth).status_code == 200
+        assert events == []  # nothing made while nobody asked for it
+        assert requests.get(f"{url}/lazy", timeout=10).status_code == 401 and events == []
+        answers = []
+        threads = [threading.Thread(target=lambda: answers.append(requests.get(f"{url}/lazy", timeout=10, headers=auth)))
+                   for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(15)
+        assert [(a.status_code, a.text) for a in answers] == [(200, "made")] * 4 and events == ["made", "entered"]
+        failed = requests.get(f"{url}/broken", timeout=10, headers=auth)
+        assert failed.status_code == 503 and "no such library" in failed.json()["error"]["message"]
+        assert requests.get(f"{url}/api/v1/status", timeout=10, headers=auth).status_code == 200
+    finally:
+        stop.set()
+        thread.join(10)
+    assert not thread.is_alive() and events == ["made", "entered", "left"]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator
@@ -87,6 +88,31 @@ def _connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
+_readers = threading.local()
+READER_CACHE_KB = 512  # a kept connection's page cache; each write by the daemon empties it anyway
+
+
+def reader(path: Path) -> sqlite3.Connection:
+    """This thread's reading connection to the database at `path`, kept open between searches (its page cache
+    and compiled statements stay warm); opened anew once the file was replaced (a rebuild swaps one in).
+    Never closed by the caller; never used for writes."""
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return connect(path)  # made here, as connect() makes it; kept from the next search on
+    key = (str(path), st.st_dev, st.st_ino)
+    kept: dict[str, tuple[tuple[str, int, int], sqlite3.Connection]] = _readers.__dict__.setdefault("kept", {})
+    held = kept.get(str(path))
+    if held is not None and held[0] == key:
+        return held[1]
+    if held is not None:
+        held[1].close()
+    conn = connect(path)
+    conn.execute(f"PRAGMA cache_size = -{READER_CACHE_KB}")
+    kept[str(path)] = (key, conn)
+    return conn
+
+
 def _open(path: Path) -> sqlite3.Connection:
     return sqlite3.connect(path, timeout=10.0, isolation_level=None, check_same_thread=False)
 
@@ -122,6 +148,12 @@ def indexed_files(conn: sqlite3.Connection, prefix: str = "") -> dict[str, FileS
     rows = conn.execute("SELECT relpath, mtime_ns, size FROM files WHERE substr(relpath, 1, ?) = ?",
                         (len(prefix), prefix))
     return {r[0]: FileState(r[1], r[2]) for r in rows}
+
+
+def indexed_state(conn: sqlite3.Connection, relpath: str) -> FileState | None:
+    """The mtime and size `relpath` had when it was indexed; None when it is not indexed."""
+    row = conn.execute("SELECT mtime_ns, size FROM files WHERE relpath = ?", (relpath,)).fetchone()
+    return FileState(row[0], row[1]) if row else None
 
 
 def put_file(conn: sqlite3.Connection, relpath: str, state: FileState, records: Iterable[Record],

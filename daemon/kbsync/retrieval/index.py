@@ -95,7 +95,7 @@ def update(ws: Workspace, relpaths: Iterable[str]) -> int:
     conn = searchdb.connect(searchdb.db_path(ws.state_dir))
     try:
         with searchdb.transaction(conn):
-            return sum(1 for rp in relpaths if _index_one(conn, ws, rp) is not None)
+            return sum(1 for rp in relpaths if _reindex(conn, ws, rp))
     finally:
         conn.close()
 
@@ -127,6 +127,19 @@ def refresh(ws: Workspace) -> int:
         return len(stale)
     finally:
         conn.close()
+
+
+def _reindex(conn: sqlite3.Connection, ws: Workspace, relpath: str) -> bool:
+    """Index one file the daemon saw change (True if it is indexed now). One indexed at its current mtime and
+    size is left as it is, as `refresh` judges it: the daemon's first catch-up hands over every file of the
+    workspace just after the index was built from them."""
+    path = ws.path(relpath)
+    try:
+        if indexable(relpath) and not left_out(path) and searchdb.indexed_state(conn, relpath) == _state(path):
+            return True
+    except OSError:
+        pass  # gone or unreadable: _index_one drops it
+    return _index_one(conn, ws, relpath) is not None
 
 
 def _index_one(conn: sqlite3.Connection, ws: Workspace, relpath: str, *, fresh: bool = False) -> list[Record] | None:

@@ -10,6 +10,7 @@ and left out; the others still answer.
 from __future__ import annotations
 
 import json
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -128,15 +129,28 @@ def federated(ws: Workspace, text: str, *, names: Sequence[str] | None = None, t
         raise UsageError("nothing to search for; give words or a filter such as tag:合同")
     specs = select(configured_sources(ws), names)
     if any(s.kind != "command" for s in specs):
-        searchindex.open_index(ws).close()  # build it once, before the threads read it
+        searchindex.build_missing(ws)  # build it once, before the threads read it
     per = ws.config.search.per_source
-    with ThreadPoolExecutor(max_workers=max(1, len(specs))) as pool:
-        futures = [pool.submit(_run_one, ws, s, query, per) for s in specs]
-        answers = [f.result() for f in futures]
+    futures = [_pool().submit(_run_one, ws, s, query, per) for s in specs]
+    answers = [f.result() for f in futures]
     lists: list[SourceHits] = [(s.name, hits) for s, (hits, _) in zip(specs, answers) if hits is not None]
     failures = [(s.name, why) for s, (_, why) in zip(specs, answers) if why]
     fuse = fusion or make_rrf(ws.config.search.rrf_k)
     return Outcome(fuse(lists)[:top], failures)
+
+
+_POOL: list[ThreadPoolExecutor] = []
+_POOL_LOCK = threading.Lock()
+POOL_THREADS = 4  # sources of all searches at once; each thread keeps its reading connection (searchdb.reader)
+
+
+def _pool() -> ThreadPoolExecutor:
+    """The threads that run the sources, made once per process: a server answers many searches, and
+    starting threads (and opening the database) for each one cost more than the query itself."""
+    with _POOL_LOCK:
+        if not _POOL:
+            _POOL.append(ThreadPoolExecutor(max_workers=POOL_THREADS, thread_name_prefix="kbsync-search"))
+        return _POOL[0]
 
 
 def _run_one(ws: Workspace, spec: SourceSpec, query: Query, limit: int) -> tuple[list[Hit] | None, str]:
@@ -149,11 +163,7 @@ def _run_one(ws: Workspace, spec: SourceSpec, query: Query, limit: int) -> tuple
 
 
 def _workspace_hits(ws: Workspace, spec: SourceSpec, query: Query, limit: int) -> list[Hit]:
-    conn = searchdb.connect(searchdb.db_path(ws.state_dir))
-    try:
-        rows = searchdb.search(conn, query, WORKSPACE_KINDS[spec.kind], limit)
-    finally:
-        conn.close()
+    rows = searchdb.search(searchdb.reader(searchdb.db_path(ws.state_dir)), query, WORKSPACE_KINDS[spec.kind], limit)
     return [_hit(spec.name, i, r, r.relpath) for i, r in enumerate(rows, start=1)]
 
 

@@ -25,6 +25,7 @@ import signal
 import socket
 import threading
 import time
+from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import schedule
@@ -35,12 +36,14 @@ from kbsync.git import quiet
 from kbsync.git import repo as gitrepo
 from kbsync import proc
 from kbsync.git import inprogress
-from kbsync.service import jobrunner, jobs, watch
+from kbsync.service import appendonly, jobrunner, jobs, watch
 from kbsync.service.catchup import CatchUp
 from kbsync.app import status
-from kbsync.errors import KbsyncError, LockedError
+from kbsync.core.findings import has_errors
+from kbsync.core.validate import validate_text
+from kbsync.errors import InputError, KbsyncError, LockedError
 from kbsync.store.repairfile import RepairOutcome, repair_file
-from kbsync.store.workspace import Workspace, left_out
+from kbsync.store.workspace import Workspace, decode, left_out
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +85,7 @@ class Daemon:
         self._reload = threading.Event()
         self._scheduler = schedule.Scheduler()
         self._seen: dict[str, fsio.Fingerprint] = {}
+        self._checked: dict[str, appendonly.Checked] = {}  # append-only files as last found valid
         self._locked: set[str] = set()
         self._skipped: dict[str, str] = {}
         self._commit_wanted: str | None = None
@@ -308,10 +312,15 @@ class Daemon:
         if time.time() - fp.mtime_ns / 1e9 < self.queue.quiet_s:
             self.queue.touch(rel)
             return False
-        if rel.endswith(".md") and not self._secret_free(rel, fsio.read_regular(path)[0]):
-            self._seen[rel] = fp
-            return False
-        outcome = repair_file(self.ws, rel) if rel.endswith(".md") else RepairOutcome(rel, "valid")
+        data = fsio.read_regular(path)[0] if rel.endswith(".md") else b""
+        if self._appended_clean(rel, path, data):
+            outcome = RepairOutcome(rel, "valid")
+        else:
+            if rel.endswith(".md") and not self._secret_free(rel, data):
+                self._checked.pop(rel, None)
+                self._seen[rel] = fp
+                return False
+            outcome = self._check_whole(rel, data) if rel.endswith(".md") else RepairOutcome(rel, "valid")
         if outcome.status in ("locked", "changed"):
             self._wait_for(rel, outcome)
             return False
@@ -325,6 +334,37 @@ class Daemon:
             log.info("%s: closed session written; committing once the queue is empty", rel)
             self._commit_wanted = "session"
         return True
+
+    def _appended_clean(self, rel: str, path: Path, data: bytes) -> bool:
+        """True when an append-only file only gained lines since it was last found valid and secret-free, and
+        those lines are valid and secret-free too (kbsync.service.appendonly)."""
+        if not appendonly.applies(rel):
+            return False
+        new = appendonly.appended(self._checked.get(rel), data)
+        if new is None or fsio.lock_held(path) or self._scan(rel, new.scan):
+            return False
+        try:
+            text = decode(new.head, rel) + decode(new.lines, rel)
+        except InputError:
+            return False
+        if has_errors(validate_text(rel, text, self.ws.config)):
+            return False
+        log.debug("%s: checked the %d appended bytes", rel, len(new.lines))
+        return True
+
+    def _check_whole(self, rel: str, data: bytes) -> RepairOutcome:
+        """Validate a file whole, and repair it if it has errors; an append-only file found valid is remembered
+        as these bytes (already secret-scanned), so that its next appends are checked alone."""
+        self._checked.pop(rel, None)
+        if appendonly.applies(rel):
+            try:
+                findings = validate_text(rel, decode(data, rel), self.ws.config)
+            except InputError:
+                findings = None
+            if findings is not None and not has_errors(findings):
+                self._checked[rel] = appendonly.Checked.of(data)
+                return RepairOutcome(rel, "valid", findings=findings)
+        return repair_file(self.ws, rel)
 
     def _leave_out(self, rel: str, why: str) -> None:
         if self._skipped.get(rel) != why:
@@ -368,6 +408,7 @@ class Daemon:
 
     def _forget(self, rel: str) -> None:
         self._seen.pop(rel, None)
+        self._checked.pop(rel, None)
         self._locked.discard(rel)
         self._skipped.pop(rel, None)
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kbsync.store import fsio, pathgate
+from kbsync.store import fsio, pathgate, sessionnames
 from kbsync.core import indexmd, protocol
 from kbsync.store.conflicts import save_conflict_copy
 from kbsync.errors import ConflictError, InputError, NotFoundError, ProtocolError
@@ -32,11 +32,7 @@ def find_session(ws: Workspace, short: str) -> str | None:
     root = ws.path(protocol.SESSIONS_DIR)
     if not root.is_dir():
         return None
-    found = sorted(
-        p.relative_to(ws.root).as_posix()
-        for p in root.glob(f"*/[0-9][0-9][0-9][0-9]-{short}*.md")
-        if not protocol.is_conflict_copy(p.name) and protocol.id_from_relpath(p.relative_to(ws.root).as_posix())
-    )
+    found = [f"{protocol.SESSIONS_DIR}/{rel}" for rel in sessionnames.carrying(root, short)]
     if len(found) > 1:
         raise InputError(f"several files carry the id hash {short}: {', '.join(found)}; keep one", path=found[0])
     return found[0] if found else None

@@ -18,7 +18,7 @@ import socket
 import threading
 import contextlib
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, AsyncContextManager, Callable, Sequence
+from typing import TYPE_CHECKING, AsyncContextManager, AsyncIterator, Callable, Sequence
 
 from kbsync.app.web import ServerInfo, announce_server, api_token, running_server, withdraw_server
 from kbsync.app.workspace import Workspace
@@ -26,7 +26,7 @@ from kbsync.errors import ConfigError, UnavailableError
 
 if TYPE_CHECKING:
     import uvicorn
-    from starlette.types import ASGIApp
+    from starlette.types import ASGIApp, Receive, Scope, Send
 
 log = logging.getLogger(__name__)
 
@@ -130,6 +130,9 @@ class Running:
         task.result()
 
 
+Lifespan = Callable[[], AsyncContextManager[None]]
+
+
 @dataclass(frozen=True)
 class Mounted:
     """An app another door serves on this server (the MCP server at /mcp), behind the same guard; `lifespan`,
@@ -137,7 +140,73 @@ class Mounted:
 
     path: str
     app: ASGIApp
-    lifespan: Callable[[], AsyncContextManager[None]] | None = None
+    lifespan: Lifespan | None = None
+
+    @classmethod
+    def lazily(cls, path: str, make: Callable[[], tuple[ASGIApp, Lifespan | None]]) -> Mounted:
+        """An app made only when its first request comes (see LazyApp)."""
+        lazy = LazyApp(make)
+        return cls(path, lazy, lazy.lifespan)
+
+
+class LazyApp:
+    """An ASGI app made at its first request, with its lifespan entered then and left when the server stops.
+
+    The MCP SDK takes about half a second and 25 MB to import; a server that no client asks for MCP never
+    pays for it. The app's lifespan (a task group) is entered and left by one task of its own, which lives
+    as long as the server serves, as the SDK requires; requests wait until it is ready.
+    """
+
+    def __init__(self, make: Callable[[], tuple[ASGIApp, Lifespan | None]]) -> None:
+        self._make = make
+        self._app: ASGIApp | None = None
+        self._failed: BaseException | None = None
+        self._wanted: asyncio.Event | None = None
+        self._ready: asyncio.Event | None = None
+        self._stop: asyncio.Event | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self._wanted is None or self._ready is None:
+            raise RuntimeError("LazyApp served outside its lifespan")
+        self._wanted.set()
+        await self._ready.wait()
+        if self._app is None:
+            from kbsync.web.problems import error_response
+
+            await error_response(503, "unavailable", f"{scope['path']} could not be started ({self._failed}); "
+                                 "the server's log has the details")(scope, receive, send)
+            return
+        await self._app(scope, receive, send)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(self) -> AsyncIterator[None]:
+        self._wanted, self._ready, self._stop = asyncio.Event(), asyncio.Event(), asyncio.Event()
+        runner = asyncio.create_task(self._run())
+        try:
+            yield
+        finally:
+            self._stop.set()
+            self._wanted.set()
+            await runner
+
+    async def _run(self) -> None:
+        assert self._wanted is not None and self._ready is not None and self._stop is not None
+        await self._wanted.wait()
+        if self._stop.is_set():
+            return
+        try:
+            app, lifespan = await asyncio.to_thread(self._make)
+        except Exception as exc:  # answered 503 to every request; the server goes on
+            log.exception("a mounted app could not be made")
+            self._failed = exc
+            self._ready.set()
+            return
+        async with contextlib.AsyncExitStack() as stack:
+            if lifespan is not None:
+                await stack.enter_async_context(lifespan())
+            self._app = app
+            self._ready.set()
+            await self._stop.wait()
 
 
 Mounts = Callable[[Callable[[], Workspace]], Sequence[Mounted]]  # the workspace's getter -> what to mount

@@ -102,23 +102,25 @@ def _fast_value(raw: str) -> str | list[str] | None:
     return None
 
 
-def _fast_parse(lines: list[str]) -> dict[str, Any] | None:
-    """A mapping for the common frontmatter of one-line `key: value` entries, without YAML; else None."""
+def _fast_parse(lines: list[str], found: list[Entry] | None = None) -> dict[str, Any] | None:
+    """A mapping for the common frontmatter of one-line `key: value` entries, without YAML; else None.
+    `found` is `entries(lines)` when the caller has it already."""
+    found = entries(lines) if found is None else found
+    if len(found) != len(lines):  # a line that is no `key: value` of its own
+        return None
     data: dict[str, Any] = {}
-    for line in lines:
-        m = KEY_LINE.match(line)
-        if not m or m.group(1) in data:
-            return None
-        value = _fast_value(m.group(2) or "")
+    for e in found:
+        value = None if e.key in data else _fast_value(e.raw)
         if value is None:
             return None
-        data[m.group(1)] = value
+        data[e.key] = value
     return data
 
 
-def parse(lines: list[str]) -> Parsed:
-    """Load the block with no implicit typing; a mapping of strings, lists and dicts."""
-    fast = _fast_parse(lines)
+def parse(lines: list[str], found: list[Entry] | None = None) -> Parsed:
+    """Load the block with no implicit typing; a mapping of strings, lists and dicts. `found` is
+    `entries(lines)` when the caller has it already, so that no line is matched twice."""
+    fast = _fast_parse(lines, found)
     if fast is not None:
         return Parsed(fast, None)
     import yaml  # only here and in needs_quotes: most frontmatter never needs it, and it costs start-up time

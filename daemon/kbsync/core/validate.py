@@ -96,7 +96,7 @@ def session_frontmatter_findings(relpath: str, lines: list[str], cfg: Config) ->
     out = frontmatter_line_findings(relpath, lines, entries)
     if out:
         return out
-    parsed = frontmatter.parse(lines)
+    parsed = frontmatter.parse(lines, entries)
     if parsed.mapping is None:
         assert parsed.error is not None
         line, msg = parsed.error

@@ -11,11 +11,13 @@ import functools
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 FENCE = "---"
 # A top-level `key: value` line; the key stops at the first ':' followed by a blank or end of line.
-KEY_LINE = re.compile(r"^([^\s#:'\"\[\]{},&*!|>%@`-][^\s:]*?)[ \t]*:(?:[ \t]+(.*?))?[ \t]*$")
+# Greedy where the lazy form gives the same groups (a key has no blank or ':'; the value ends at its last
+# non-blank): no backtracking over a long value.
+KEY_LINE = re.compile(r"^([^\s#:'\"\[\]{},&*!|>%@`-][^\s:]*)[ \t]*:(?:[ \t]+(.*[^ \t]|))?[ \t]*$")
 _INDICATOR_START = tuple("\"'[{|>&*!%@`#")
 _SPECIAL = set(":#'\"<>[]{},&*!|%@`")
 
@@ -50,9 +52,9 @@ def split(text: str) -> Split:
     return Split("ok", lines=lines, body=body, body_line=len(lines) + 3)
 
 
-@dataclass(frozen=True)
-class Entry:
-    """One top-level key with its raw value and continuation lines (0-based index into lines)."""
+class Entry(NamedTuple):
+    """One top-level key with its raw value and continuation lines (0-based index into lines); a tuple, as
+    every frontmatter of the workspace makes a dozen of them."""
 
     key: str
     index: int

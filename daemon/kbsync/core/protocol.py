@@ -66,6 +66,7 @@ ID_RE: Final = re.compile(r"^(\d{8})-(\d{4})-([0-9a-f]{7})$")
 TS_RE: Final = re.compile(
     r"^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$"
 )
+_DAY_FOLDER: Final = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 SESSION_NAME_RE: Final = re.compile(r"^(\d{2})(\d{2})-([0-9a-f]{7})(?:-(.*))?\.md$")
 CONFLICT_RE: Final = re.compile(r"\.conflict-(\d{8}T\d{6}Z)((?:-[0-9a-z]+)*)\.md$")
 MACHINE_ID_RE: Final = re.compile(r"^[0-9a-f]{6}$")
@@ -144,7 +145,7 @@ def id_from_relpath(relpath: str) -> str | None:
         return None
     folder, name = parts[1], parts[2]
     m = SESSION_NAME_RE.match(CONFLICT_RE.sub(".md", name))
-    fm = re.match(r"^(\d{4})-(\d{2})-(\d{2})$", folder)
+    fm = _DAY_FOLDER.match(folder)
     if not m or not fm:
         return None
     hh, mm, short = m.group(1), m.group(2), m.group(3)

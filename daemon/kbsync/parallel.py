@@ -38,8 +38,15 @@ class PoolError(KbsyncError):
     exit_code = EXIT_REMOTE  # the machine failed the work (a killed or hung process), not the files
 
 
+WORKERS_ENV = "KBSYNC_WORKERS"
+
+
 def workers() -> int:
-    """How many worker processes the work may use: the cores this process may run on."""
+    """How many worker processes the work may use: `KBSYNC_WORKERS` when set to a whole number (1: all in
+    this process), else the cores this process may run on."""
+    given = os.environ.get(WORKERS_ENV, "")
+    if given.strip().isdigit() and int(given) > 0:
+        return int(given)
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 

@@ -91,7 +91,8 @@ class _Pool(Generic[T, R]):
             _stop(crew)
 
     def _start(self) -> _Worker:
-        ctx = multiprocessing.get_context("fork" if threading.active_count() == 1 else "forkserver")
+        single = threading.active_count() == 1
+        ctx = multiprocessing.get_context("fork") if single else multiprocessing.get_context("forkserver")
         ours, theirs = ctx.Pipe()
         process = ctx.Process(target=_serve, args=(theirs, self.fn), daemon=True, name="kbsync-pool")
         process.start()

@@ -11,7 +11,7 @@ import functools
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal
 
 FENCE = "---"
 # A top-level `key: value` line; the key stops at the first ':' followed by a blank or end of line.
@@ -52,9 +52,10 @@ def split(text: str) -> Split:
     return Split("ok", lines=lines, body=body, body_line=len(lines) + 3)
 
 
-class Entry(NamedTuple):
-    """One top-level key with its raw value and continuation lines (0-based index into lines); a tuple, as
-    every frontmatter of the workspace makes a dozen of them."""
+@dataclass(slots=True)
+class Entry:
+    """One top-level key with its raw value and continuation lines (0-based index into lines). Not frozen:
+    every frontmatter makes a dozen of them, and a frozen dataclass is several times slower to make."""
 
     key: str
     index: int

@@ -132,7 +132,12 @@ def found_by_search(ws: Path, token: str) -> bool:
     from kbsync.retrieval import search
     from kbsync.store.workspace import Workspace
 
-    return bool(search.federated(Workspace(ws), token).results)
+    from kbsync.errors import KbsyncError
+
+    try:
+        return bool(search.federated(Workspace(ws), token).results)
+    except KbsyncError:  # the database is locked by the daemon's update: not found yet
+        return False
 
 
 def mark_caught_up(ws: Path) -> None:

@@ -275,3 +275,41 @@ def test_a_line_appended_to_index_md_after_it_was_checked_is_checked_too(root: P
     fsio.append_line(root / "index.md", line())
     daemon_said = root / ".kbsync" / "status.json"  # the daemon's own finding (`kbsync status` scans again)
     wait_for(lambda: json.loads(daemon_said.read_text(encoding="utf-8"))["skipped"].get("index.md", "").startswith(why))
+
+
+def searchable(root: Path, token: str, rel: str) -> bool:
+    """Whether a search for `token` finds the file `rel`."""
+    proc = kbsync("search", token, "--json", ws=root)
+    return proc.returncode == 0 and any(hit["path"] == rel for hit in json.loads(proc.stdout))
+
+
+@pytest.mark.slow
+def test_restart_checks_what_plain_writes_and_a_pull_changed_while_down(root: Path, start: Start,
+                                                                        tmp_path: Path) -> None:
+    rels = [session_relpath(n) for n in range(40)]
+    git(root, "init", "-q", "-b", "main")
+    write(root, ".gitignore", ".kbsync/\n*.tmp\n*.lock\n", age_s=60)
+    for rel in rels:
+        write(root, rel, session_text(rel), age_s=60)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "sessions")
+    other = tmp_path / "other"
+    git(tmp_path, "clone", "-q", str(root), str(other))
+    first = start()
+    wait_for(lambda: json.loads((root / ".kbsync" / "status.json").read_text(encoding="utf-8"))["pending_count"] == 0)
+    assert first.stop(signal.SIGINT) == 0
+    time.sleep(2.5)  # past the scan mark's slack: what follows is newer than the last run
+    plain = {rels[1]: dirty(session_text(rels[1], body="plaintokena")), rels[2]: session_text(rels[2], body="plaintokenb")}
+    pulled = {rels[3]: dirty(session_text(rels[3], body="pulltokenc")), rels[4]: session_text(rels[4], body="pulltokend")}
+    for rel, text in pulled.items():
+        write(other, rel, text)
+    git(other, "commit", "-q", "-am", "changed elsewhere")
+    git(root, "pull", "-q", "--no-rebase", str(other), "main")
+    for rel, text in plain.items():
+        write(root, rel, text)
+    start()
+    for rel, token in zip([*plain, *pulled], ["plaintokena", "plaintokenb", "pulltokenc", "pulltokend"]):
+        wait_for(lambda: repaired(root, rel), timeout=30)
+        wait_for(lambda: searchable(root, token, rel), timeout=30)
+        assert token in (root / rel).read_text(encoding="utf-8")
+    assert kbsync("validate", *[str(root / rel) for rel in [*plain, *pulled]], ws=root).returncode == 0

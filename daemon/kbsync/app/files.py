@@ -25,14 +25,9 @@ def validate(ws: Workspace, paths: list[str] | None = None) -> list[Finding]:
 def repair(ws: Workspace, paths: list[str] | None = None, *, dry_run: bool = False) -> Iterator[RepairOutcome]:
     """The lossless repairs of the named files (or all), applied unless `dry_run`; each outcome as soon as
     its file is done, so that a caller can say it at once."""
-    from kbsync.progress import Progress
-    from kbsync.store.repairfile import repair_file
+    from kbsync.store.repairfile import repair_paths
 
-    rels = ws.expand(paths) if paths else list(ws.iter_files())
-    with Progress("repair", len(rels)) as shown:
-        for rel in rels:
-            yield repair_file(ws, rel, dry_run=dry_run)
-            shown.advance()
+    yield from repair_paths(ws, ws.expand(paths) if paths else list(ws.iter_files()), dry_run=dry_run)
 
 
 def rebuild_index(ws: Workspace) -> Rebuilt:

@@ -13,21 +13,30 @@ CONFLICT_SIDE = re.compile(r"^(<{7}|>{7}|\|{7})(?: |$)")  # git's conflict marke
 
 def code_mask(lines: list[str]) -> list[bool]:
     """For each line, whether it lies inside (or is) a fenced code block."""
-    mask: list[bool] = []
+    mask = [False] * len(lines)
     opener: str | None = None
-    for line in lines:
-        m = FENCE.match(line)
+    start = 0
+    for i in _fence_candidates(lines):
+        m = FENCE.match(lines[i])
+        if not m:
+            continue
         if opener is None:
-            if m:
-                opener = m.group(1)
-                mask.append(True)
-                continue
-            mask.append(False)
-        else:
-            mask.append(True)
-            if m and m.group(1)[0] == opener[0] and len(m.group(1)) >= len(opener) and not line.strip()[len(m.group(1)):].strip():
-                opener = None
+            opener, start = m.group(1), i
+        elif _closes(lines[i], m.group(1), opener):
+            mask[start : i + 1] = [True] * (i + 1 - start)
+            opener = None
+    if opener is not None:
+        mask[start:] = [True] * (len(lines) - start)
     return mask
+
+
+def _fence_candidates(lines: list[str]) -> list[int]:
+    """The indexes of the lines that may open or close a fence (a cheap superset of FENCE's matches)."""
+    return [i for i, line in enumerate(lines) if "```" in line or "~~~" in line]
+
+
+def _closes(line: str, fence: str, opener: str) -> bool:
+    return fence[0] == opener[0] and len(fence) >= len(opener) and not line.strip()[len(fence):].strip()
 
 
 def unclosed_fence(text: str) -> str | None:
@@ -39,7 +48,7 @@ def unclosed_fence(text: str) -> str | None:
             continue
         if opener is None:
             opener = m.group(1)
-        elif m.group(1)[0] == opener[0] and len(m.group(1)) >= len(opener) and not line.strip()[len(m.group(1)):].strip():
+        elif _closes(line, m.group(1), opener):
             opener = None
     return opener
 
@@ -52,13 +61,15 @@ class Heading:
 
 def h2_headings(lines: list[str]) -> list[Heading]:
     """Level-2 headings outside code fences."""
+    candidates = [i for i, line in enumerate(lines) if line.startswith("## ")]
+    if not candidates:
+        return []
     mask = code_mask(lines)
     out: list[Heading] = []
-    for i, line in enumerate(lines):
-        if line.startswith("## ") and not mask[i]:
-            m = H2.match(line)
-            if m:
-                out.append(Heading(i, m.group(1)))
+    for i in candidates:
+        m = None if mask[i] else H2.match(lines[i])
+        if m:
+            out.append(Heading(i, m.group(1)))
     return out
 
 

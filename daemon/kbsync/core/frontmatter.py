@@ -15,7 +15,9 @@ from typing import Any, Literal
 
 FENCE = "---"
 # A top-level `key: value` line; the key stops at the first ':' followed by a blank or end of line.
-KEY_LINE = re.compile(r"^([^\s#:'\"\[\]{},&*!|>%@`-][^\s:]*?)[ \t]*:(?:[ \t]+(.*?))?[ \t]*$")
+# Greedy where the lazy form gives the same groups (a key has no blank or ':'; the value ends at its last
+# non-blank): no backtracking over a long value.
+KEY_LINE = re.compile(r"^([^\s#:'\"\[\]{},&*!|>%@`-][^\s:]*)[ \t]*:(?:[ \t]+(.*[^ \t]|))?[ \t]*$")
 _INDICATOR_START = tuple("\"'[{|>&*!%@`#")
 _SPECIAL = set(":#'\"<>[]{},&*!|%@`")
 
@@ -50,9 +52,10 @@ def split(text: str) -> Split:
     return Split("ok", lines=lines, body=body, body_line=len(lines) + 3)
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Entry:
-    """One top-level key with its raw value and continuation lines (0-based index into lines)."""
+    """One top-level key with its raw value and continuation lines (0-based index into lines). Not frozen:
+    every frontmatter makes a dozen of them, and a frozen dataclass is several times slower to make."""
 
     key: str
     index: int
@@ -102,23 +105,25 @@ def _fast_value(raw: str) -> str | list[str] | None:
     return None
 
 
-def _fast_parse(lines: list[str]) -> dict[str, Any] | None:
-    """A mapping for the common frontmatter of one-line `key: value` entries, without YAML; else None."""
+def _fast_parse(lines: list[str], found: list[Entry] | None = None) -> dict[str, Any] | None:
+    """A mapping for the common frontmatter of one-line `key: value` entries, without YAML; else None.
+    `found` is `entries(lines)` when the caller has it already."""
+    found = entries(lines) if found is None else found
+    if len(found) != len(lines):  # a line that is no `key: value` of its own
+        return None
     data: dict[str, Any] = {}
-    for line in lines:
-        m = KEY_LINE.match(line)
-        if not m or m.group(1) in data:
-            return None
-        value = _fast_value(m.group(2) or "")
+    for e in found:
+        value = None if e.key in data else _fast_value(e.raw)
         if value is None:
             return None
-        data[m.group(1)] = value
+        data[e.key] = value
     return data
 
 
-def parse(lines: list[str]) -> Parsed:
-    """Load the block with no implicit typing; a mapping of strings, lists and dicts."""
-    fast = _fast_parse(lines)
+def parse(lines: list[str], found: list[Entry] | None = None) -> Parsed:
+    """Load the block with no implicit typing; a mapping of strings, lists and dicts. `found` is
+    `entries(lines)` when the caller has it already, so that no line is matched twice."""
+    fast = _fast_parse(lines, found)
     if fast is not None:
         return Parsed(fast, None)
     import yaml  # only here and in needs_quotes: most frontmatter never needs it, and it costs start-up time

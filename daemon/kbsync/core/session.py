@@ -10,6 +10,7 @@ from kbsync.core import body, frontmatter, protocol
 from kbsync.errors import ProtocolError
 
 _QUOTED = re.compile(r"""^(['"]).*\1$""")
+_INT = re.compile(r"-?\d+")
 _HEADING_LIKE = re.compile(r"^[ ]{0,3}#{1,2}(?:[ \t]|$)")
 _ESCAPED = re.compile(f"{_HEADING_LIKE.pattern}|{body.CONFLICT_SIDE.pattern}")  # escaped in model text
 
@@ -41,7 +42,7 @@ def typed_field(key: str, value: Any, raw: str) -> Any:
             raise ValueError("tags must be a YAML list such as [a, b]")
         return value
     if key in protocol.INT_FIELDS:
-        if not isinstance(value, str) or _QUOTED.match(raw) or not re.fullmatch(r"-?\d+", value):
+        if not isinstance(value, str) or _QUOTED.match(raw) or not _INT.fullmatch(value):
             raise ValueError(f"{key} must be an unquoted integer")
         return int(value)
     if not isinstance(value, str):

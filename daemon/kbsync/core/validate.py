@@ -7,13 +7,15 @@ from typing import Any, Callable
 
 from kbsync.core import board, body, frontmatter, protocol
 from kbsync.config import Config
-from kbsync.core.findings import Finding
+from kbsync.core.findings import Finding, Level
 from kbsync.core.session import typed_field
 
 
 _FULLWIDTH_KEY = re.compile(r"^([^\s:：#'\"\[\]{}-][^\s:：]*?)[ \t]*：")
 _TIME_FIRST = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?Z")
 Check = Callable[[str, str, Config], list[Finding]]
+Failed = tuple[Level, str] | None  # a field check's verdict: None when the value is right
+FieldCheck = Callable[[str, Any, Config], Failed]
 
 
 def _repair_hint(relpath: str) -> str:
@@ -46,39 +48,60 @@ def frontmatter_line_findings(relpath: str, lines: list[str], entries: list[fron
     return out
 
 
+def _check_id(relpath: str, value: Any, cfg: Config) -> Failed:
+    if not protocol.ID_RE.match(value):
+        return "error", f"id {value!r} is not YYYYMMDD-HHMM-<7 hex>"
+    expected = protocol.id_from_relpath(relpath)
+    if expected and expected != value:
+        return "error", f"id {value} does not match the file name (expected {expected}); rename the file or fix the id"
+    return None
+
+
+def _check_ts(relpath: str, value: Any, cfg: Config) -> Failed:
+    ts = protocol.parse_ts(value)
+    if ts is None:
+        return "error", f"ts {value!r} is not an ISO 8601 timestamp such as 2025-06-11T14:32:07+08:00"
+    if ts.spaced:
+        return "error", f"ts {value!r} has a space between date and time; ISO 8601 puts a T there: {_repair_hint(relpath)}"
+    if ts.offset is None:
+        return "error", f"ts has no offset; {_repair_hint(relpath)} to append {cfg.protocol.default_offset}"
+    return None
+
+
+def _one_of(key: str, allowed: tuple[str, ...]) -> FieldCheck:
+    def check(relpath: str, value: Any, cfg: Config) -> Failed:
+        return None if value in allowed else ("error", f"{key} {value!r} is not one of {', '.join(allowed)}")
+    return check
+
+
+def _check_tags(relpath: str, value: Any, cfg: Config) -> Failed:
+    return ("warning", f"{len(value)} tags; keep at most {protocol.MAX_TAGS}") if len(value) > protocol.MAX_TAGS else None
+
+
+def _check_summary(relpath: str, value: Any, cfg: Config) -> Failed:
+    if len(value) > protocol.MAX_SUMMARY:
+        return "warning", f"summary has {len(value)} characters; keep it to {protocol.MAX_SUMMARY}"
+    return None
+
+
+def _check_parent(relpath: str, value: Any, cfg: Config) -> Failed:
+    if value is not None and not protocol.ID_RE.match(value):
+        return "warning", f"parent {value!r} is not a session id"
+    return None
+
+
+# The check of each typed field's value that has one: (level, message) when it fails.
+_FIELD_CHECKS: dict[str, FieldCheck] = {
+    "id": _check_id, "ts": _check_ts, "role": _one_of("role", protocol.ROLES),
+    "status": _one_of("status", protocol.STATUSES), "tags": _check_tags, "summary": _check_summary,
+    "parent": _check_parent,
+}
+
+
 def _field_findings(relpath: str, key: str, value: Any, line: int, cfg: Config) -> list[Finding]:
-    def err(msg: str) -> list[Finding]:
-        return [Finding(relpath, line, "error", msg)]
-
-    def warn(msg: str) -> list[Finding]:
-        return [Finding(relpath, line, "warning", msg)]
-
-    if key == "id":
-        if not protocol.ID_RE.match(value):
-            return err(f"id {value!r} is not YYYYMMDD-HHMM-<7 hex>")
-        expected = protocol.id_from_relpath(relpath)
-        if expected and expected != value:
-            return err(f"id {value} does not match the file name (expected {expected}); rename the file or fix the id")
-    elif key == "ts":
-        ts = protocol.parse_ts(value)
-        if ts is None:
-            return err(f"ts {value!r} is not an ISO 8601 timestamp such as 2025-06-11T14:32:07+08:00")
-        if ts.spaced:
-            return err(f"ts {value!r} has a space between date and time; ISO 8601 puts a T there: "
-                       f"{_repair_hint(relpath)}")
-        if ts.offset is None:
-            return err(f"ts has no offset; {_repair_hint(relpath)} to append {cfg.protocol.default_offset}")
-    elif key == "role" and value not in protocol.ROLES:
-        return err(f"role {value!r} is not one of {', '.join(protocol.ROLES)}")
-    elif key == "status" and value not in protocol.STATUSES:
-        return err(f"status {value!r} is not one of {', '.join(protocol.STATUSES)}")
-    elif key == "tags" and len(value) > protocol.MAX_TAGS:
-        return warn(f"{len(value)} tags; keep at most {protocol.MAX_TAGS}")
-    elif key == "summary" and len(value) > protocol.MAX_SUMMARY:
-        return warn(f"summary has {len(value)} characters; keep it to {protocol.MAX_SUMMARY}")
-    elif key == "parent" and value is not None and not protocol.ID_RE.match(value):
-        return warn(f"parent {value!r} is not a session id")
-    return []
+    check = _FIELD_CHECKS.get(key)
+    failed = check(relpath, value, cfg) if check else None
+    return [] if failed is None else [Finding(relpath, line, failed[0], failed[1])]
 
 
 def _id_ts_agree(relpath: str, fields: dict[str, Any], line: int) -> list[Finding]:
@@ -96,7 +119,7 @@ def session_frontmatter_findings(relpath: str, lines: list[str], cfg: Config) ->
     out = frontmatter_line_findings(relpath, lines, entries)
     if out:
         return out
-    parsed = frontmatter.parse(lines)
+    parsed = frontmatter.parse(lines, entries)
     if parsed.mapping is None:
         assert parsed.error is not None
         line, msg = parsed.error

@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import difflib
+import functools
 import logging
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Iterator, Literal
 
+from kbsync import parallel
 from kbsync.core import indexmd, protocol
 from kbsync.progress import Progress
 from kbsync.store import fsio
 from kbsync.errors import ConflictError, InputError, LockedError
 from kbsync.store.eventlog import log_error
 from kbsync.core.findings import Finding, has_errors
-from kbsync.core.repair import REBUILT, repair_text
+from kbsync.core.repair import REBUILT, RepairResult, repair_text
 from kbsync.core.validate import validate_text
 from kbsync.store.workspace import Workspace, decode
 
@@ -45,7 +47,35 @@ def repair_file(ws: Workspace, relpath: str, *, dry_run: bool = False) -> Repair
     if fsio.clear_stale_lock(path):
         log.info("%s: cleared a stale lock", relpath)
     if fsio.lock_held(path):
-        return RepairOutcome(relpath, "locked", findings=[Finding(relpath, 1, "warning", "skipped: locked by a writer")])
+        return _locked(relpath)
+    planned = _plan(ws, relpath)
+    if isinstance(planned, RepairOutcome):
+        return planned
+    text, fp, result = planned
+    if dry_run:
+        return RepairOutcome(relpath, "would-repair", result.fixes, result.findings, unified_diff(relpath, text, result.text))
+    return _write(ws, relpath, fp, result)
+
+
+def check_file(ws: Workspace, relpath: str, *, dry_run: bool = False) -> RepairOutcome | None:
+    """What `repair_file` gives for `relpath` when it writes nothing, found without writing anything (a pool
+    worker's part); None when it would write (a repair to apply, a lock file to clear or to wait for)."""
+    if fsio.lock_path(ws.path(relpath)).exists():
+        return None
+    planned = _plan(ws, relpath)
+    if isinstance(planned, RepairOutcome):
+        return planned
+    text, _fp, result = planned
+    return RepairOutcome(relpath, "would-repair", result.fixes, result.findings,
+                         unified_diff(relpath, text, result.text)) if dry_run else None
+
+
+def _locked(relpath: str) -> RepairOutcome:
+    return RepairOutcome(relpath, "locked", findings=[Finding(relpath, 1, "warning", "skipped: locked by a writer")])
+
+
+def _plan(ws: Workspace, relpath: str) -> RepairOutcome | tuple[str, fsio.Fingerprint, RepairResult]:
+    """The file's outcome when it needs no write; else its text, the fingerprint it was read at and its repair."""
     try:
         data, fp = fsio.read_with_fingerprint(ws.checked_path(relpath))
         text = decode(data, relpath)
@@ -55,18 +85,20 @@ def repair_file(ws: Workspace, relpath: str, *, dry_run: bool = False) -> Repair
     if not result.fixes:
         status: Status = "invalid" if has_errors(result.findings) else "valid"
         return RepairOutcome(relpath, status, findings=result.findings)
-    if dry_run:
-        return RepairOutcome(relpath, "would-repair", result.fixes, result.findings, unified_diff(relpath, text, result.text))
-    new = result.text.encode("utf-8")
+    return text, fp, result
 
+
+def _write(ws: Workspace, relpath: str, fp: fsio.Fingerprint, result: RepairResult) -> RepairOutcome:
+    """Write the repaired text under the file's lock, if it is still as read (backup first, atomic replace)."""
     def reparses(written: bytes) -> bool:
         return validate_text(relpath, written.decode("utf-8"), ws.config) == result.findings
 
     try:
-        fsio.guarded_replace(path, new, fp, backup_to=lambda old: fsio.backup(ws.backup_dir, relpath, old),
-                             check=reparses, ttl_s=ws.config.daemon.lock_ttl_s)
+        fsio.guarded_replace(ws.path(relpath), result.text.encode("utf-8"), fp, check=reparses,
+                             backup_to=lambda old: fsio.backup(ws.backup_dir, relpath, old),
+                             ttl_s=ws.config.daemon.lock_ttl_s)
     except LockedError:
-        return RepairOutcome(relpath, "locked", findings=[Finding(relpath, 1, "warning", "skipped: locked by a writer")])
+        return _locked(relpath)
     except ConflictError as exc:
         return RepairOutcome(relpath, "changed", findings=[Finding(relpath, 1, "warning", exc.message)])
     if REBUILT in result.fixes:
@@ -75,16 +107,35 @@ def repair_file(ws: Workspace, relpath: str, *, dry_run: bool = False) -> Repair
     return RepairOutcome(relpath, "repaired", result.fixes, result.findings)
 
 
+def repair_paths(ws: Workspace, relpaths: list[str], *, dry_run: bool = False) -> Iterator[RepairOutcome]:
+    """`repair_file` of each file, in order, each outcome as soon as it is known. The reading and checking
+    run on every core (kbsync.parallel); the writes are this process's alone, one file at a time."""
+    with Progress("repair", len(relpaths)) as shown:
+        for batch, found in parallel.batches(functools.partial(_check_batch, ws, dry_run), relpaths):
+            for rel, outcome in zip(batch, found):
+                yield outcome if outcome is not None else repair_file(ws, rel, dry_run=dry_run)
+                shown.advance()
+
+
+def _check_batch(ws: Workspace, dry_run: bool, relpaths: list[str]) -> list[RepairOutcome | None]:
+    return [check_file(ws, rel, dry_run=dry_run) for rel in relpaths]
+
+
 def validate_paths(ws: Workspace, relpaths: list[str] | None = None) -> list[Finding]:
     """Findings for the given workspace files, or for every Markdown file of the workspace; for index.md,
-    also each row that names a session that no longer exists."""
+    also each row that names a session that no longer exists. The files are checked on every core
+    (kbsync.parallel); the findings come in the order of the files, as a serial run gives them."""
     out: list[Finding] = []
     rels = relpaths if relpaths is not None else list(ws.iter_files())
     with Progress("validate", len(rels)) as shown:
-        for rel in rels:
-            out += _findings(ws, rel)
-            shown.advance()
+        for batch, found in parallel.batches(functools.partial(_validate_batch, ws), rels):
+            out += found
+            shown.advance(len(batch))
     return out
+
+
+def _validate_batch(ws: Workspace, relpaths: list[str]) -> list[Finding]:
+    return [f for rel in relpaths for f in _findings(ws, rel)]
 
 
 def _findings(ws: Workspace, rel: str) -> list[Finding]:

@@ -1,0 +1,172 @@
+"""Work over many files on every core: worker processes over batches, the results in the order of the input.
+
+`batches(fn, items)` cuts `items` into batches of `size` and yields `(batch, fn(batch))` in input order, so a
+caller that joins the results gets what a serial run gives, byte for byte. With fewer than `MIN_PARALLEL`
+items, or one core, every batch is done in this process (no start-up cost for the hook or one file).
+Otherwise one worker process per core takes one batch at a time. Each batch has a time bound; a batch that
+outlives it, a worker that dies or a worker whose `fn` raised is a PoolError naming the batch's first and
+last item: nothing is skipped silently. The workers are forked where this process runs a single thread (the
+command line), and started from a fresh server process where it runs several (forking a threaded process can
+copy a held lock); they never outlive the call.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import multiprocessing.connection
+import os
+import signal
+import threading
+import time
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from typing import Any, Callable, Generic, Iterator, Sequence, TypeVar
+
+from kbsync.errors import EXIT_REMOTE, KbsyncError
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+MIN_PARALLEL = 400  # fewer items than this are done in this process: a pool's start-up would cost more
+BATCH = 200
+BATCH_TIMEOUT_S = 120.0  # one batch of files takes well under a second; this bound is for a worker that hangs
+
+
+class PoolError(KbsyncError):
+    """A batch of work did not come back from its worker process; nothing of it counts as done."""
+
+    exit_code = EXIT_REMOTE  # the machine failed the work (a killed or hung process), not the files
+
+
+WORKERS_ENV = "KBSYNC_WORKERS"
+
+
+def workers() -> int:
+    """How many worker processes the work may use: `KBSYNC_WORKERS` when set to a whole number (1: all in
+    this process), else the cores this process may run on."""
+    given = os.environ.get(WORKERS_ENV, "")
+    if given.strip().isdigit() and int(given) > 0:
+        return int(given)
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def batches(fn: Callable[[list[T]], R], items: Sequence[T], *, size: int = BATCH,
+            timeout_s: float = BATCH_TIMEOUT_S, jobs: int | None = None) -> Iterator[tuple[list[T], R]]:
+    """`(batch, fn(batch))` for consecutive batches of `items`, in order; see the module's docstring. `fn` must
+    be picklable (a module-level function, or a functools.partial of one over picklable values)."""
+    cut = [list(items[i : i + size]) for i in range(0, len(items), size)]
+    n = min(jobs or workers(), len(cut))
+    if len(items) < MIN_PARALLEL or n < 2:
+        return ((batch, fn(batch)) for batch in cut)
+    return _Pool(fn, cut, n, timeout_s).run()
+
+
+@dataclass
+class _Worker:
+    process: Any  # multiprocessing's BaseProcess of the chosen context
+    conn: Connection
+    index: int | None = None  # the batch in hand
+    since: float = 0.0
+
+
+@dataclass
+class _Pool(Generic[T, R]):
+    fn: Callable[[list[T]], R]
+    cut: list[list[T]]
+    n: int
+    timeout_s: float
+    done: dict[int, R] = field(default_factory=dict)
+    sent: int = 0
+
+    def run(self) -> Iterator[tuple[list[T], R]]:
+        crew = [self._start() for _ in range(self.n)]
+        try:
+            for w in crew:
+                self._give(w)
+            for i, batch in enumerate(self.cut):
+                while i not in self.done:
+                    self._collect(crew)
+                yield batch, self.done.pop(i)
+        finally:
+            _stop(crew)
+
+    def _start(self) -> _Worker:
+        single = threading.active_count() == 1
+        ctx = multiprocessing.get_context("fork") if single else multiprocessing.get_context("forkserver")
+        ours, theirs = ctx.Pipe()
+        process = ctx.Process(target=_serve, args=(theirs, self.fn), daemon=True, name="kbsync-pool")
+        process.start()
+        theirs.close()
+        return _Worker(process, ours)
+
+    def _give(self, w: _Worker) -> None:
+        if self.sent < len(self.cut):
+            w.index, w.since = self.sent, time.monotonic()
+            w.conn.send((self.sent, self.cut[self.sent]))
+            self.sent += 1
+        else:
+            w.index = None
+
+    def _collect(self, crew: list[_Worker]) -> None:
+        """Wait for a worker to hand back its batch (within the batch's time bound) and give it the next."""
+        busy = [w for w in crew if w.index is not None]
+        left = min(w.since for w in busy) + self.timeout_s - time.monotonic()
+        ready = multiprocessing.connection.wait([w.conn for w in busy], timeout=max(0.0, left))
+        if not ready:
+            late = min(busy, key=lambda w: w.since)
+            raise PoolError(f"{self._name(late)}: a worker took longer than {self.timeout_s:.0f} s; "
+                            "none of these files was checked; run again, or on fewer files")
+        for w in busy:
+            if w.conn in ready:
+                self._receive(w)
+                self._give(w)
+
+    def _receive(self, w: _Worker) -> None:
+        assert w.index is not None
+        try:
+            index, ok, value = w.conn.recv()
+        except (EOFError, OSError):
+            w.process.join(1.0)
+            raise PoolError(f"{self._name(w)}: the worker process died (exit {w.process.exitcode}); "
+                            "none of these files was checked; run again") from None
+        if not ok:
+            raise PoolError(f"{self._name(w)}: the worker failed: {value}")
+        self.done[index] = value
+
+    def _name(self, w: _Worker) -> str:
+        assert w.index is not None
+        batch = self.cut[w.index]
+        return f"files {batch[0]} to {batch[-1]} (batch {w.index + 1} of {len(self.cut)})"
+
+
+def _stop(crew: list[_Worker]) -> None:
+    """End every worker: a clean goodbye to an idle one, a kill to one still at work."""
+    for w in crew:
+        try:
+            if w.index is None:
+                w.conn.send(None)
+        except OSError:
+            pass
+        w.conn.close()
+    for w in crew:
+        w.process.join(1.0 if w.index is None else 0.0)
+        if w.process.is_alive():
+            w.process.kill()
+            w.process.join()
+
+
+def _serve(conn: Connection, fn: Callable[[list[Any]], Any]) -> None:
+    """A worker: batches in, results out, until told to stop or the parent's end closes."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle; it ends the workers
+    while True:
+        try:
+            job = conn.recv()
+        except (EOFError, OSError):
+            return
+        if job is None:
+            return
+        index, batch = job
+        try:
+            conn.send((index, True, fn(batch)))
+        except Exception as exc:  # sent to the parent, which names the batch
+            conn.send((index, False, f"{type(exc).__name__}: {exc}"))

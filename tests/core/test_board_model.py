@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from kbsync.core import board as B
@@ -136,6 +136,8 @@ _line = st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc", "Zl", "
 
 @settings(max_examples=150, deadline=None)
 @given(_text)
+@example("```")  # a fence left open: the sections added after it were inside it, and added again each time
+@example("x\n~~~\n```\n")
 def test_any_text_round_trips_and_repair_is_idempotent(text: str) -> None:
     assert B.render_board(B.parse_board(text)) == text
     once, _ = B.repair_board(text)
@@ -151,3 +153,10 @@ def test_rendered_entries_parse_back(title: str, summary: str, scen: list[str]) 
     text, _ = B.upsert("", e)
     assert B.parse_board(text).find(e.key) is not None
     assert B.parse_board(text).find(e.key).entry == e  # type: ignore[union-attr]
+
+
+def test_a_fence_left_open_is_closed_before_the_missing_sections_are_added() -> None:
+    once, fixes = B.repair_board("笔记\n```\ncode")
+    assert once.startswith("笔记\n```\ncode\n```\n") and [s.name for s in B.parse_board(once).sections][-3:] == list(B.BOARD_SECTIONS)
+    assert fixes[0] == "line 2: closed the code fence left open to the end"
+    assert B.repair_board(once) == (once, [])

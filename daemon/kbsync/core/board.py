@@ -206,8 +206,28 @@ def repair_board(text: str) -> tuple[str, list[str]]:
         if note.replacement is not None:
             lines[note.line] = note.replacement + eol(lines[note.line])
             fixes.append(f"line {note.line + 1}: {note.message}")
-    text, added = _insert_missing("".join(lines))
-    return text, fixes + added
+    text, closed = "".join(lines), []
+    if not set(BOARD_SECTIONS) <= {s.name for s in parse_board(text).sections}:
+        text, closed = _close_open_fence(text)
+    text, added = _insert_missing(text)
+    return text, fixes + closed + added
+
+
+def _close_open_fence(text: str) -> tuple[str, list[str]]:
+    """A code fence left open to the end of the file closed on a line of its own, so that the sections a
+    repair adds after it are headings (and a second repair finds them: repair stays idempotent)."""
+    fence: str | None = None
+    opened = 0
+    for i, line in enumerate(text.splitlines()):
+        f = _FENCE.match(line)
+        if f and fence is None:
+            fence, opened = f.group(1), i
+        elif f and f.group(1) == fence:
+            fence = None
+    if fence is None:
+        return text, []
+    body = text if text.endswith("\n") else text + "\n"
+    return body + fence + "\n", [f"line {opened + 1}: closed the code fence left open to the end"]
 
 
 # ---- edits ------------------------------------------------------------------

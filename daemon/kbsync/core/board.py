@@ -206,7 +206,8 @@ def repair_board(text: str) -> tuple[str, list[str]]:
         if note.replacement is not None:
             lines[note.line] = note.replacement + eol(lines[note.line])
             fixes.append(f"line {note.line + 1}: {note.message}")
-    text, closed = "".join(lines), []
+    text = "".join(lines)
+    closed: list[str] = []
     if not set(BOARD_SECTIONS) <= {s.name for s in parse_board(text).sections}:
         text, closed = _close_open_fence(text)
     text, added = _insert_missing(text)

@@ -16,7 +16,7 @@ import sqlite3
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
 from kbsync.errors import KbsyncError
 from kbsync.retrieval.records import KIND_SOURCES, Record
@@ -196,6 +196,22 @@ class transaction:
 
     def __exit__(self, exc_type: object, *_: object) -> None:
         self.conn.execute("ROLLBACK" if exc_type else "COMMIT")
+
+
+CHUNK_FILES = 100  # files an update writes per transaction
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def in_chunks(conn: sqlite3.Connection, items: Sequence[T], write: Callable[[T], R]) -> list[R]:
+    """`write(item)` for each of `items`, CHUNK_FILES of them to a transaction. One long transaction would
+    outgrow SQLite's page cache, take the exclusive lock before its commit and shut every search out until
+    it ends ("database is locked" past the readers' timeout); in chunks, a search waits at most for one."""
+    out: list[R] = []
+    for at in range(0, len(items), CHUNK_FILES):
+        with transaction(conn):
+            out += [write(item) for item in items[at:at + CHUNK_FILES]]
+    return out
 
 
 def _tags_cell(tags: Iterable[str]) -> str:

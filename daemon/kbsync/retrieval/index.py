@@ -94,8 +94,7 @@ def update(ws: Workspace, relpaths: Iterable[str]) -> int:
         return sum(1 for rp in relpaths if indexable(rp) and ws.path(rp).is_file())
     conn = searchdb.connect(searchdb.db_path(ws.state_dir))
     try:
-        with searchdb.transaction(conn):
-            return sum(1 for rp in relpaths if _reindex(conn, ws, rp))
+        return sum(searchdb.in_chunks(conn, relpaths, lambda rp: _reindex(conn, ws, rp)))
     finally:
         conn.close()
 
@@ -120,10 +119,7 @@ def refresh(ws: Workspace) -> int:
         known = searchdb.indexed_files(conn)
         current = current_states(ws)
         stale = [rp for rp, st in current.items() if known.get(rp) != st] + [rp for rp in known if rp not in current]
-        if stale:
-            with searchdb.transaction(conn):
-                for rp in stale:
-                    _index_one(conn, ws, rp)
+        searchdb.in_chunks(conn, stale, lambda rp: _index_one(conn, ws, rp))
         return len(stale)
     finally:
         conn.close()
@@ -193,11 +189,7 @@ def sync_folder(conn: sqlite3.Connection, name: str, root: Path) -> None:
     known = searchdb.indexed_files(conn, prefix)
     current = {prefix + rp: _state(root / rp) for rp in _markdown_under(root)}
     stale = [k for k, st in current.items() if known.get(k) != st] + [k for k in known if k not in current]
-    if not stale:
-        return
-    with searchdb.transaction(conn):
-        for key in stale:
-            _index_folder_file(conn, name, root, key)
+    searchdb.in_chunks(conn, stale, lambda key: _index_folder_file(conn, name, root, key))
 
 
 def _index_folder_file(conn: sqlite3.Connection, name: str, root: Path, key: str) -> None:

@@ -1,21 +1,25 @@
 """Browsing and searching sessions as a person does on the web board: counts by month, day and tag beside
 a page of sessions, and search results with the query's words marked.
 
-Dates are the sessions' `ts` in UTC, as the search index and `kbsync stats` keep them. The listing is at
-most FRESH_S seconds behind the files: the index catches up with them on a view unless this process had it
-do so less than that ago (the daemon's watcher keeps it current meanwhile).
+Dates are the sessions' `ts` in UTC, as the search index and `kbsync stats` keep them. The first view in
+a process has the index catch up with the files; later ones read it as it is and have it catch up in the
+background (at most every FRESH_S seconds), so a listing can be one view behind a change the daemon's
+watcher has not indexed yet (with the daemon running, its watcher keeps the index current).
 """
 
 from __future__ import annotations
 
+import logging
 import re
+import sqlite3
+import threading
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from kbsync.app.sessions import SessionPage, list_sessions
 from kbsync.core.highlight import Segment
-from kbsync.errors import UsageError
+from kbsync.errors import KbsyncError, UsageError
 
 if TYPE_CHECKING:
     from kbsync.retrieval.fusion import Fused
@@ -27,6 +31,8 @@ _HEADING = re.compile(r"^#{1,6}(\s|$)")
 SEARCH_TOP = 20
 FRESH_S = 2.0
 _refreshed: dict[str, float] = {}  # workspace root -> when (time.monotonic) this process last refreshed its index
+_catching_up: set[str] = set()  # workspace roots whose index a background thread is bringing up to date
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -89,13 +95,33 @@ def browse_sessions(ws: Workspace, *, month: str = "", day: str = "", tag: str =
 
 
 def _due(ws: Workspace) -> bool:
-    """Whether the index should catch up with the files now: not when this process had it do so less than
-    FRESH_S ago (a page of 12,000 sessions otherwise looks at every file on each view)."""
+    """Whether this view must have the index catch up with the files before it reads: only the first view
+    in this process. Later views read the index as it is and, when this process last had it catch up
+    FRESH_S or more ago, start that in the background for the views after them (a look at each of
+    12,000 files would otherwise be most of a view's time)."""
     now, key = time.monotonic(), str(ws.root)
-    if now - _refreshed.get(key, -FRESH_S) < FRESH_S:
+    last = _refreshed.get(key)
+    if last is not None and now - last < FRESH_S:
         return False
     _refreshed[key] = now
-    return True
+    if last is None:
+        return True
+    if key not in _catching_up:
+        _catching_up.add(key)
+        threading.Thread(target=_catch_up, args=(ws,), name="index catch-up", daemon=True).start()
+    return False
+
+
+def _catch_up(ws: Workspace) -> None:
+    from kbsync.retrieval import index as searchindex
+
+    try:
+        searchindex.refresh(ws)
+    except (KbsyncError, OSError, sqlite3.Error) as exc:
+        log.warning("the search index did not catch up with the files: %s; the next view tries again", exc)
+        _refreshed.pop(str(ws.root), None)
+    finally:
+        _catching_up.discard(str(ws.root))
 
 
 def search_sessions(ws: Workspace, query: str, top: int = SEARCH_TOP) -> Found:

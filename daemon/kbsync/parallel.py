@@ -2,7 +2,8 @@
 
 `batches(fn, items)` cuts `items` into batches of `size` and yields `(batch, fn(batch))` in input order, so a
 caller that joins the results gets what a serial run gives, byte for byte. With fewer than `MIN_PARALLEL`
-items, or one core, every batch is done in this process (no start-up cost for the hook or one file).
+items, or one core, everything is done in this process, a batch of one item each (no start-up cost for the
+hook or one file, and a caller's progress counts every item).
 Otherwise one worker process per core takes one batch at a time. Each batch has a time bound; a batch that
 outlives it, a worker that dies or a worker whose `fn` raised is a PoolError naming the batch's first and
 last item: nothing is skipped silently. The workers are forked where this process runs a single thread (the
@@ -56,8 +57,8 @@ def batches(fn: Callable[[list[T]], R], items: Sequence[T], *, size: int = BATCH
     be picklable (a module-level function, or a functools.partial of one over picklable values)."""
     cut = [list(items[i : i + size]) for i in range(0, len(items), size)]
     n = min(jobs or workers(), len(cut))
-    if len(items) < MIN_PARALLEL or n < 2:
-        return ((batch, fn(batch)) for batch in cut)
+    if len(items) < MIN_PARALLEL or n < 2:  # in this process, a batch of one each: progress counts every item
+        return (([item], fn([item])) for item in items)
     return _Pool(fn, cut, n, timeout_s).run()
 
 

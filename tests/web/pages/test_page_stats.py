@@ -18,7 +18,7 @@ from kbsync.app.retrieval import rebuild_search
 from kbsync.app.workspace import open_workspace
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Page
+    from playwright.sync_api import Browser, Page
 
 NOW = dt.datetime.now(dt.timezone.utc)
 
@@ -72,6 +72,17 @@ def test_every_picture_is_svg_with_its_numbers_in_a_table(page: Page, site: WebS
     assert votes[:2] == [["部署", "2", "0", "2"], ["git", "0", "1", "1"]]
     assert page.locator("svg rect title", has_text="2025-04 · 部署: 4").count() == 1
     b.shot(page, "stats")
+
+
+def test_the_pictures_speak_chinese_to_a_chinese_browser(browser: Browser, site: WebServer) -> None:
+    page = b.open_logged_in(browser, site, lang="zh-CN,zh;q=0.9")
+    try:
+        page.goto(f"{site.url}/stats")
+        header = page.get_by_role("table", name="每个主题的有用与有害反馈（本机）").locator("thead th").all_inner_texts()
+        assert header[1:] == ["有用", "有害", "合计"]
+        assert page.get_by_role("table", name="每月会话数（按标签；一个会话计入它的每个标签）").count() == 1
+    finally:
+        page.context.close()
 
 
 def test_the_review_reads_zero_drift(page: Page, site: WebServer) -> None:

@@ -29,11 +29,12 @@ class Chart:
     series: tuple[str, ...]  # one colour each
     values: tuple[tuple[int, ...], ...]  # values[s][c]: series s in category c
     layout: Layout = "stacked"
+    total: str = "total"  # the heading of the totals' column, in the page's language
 
 
 def table(chart: Chart) -> tuple[list[str], list[list[str]]]:
     """(header, rows) of the numbers: one row per category, one column per series, and a total."""
-    header = ["", *chart.series, "total"]
+    header = ["", *chart.series, chart.total]
     rows = [[cat, *(str(chart.values[s][c]) for s in range(len(chart.series))),
              str(sum(v[c] for v in chart.values))] for c, cat in enumerate(chart.categories)]
     return header, rows

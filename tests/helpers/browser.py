@@ -5,6 +5,7 @@ under the run's artifact folder ($KBSYNC_ARTIFACTS, else <repo>/.artifacts/; sub
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
@@ -104,3 +105,19 @@ def commit_all(root: Path, message: str) -> None:
 def git_show(root: Path, spec: str) -> str:
     return subprocess.run(["git", "-C", str(root), "show", spec], check=True, capture_output=True,
                           text=True).stdout
+
+
+_UNNAMED_OR_UNFOCUSABLE = """() => [...document.querySelectorAll('button, input, select, textarea')]
+    .filter(e => e.type !== 'hidden' && (e.tabIndex < 0 || !e.labels && !e.textContent.trim()
+                                          || (e.labels && e.labels.length === 0 && e.tagName !== 'BUTTON')))
+    .map(e => e.outerHTML)"""
+
+
+def assert_keyboard_ready(page: Page) -> None:
+    """Every action of the page is reachable by keyboard: each control focusable and named (a label, or a
+    button's text), the actions real buttons and links (no click handlers, no `href="#"`), and the first Tab
+    lands on the skip link."""
+    assert page.evaluate(_UNNAMED_OR_UNFOCUSABLE) == []
+    assert re.search(r"onclick|href=\"#\"", page.content()) is None
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.textContent") in ("Skip to content", "跳到正文")

@@ -74,6 +74,11 @@ def test_lists_newest_first_with_flags_and_the_flagged_text_marked(page: Page, s
     b.shot(page, "candidates")
 
 
+def test_every_action_is_reachable_by_keyboard(page: Page, site: WebServer) -> None:
+    page.goto(f"{site.url}/candidates")
+    b.assert_keyboard_ready(page)
+
+
 def test_accept_needs_scenarios_then_writes_the_entry(page: Page, site: WebServer, ids: dict[str, str]) -> None:
     open_candidates(page, site)
     page.locator(f"#{ids['good.md']}").get_by_role("link", name="Accept").click()

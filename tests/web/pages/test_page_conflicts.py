@@ -78,6 +78,11 @@ def test_both_versions_side_by_side_with_times_machines_and_marked_words(page: P
     b.shot(page, "conflict")
 
 
+def test_every_action_is_reachable_by_keyboard(page: Page, site: WebServer) -> None:
+    page.goto(f"{site.url}/conflicts")
+    b.assert_keyboard_ready(page)
+
+
 def test_keep_mine(page: Page, site: WebServer) -> None:
     shown = _settle(page, site, "artifacts/plan.md", "Keep mine")
     on_disk = (site.root / "artifacts/plan.md").read_text(encoding="utf-8")

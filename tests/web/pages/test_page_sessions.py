@@ -99,6 +99,13 @@ def test_split_sessions_link_parent_and_children(page: Page, site: WebServer, id
     assert page.url.endswith(f"/sessions/{ids['long']}")
 
 
+def test_every_action_is_reachable_by_keyboard(page: Page, site: WebServer) -> None:
+    page.goto(f"{site.url}/sessions")
+    b.assert_keyboard_ready(page)
+    page.goto(f"{site.url}/sessions?tag=部署")
+    b.assert_keyboard_ready(page)
+
+
 def test_images_only_from_inside_the_workspace(page: Page, site: WebServer) -> None:
     assert page.request.get(f"{site.url}/images/artifacts/%E6%B5%81%E7%A8%8B.png").headers["content-type"] == "image/png"
     for path, status in (("artifacts/link.png", 422), ("artifacts/..%2F..%2Foutside.png", 422),

@@ -85,6 +85,13 @@ def test_the_pictures_speak_chinese_to_a_chinese_browser(browser: Browser, site:
         page.context.close()
 
 
+def test_every_action_is_reachable_by_keyboard(page: Page, site: WebServer) -> None:
+    page.goto(f"{site.url}/stats")
+    b.assert_keyboard_ready(page)
+    page.goto(f"{site.url}/review")
+    b.assert_keyboard_ready(page)
+
+
 def test_the_review_reads_zero_drift(page: Page, site: WebServer) -> None:
     page.goto(f"{site.url}/review")
     assert page.locator("#drift-count").inner_text() == "0"

@@ -44,3 +44,8 @@ def test_the_status_page_says_what_runs_and_what_waits(page: Page, site: WebServ
         "href") == "/candidates"
     assert "推送失败：网络不可达" in page.locator("ul.lines").inner_text()
     b.shot(page, "status")
+
+
+def test_every_action_is_reachable_by_keyboard(page: Page, site: WebServer) -> None:
+    page.goto(f"{site.url}/status")
+    b.assert_keyboard_ready(page)

@@ -30,6 +30,7 @@ _DAY = re.compile(r"^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$")
 _HEADING = re.compile(r"^#{1,6}(\s|$)")
 SEARCH_TOP = 20
 FRESH_S = 2.0
+CATCH_UP_DELAY_S = 0.5  # how long after a view its background catch-up starts
 _refreshed: dict[str, float] = {}  # workspace root -> when (time.monotonic) this process last refreshed its index
 _catching_up: set[str] = set()  # workspace roots whose index a background thread is bringing up to date
 log = logging.getLogger(__name__)
@@ -108,7 +109,9 @@ def _due(ws: Workspace) -> bool:
         return True
     if key not in _catching_up:
         _catching_up.add(key)
-        threading.Thread(target=_catch_up, args=(ws,), name="index catch-up", daemon=True).start()
+        timer = threading.Timer(CATCH_UP_DELAY_S, _catch_up, args=(ws,))  # after the view, not competing with it
+        timer.daemon = True
+        timer.start()
     return False
 
 

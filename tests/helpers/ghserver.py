@@ -54,6 +54,7 @@ class Canned:
 class Faults:
     canned: list[Canned] = field(default_factory=list)
     before_patch: list[Callable[[], None]] = field(default_factory=list)
+    after_get_ref: list[Callable[[], None]] = field(default_factory=list)  # each run once, after a ref is read
     lose_patch_response: int = 0
 
     def add(self, method: str, route: str, status: int, message: str, headers: dict[str, str] | None = None) -> None:
@@ -317,7 +318,10 @@ class Api:
         sha = self.repo.ref(f"refs/{ref}")
         if sha is None:
             raise error(404, "Not Found")
-        return 200, self.s.ref_json(f"refs/{ref}", sha)
+        answer = self.s.ref_json(f"refs/{ref}", sha)
+        while self.s.faults.after_get_ref:
+            self.s.faults.after_get_ref.pop(0)()
+        return 200, answer
 
     def get_matching_refs(self, prefix: str, _q: Any, _b: Any) -> tuple[int, Any]:
         self._not_empty()

@@ -111,6 +111,30 @@ def test_ref_moved_by_another_writer_before_the_patch(tmp_path: Path, server: Gi
     assert_converged(server, [a, g], ["a's session", "git machine's session", "api-tool", "git-tool"])
 
 
+def test_after_a_lost_race_a_remote_that_moved_again_costs_no_tree_or_commit(tmp_path: Path, server: GitHubServer) -> None:
+    a, g = started(tmp_path, server)
+    write_session(a, 7, "a's session")
+    moves = iter(range(8, 10))
+
+    def move() -> None:
+        write_session(g, next(moves), "git machine's session")
+        assert sync(open_ws(g)).pushed
+
+    def lose_at_the_patch() -> None:
+        move()
+        server.faults.after_get_ref.append(move)  # the next round's pull reads the ref, then the remote moves
+
+    server.faults.before_patch.append(lose_at_the_patch)
+    sleeps: list[float] = []
+    trees, patches = len(server.requests_sent("POST", "trees")), len(server.requests_sent("PATCH"))
+    result = api_sync(a, server, sleeps)
+    assert result.rounds == 3 and result.pushed and len(sleeps) == 2
+    assert len(server.requests_sent("POST", "trees")) - trees == 2  # rounds 1 and 3: round 2 saw the move first
+    assert [r.status for r in server.requests_sent("PATCH")][patches:] == [422, 200]
+    sync(open_ws(g))
+    assert_converged(server, [a, g], ["a's session", "git machine's session"])
+
+
 @pytest.mark.parametrize("retry_after", [5, None])
 def test_secondary_limit_on_trees_and_commits(tmp_path: Path, server: GitHubServer, retry_after: int | None) -> None:
     a, g = started(tmp_path, server)

@@ -45,6 +45,7 @@ class ApiTransport:
         self.where = f"{api.repository}/{branch}"
         self.trees: dict[str, str] = dict(known or {})  # remote commit -> its tree, held locally
         self.remote_blobs: set[str] = set()  # blob shas the remote is known to hold
+        self.contended = False  # a push of this transport lost a race: look at the ref before sending
 
     @property
     def requests_sent(self) -> int:
@@ -126,14 +127,20 @@ class ApiTransport:
         return [(c.relpath, c.new[1]) for c in changes if c.new and c.new[1] not in self.remote_blobs]
 
     def push(self, local_head: str, remote: RemoteHead | None) -> RemoteHead | None:
+        """See Transport.push. Once a race was lost, the ref is read again before anything is sent: under
+        contention a round the remote moved during then costs one request instead of three (tree, commit,
+        refused update), and an uncontended sync sends no more than before."""
         local_tree = gitrepo.tree_of(self.root, local_head)
         if remote is not None and remote.tree == local_tree:
             return remote
+        if self.contended and remote is not None and self.api.get_ref(self.branch, fresh=True) != remote.commit:
+            return None
         tree = self._send_tree(remote, local_tree)
         message = gitrepo.commit_subject(self.root, local_head) + "\n"
         who = {"name": self.author[0], "email": self.author[1]}
         commit = self.api.create_commit(message, tree, [remote.commit] if remote else [], who)
         if not self._move_ref(remote, commit):
+            self.contended = True
             return None
         self.trees[commit] = local_tree
         return RemoteHead(commit, local_tree, None)

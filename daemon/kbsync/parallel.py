@@ -13,17 +13,17 @@ copy a held lock); they never outlive the call.
 
 from __future__ import annotations
 
-import multiprocessing
-import multiprocessing.connection
 import os
 import signal
 import threading
 import time
 from dataclasses import dataclass, field
-from multiprocessing.connection import Connection
-from typing import Any, Callable, Generic, Iterator, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Generic, Iterator, Sequence, TypeVar
 
 from kbsync.errors import EXIT_REMOTE, KbsyncError
+
+if TYPE_CHECKING:  # multiprocessing is imported only when a pool starts: one file's validate never pays for it
+    from multiprocessing.connection import Connection
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -92,6 +92,8 @@ class _Pool(Generic[T, R]):
             _stop(crew)
 
     def _start(self) -> _Worker:
+        import multiprocessing
+
         single = threading.active_count() == 1
         ctx = multiprocessing.get_context("fork") if single else multiprocessing.get_context("forkserver")
         ours, theirs = ctx.Pipe()
@@ -112,7 +114,9 @@ class _Pool(Generic[T, R]):
         """Wait for a worker to hand back its batch (within the batch's time bound) and give it the next."""
         busy = [w for w in crew if w.index is not None]
         left = min(w.since for w in busy) + self.timeout_s - time.monotonic()
-        ready = multiprocessing.connection.wait([w.conn for w in busy], timeout=max(0.0, left))
+        from multiprocessing.connection import wait
+
+        ready = wait([w.conn for w in busy], timeout=max(0.0, left))
         if not ready:
             late = min(busy, key=lambda w: w.since)
             raise PoolError(f"{self._name(late)}: a worker took longer than {self.timeout_s:.0f} s; "

@@ -33,6 +33,7 @@ FRESH_S = 2.0
 CATCH_UP_DELAY_S = 0.5  # how long after a view its background catch-up starts
 _refreshed: dict[str, float] = {}  # workspace root -> when (time.monotonic) this process last refreshed its index
 _catching_up: set[str] = set()  # workspace roots whose index a background thread is bringing up to date
+_lock = threading.Lock()
 log = logging.getLogger(__name__)
 
 
@@ -101,17 +102,17 @@ def _due(ws: Workspace) -> bool:
     FRESH_S or more ago, start that in the background for the views after them (a look at each of
     12,000 files would otherwise be most of a view's time)."""
     now, key = time.monotonic(), str(ws.root)
-    last = _refreshed.get(key)
-    if last is not None and now - last < FRESH_S:
-        return False
-    _refreshed[key] = now
-    if last is None:
-        return True
-    if key not in _catching_up:
+    with _lock:  # views are served on several threads: one catch-up at a time per workspace
+        last = _refreshed.get(key)
+        if last is not None and now - last < FRESH_S:
+            return False
+        _refreshed[key] = now
+        if last is None or key in _catching_up:
+            return last is None
         _catching_up.add(key)
-        timer = threading.Timer(CATCH_UP_DELAY_S, _catch_up, args=(ws,))  # after the view, not competing with it
-        timer.daemon = True
-        timer.start()
+    timer = threading.Timer(CATCH_UP_DELAY_S, _catch_up, args=(ws,))  # after the view, not competing with it
+    timer.daemon = True
+    timer.start()
     return False
 
 
@@ -122,9 +123,11 @@ def _catch_up(ws: Workspace) -> None:
         searchindex.refresh(ws)
     except (KbsyncError, OSError, sqlite3.Error) as exc:
         log.warning("the search index did not catch up with the files: %s; the next view tries again", exc)
-        _refreshed.pop(str(ws.root), None)
+        with _lock:
+            _refreshed.pop(str(ws.root), None)
     finally:
-        _catching_up.discard(str(ws.root))
+        with _lock:
+            _catching_up.discard(str(ws.root))
 
 
 def search_sessions(ws: Workspace, query: str, top: int = SEARCH_TOP) -> Found:

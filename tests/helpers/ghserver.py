@@ -54,7 +54,7 @@ class Canned:
 class Faults:
     canned: list[Canned] = field(default_factory=list)
     before_patch: list[Callable[[], None]] = field(default_factory=list)
-    after_get_ref: list[Callable[[], None]] = field(default_factory=list)  # each run once, after a ref is read
+    after_head_read: list[Callable[[], None]] = field(default_factory=list)  # each run once, after a ref is read or compared
     lose_patch_response: int = 0
 
     def add(self, method: str, route: str, status: int, message: str, headers: dict[str, str] | None = None) -> None:
@@ -261,6 +261,62 @@ class GitHubServer:
         }
 
 
+    def listed_commit_json(self, sha: str) -> dict[str, Any]:
+        """A commit as the comparison lists it (the `commit` schema: git data under `commit`, no GitHub user)."""
+        git = self.commit_json(sha)
+        return {
+            "url": self.api(f"commits/{sha}"), "sha": sha, "node_id": git["node_id"], "html_url": git["html_url"],
+            "comments_url": self.api(f"commits/{sha}/comments"),
+            "commit": {"url": git["url"], "author": git["author"], "committer": git["committer"],
+                       "message": git["message"], "comment_count": 0, "tree": git["tree"],
+                       "verification": git["verification"]},
+            "author": {}, "committer": {},
+            "parents": [{"sha": p["sha"], "url": self.api(f"commits/{p['sha']}"), "html_url": p["html_url"]}
+                        for p in git["parents"]],
+        }
+
+    def diff_entries(self, old: str, new: str) -> list[dict[str, Any]]:
+        """The files changed from commit `old` to `new`, renames found, each with its hunks as GitHub gives them."""
+        fields = self.repo.git("diff-tree", "-r", "-z", "-M", old, new).decode().split("\0")
+        out, i = [], 0
+        while i < len(fields) - 1:
+            meta = fields[i].lstrip(":").split()
+            letter, paths = meta[4][0], fields[i + 1:i + (3 if meta[4][0] in "RC" else 2)]
+            i += 1 + len(paths)
+            patch = self._patch(meta)
+            plus = sum(1 for line in (patch or "").splitlines() if line.startswith("+"))
+            minus = sum(1 for line in (patch or "").splitlines() if line.startswith("-"))
+            name, sha = paths[-1], meta[3] if letter != "D" else meta[2]
+            entry: dict[str, Any] = {
+                "sha": sha, "filename": name, "status": STATUS[letter], "additions": plus, "deletions": minus,
+                "changes": plus + minus, "blob_url": f"{self.url}/{self.owner}/{self.name}/blob/{new}/{name}",
+                "raw_url": f"{self.url}/{self.owner}/{self.name}/raw/{new}/{name}",
+                "contents_url": self.api(f"contents/{name}?ref={new}")}
+            if patch is not None:
+                entry["patch"] = patch
+            if letter in "RC":
+                entry["previous_filename"] = paths[0]
+            out.append(entry)
+        return out
+
+    def _patch(self, meta: list[str]) -> str | None:
+        """The hunks of one file's change (GitHub drops the diff's header lines), made blob to blob so that no
+        path of the tree is ever given to git; None for binary content, a submodule or a removal."""
+        omode, nmode, osha, nsha, letter = meta
+        if letter[0] == "D" or SUBMODULE_MODE in (omode, nmode):
+            return None
+        old = osha if omode != "000000" else self.repo.write_blob(b"")
+        text = self.repo.git("diff", "--no-color", "--no-ext-diff", old, nsha).decode("utf-8", "replace")
+        if "\nBinary files " in text or text.startswith("Binary files "):
+            return None
+        at = text.find("\n@@")
+        return text[at + 1:].removesuffix("\n") if at >= 0 else None
+
+
+SUBMODULE_MODE = "160000"
+STATUS = {"A": "added", "D": "removed", "M": "modified", "R": "renamed", "C": "copied", "T": "changed"}
+
+
 class Reply(Exception):
     """Raised by a route to answer with `status` and `body`."""
 
@@ -290,6 +346,7 @@ ROUTES = [
     ("POST", re.compile(r"^git/commits$"), "commits"),
     ("GET", re.compile(r"^git/commits/([0-9a-f]{40})$"), "commits"),
     ("PUT", re.compile(r"^contents/(.+)$"), "contents"),
+    ("GET", re.compile(r"^compare/(.+)$"), "compare"),
 ]
 
 
@@ -319,9 +376,12 @@ class Api:
         if sha is None:
             raise error(404, "Not Found")
         answer = self.s.ref_json(f"refs/{ref}", sha)
-        while self.s.faults.after_get_ref:
-            self.s.faults.after_get_ref.pop(0)()
+        self._head_read()
         return 200, answer
+
+    def _head_read(self) -> None:
+        while self.s.faults.after_head_read:
+            self.s.faults.after_head_read.pop(0)()
 
     def get_matching_refs(self, prefix: str, _q: Any, _b: Any) -> tuple[int, Any]:
         self._not_empty()
@@ -443,6 +503,34 @@ class Api:
                    "html_url": f"{self.s.url}/{self.s.owner}/{self.s.name}/blob/{branch}/{path}",
                    "download_url": f"{self.s.url}/raw/{branch}/{path}"}
         return 201, {"content": content, "commit": cj}
+
+
+    def get_compare(self, basehead: str, _q: Any, _b: Any) -> tuple[int, Any]:
+        """`BASE...HEAD`: GitHub's three-dot comparison (commits and files since the merge base; 250 and 300 at most)."""
+        self._not_empty()
+        base_name, sep, head_name = basehead.partition("...")
+        base, head = self.repo.ref(base_name), self.repo.ref(head_name) if sep else None
+        if base is None or head is None:
+            raise error(404, "Not Found")
+        try:
+            fork = self.repo.text("merge-base", base, head)
+        except GitError:
+            raise error(404, f"No common ancestor between {base_name} and {head_name}.") from None
+        ahead, behind = (int(self.repo.text("rev-list", "--count", f"{a}..{b}")) for a, b in ((base, head), (head, base)))
+        status = "identical" if not ahead and not behind else "behind" if not ahead else "ahead" if not behind else "diverged"
+        commits = self.repo.text("rev-list", "--reverse", f"{fork}..{head}").split()
+        answer = {
+            "url": self.s.api(f"compare/{basehead}"), "html_url": f"{self.s.url}/{self.s.owner}/{self.s.name}/compare/{basehead}",
+            "permalink_url": f"{self.s.url}/{self.s.owner}/{self.s.name}/compare/{base}...{head}",
+            "diff_url": f"{self.s.url}/{self.s.owner}/{self.s.name}/compare/{basehead}.diff",
+            "patch_url": f"{self.s.url}/{self.s.owner}/{self.s.name}/compare/{basehead}.patch",
+            "base_commit": self.s.listed_commit_json(base), "merge_base_commit": self.s.listed_commit_json(fork),
+            "status": status, "ahead_by": ahead, "behind_by": behind, "total_commits": len(commits),
+            "commits": [self.s.listed_commit_json(c) for c in commits[:250]],
+            "files": self.s.diff_entries(fork, head)[:300],
+        }
+        self._head_read()
+        return 200, answer
 
 
 def _handler_for(server: GitHubServer) -> type[BaseHTTPRequestHandler]:

@@ -24,6 +24,7 @@ OPERATIONS = {
     ("POST", "commits"): ("git/commits", "post"),
     ("GET", "commits"): ("git/commits/{commit_sha}", "get"),
     ("PUT", "contents"): ("contents/{path}", "put"),
+    ("GET", "compare"): ("compare/{basehead}", "get"),
 }
 
 

@@ -122,7 +122,7 @@ def test_after_a_lost_race_a_remote_that_moved_again_costs_no_tree_or_commit(tmp
 
     def lose_at_the_patch() -> None:
         move()
-        server.faults.after_get_ref.append(move)  # the next round's pull reads the ref, then the remote moves
+        server.faults.after_head_read.append(move)  # the next round reads the head, then the remote moves
 
     server.faults.before_patch.append(lose_at_the_patch)
     sleeps: list[float] = []
@@ -174,7 +174,7 @@ def test_patch_applied_but_its_answer_lost(tmp_path: Path, server: GitHubServer)
 def test_exhausted_rate_limit_waits_for_its_reset(tmp_path: Path, server: GitHubServer) -> None:
     a, g = started(tmp_path, server)
     write_session(a, 7, "rate limited")
-    server.faults.rate_limit_exhausted("GET", "ref", reset_in=20)
+    server.faults.rate_limit_exhausted("GET", "compare", reset_in=20)  # the first read of a synced workspace
     sleeps: list[float] = []
     assert api_sync(a, server, sleeps).pushed
     assert sleeps and 15 <= sleeps[0] <= 22

@@ -181,6 +181,7 @@ def test_api_mode_refuses_paths_a_git_tree_cannot_even_hold(
     listing = server.tree_json(tree, recursive=True)
     blob = next(e for e in listing["tree"] if e["type"] == "blob")
     listing["tree"].append({**blob, "path": path})
+    server.faults.canned.append(Canned("GET", "compare", 404, {"message": "Not Found"}))  # so the tree is listed
     server.faults.canned.append(Canned("GET", "trees", 200, listing))
     before = disk_state(api_root)
     done = cli("-w", str(api_root), "sync", env={TOKEN_ENV: server.token})

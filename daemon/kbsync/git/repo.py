@@ -190,8 +190,19 @@ def _require_sha1(root: Path, sha: str) -> None:
                        "and GitHub's): sync it into a repository made by `git init` or `kbsync init`", path=str(root))
 
 
+def tree_id(root: Path, base: str | None, entries: Sequence[gitobjects.Change]) -> str:
+    """The sha build_tree would give, with nothing written (a remote's tree is checked before any of it is)."""
+    return _plan(root, base, entries)[0].tree
+
+
 def _rewrite(root: Path, base: str | None, entries: Sequence[gitobjects.Change]) -> tuple[str, str]:
     """(new tree, base tree) for build_tree."""
+    new, base_tree = _plan(root, base, entries)
+    store_objects(root, [("tree", data) for _sha, data in new.objects])
+    return new.tree, base_tree
+
+
+def _plan(root: Path, base: str | None, entries: Sequence[gitobjects.Change]) -> tuple[gitobjects.Rewritten, str]:
     dirs = gitobjects.dirs_to_read(p for p, _m, _s in entries)
     found = read_objects(root, [f"{base}^{{tree}}" if d == "" else f"{base}:{d}" for d in dirs]) if base else []
     if base and not found[0]:
@@ -200,9 +211,7 @@ def _rewrite(root: Path, base: str | None, entries: Sequence[gitobjects.Change])
         _require_sha1(root, found[0][0])
     trees = {d: gitobjects.parse_tree(obj[2]) for d, obj in zip(dirs, found) if obj and obj[1] == "tree"}
     base_tree = found[0][0] if found and found[0] else EMPTY_TREE
-    new = gitobjects.rewrite(trees, entries)
-    store_objects(root, [("tree", data) for _sha, data in new.objects])
-    return new.tree, base_tree
+    return gitobjects.rewrite(trees, entries), base_tree
 
 
 def index_lock(root: Path) -> Path:

@@ -15,16 +15,18 @@ import logging
 import os
 import re
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Callable, Mapping, Sequence
 
 import requests
 
 from kbsync.git import repo as gitrepo
+from kbsync.git.objects import Change, blob_id
 from kbsync.store import pathgate
 from kbsync.errors import ConfigError, RemoteError
+from kbsync.sync.transports import hunks
 from kbsync.sync.transports.base import RemoteHead
-from kbsync.sync.transports.githubclient import (EmptyRepositoryError, GitHubApi, LostResponseError, TreeEntry,
-                                                 request_policy)
+from kbsync.sync.transports.githubclient import (Comparison, EmptyRepositoryError, FileChange, GitHubApi,
+                                                 LostResponseError, TreeEntry, request_policy)
 from kbsync.store.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -46,6 +48,7 @@ class ApiTransport:
         self.trees: dict[str, str] = dict(known or {})  # remote commit -> its tree, held locally
         self.remote_blobs: set[str] = set()  # blob shas the remote is known to hold
         self.contended = False  # a push of this transport lost a race: look at the ref before sending
+        self.last = next(iter(self.trees), None)  # the last remote commit seen: the next pull compares with it
 
     @property
     def requests_sent(self) -> int:
@@ -54,28 +57,88 @@ class ApiTransport:
     # ---- pull ------------------------------------------------------------------------
 
     def pull(self) -> RemoteHead | None:
+        head = self._compared() or self._listed()
+        if head is not None:
+            self.last = head.commit
+        return head
+
+    def _listed(self) -> RemoteHead | None:
+        """The remote head the plain way: the ref read, its tree listed, the blobs this repository lacks."""
         try:
             sha = self.api.get_ref(self.branch, fresh=True)
         except EmptyRepositoryError:
             sha = self._seed()
-        if sha is None:
-            return None
+        return None if sha is None else self._held(sha, self._fetch)
+
+    def _held(self, sha: str, fetch: Callable[[str], str]) -> RemoteHead:
+        """Remote commit `sha` with its tree held here: taken locally, or known, or got by `fetch`."""
         if not SHA.match(sha):
             raise RemoteError(f"GitHub answered {sha[:60]!r} as the head of {self.where}, which is no commit sha; "
                               "nothing was changed, check [github] api_url")
         local = gitrepo.is_commit(self.root, sha)  # a clone's commit, or one a git machine fetched
         if sha not in self.trees or not gitrepo.has_object(self.root, self.trees[sha]):
-            self.trees[sha] = gitrepo.tree_of(self.root, sha) if local else self._fetch(sha)
+            self.trees[sha] = gitrepo.tree_of(self.root, sha) if local else fetch(sha)
         return RemoteHead(sha, self.trees[sha], sha if local else None)
+
+    def _compared(self) -> RemoteHead | None:
+        """The remote head in one request where that works: GitHub's comparison of the branch with the last
+        remote commit seen here (its tree held) names the head and every file changed since. The patches of
+        those files are applied here where they give the blob GitHub named, other blobs are fetched, and the tree
+        rebuilt on the old one must have the head's tree sha; else the head's tree is listed. None when there is
+        nothing to compare with or GitHub cannot compare (the caller reads the ref, as without it)."""
+        since = self.last
+        if since is None or since not in self.trees or not gitrepo.has_object(self.root, self.trees[since]):
+            return None
+        found = self.api.compare(since, self.branch)
+        if found is None:
+            return None
+        return self._held(found.head, lambda head: self._rebuilt(self.trees[since], found) or self._fetch(head))
+
+    def _rebuilt(self, old_tree: str, found: Comparison) -> str | None:
+        """The tree of the compared head, rebuilt on `old_tree` from the changes; None if it cannot be."""
+        files = gitrepo.list_tree(self.root, old_tree)
+        entries = changed_entries(files, found.changes) if found.complete else None
+        if entries is None or found.tree is None:
+            return None
+        if gitrepo.tree_id(self.root, old_tree, entries) != found.tree:
+            log.info("the changes GitHub listed up to %s do not rebuild its tree %s; listing the tree instead",
+                     found.head[:12], found.tree)
+            return None
+        removed = {p for p, _m, sha in entries if sha is None}
+        now = {p: m for p, (m, _s) in files.items() if p not in removed} | {p: m for p, m, sha in entries if sha}
+        pathgate.check_remote_tree(found.head, now.items())  # before anything of it is stored
+        self._store_blobs(files, found.changes, {s for _p, _m, s in entries if s})
+        tree = gitrepo.build_tree(self.root, old_tree, entries)
+        self.remote_blobs |= {s for _p, _m, s in entries if s}
+        return tree
+
+    def _store_blobs(self, files: Mapping[str, tuple[str, str]], changes: Sequence[FileChange], shas: set[str]) -> None:
+        """Each blob of `shas` this repository lacks: from its change's patch on the old blob where that gives
+        the very blob, else fetched."""
+        missing = gitrepo.missing_objects(self.root, sorted(shas))
+        patched = [c for c in changes if c.sha in missing and c.patch is not None and c.status != "removed"]
+        sources = [files[c.previous or c.path][1] for c in patched if (c.previous or c.path) in files]
+        held = dict(zip(sources, gitrepo.read_blobs(self.root, sources))) if sources else {}
+        for c in patched:
+            source = files.get(c.previous or c.path)
+            old = held.get(source[1]) if source else b""
+            new = None if old is None else hunks.apply(old, c.patch or "")
+            if new is not None and blob_id(new) == c.sha:
+                gitrepo.write_blob(self.root, new)
+                missing.discard(c.sha)
+        self._fetch_blobs(missing)
+
+    def _fetch_blobs(self, shas: set[str]) -> None:
+        for blob in sorted(shas):
+            if gitrepo.write_blob(self.root, self.api.get_blob(blob)) != blob:
+                raise RemoteError(f"blob {blob} from GitHub was stored under another sha; sync again")
 
     def _fetch(self, commit: str) -> str:
         """The tree of remote `commit`, held locally: one listing, the blobs this repository lacks, the tree
         rebuilt locally (it must have GitHub's sha)."""
         tree_sha, files = self.api.get_listing(commit)
         pathgate.check_remote_tree(commit, [(p, mode) for p, (mode, _s) in files.items()])  # before any blob is fetched
-        for blob in sorted(gitrepo.missing_objects(self.root, [s for _m, s in files.values()])):
-            if gitrepo.write_blob(self.root, self.api.get_blob(blob)) != blob:
-                raise RemoteError(f"blob {blob} from GitHub was stored under another sha; sync again")
+        self._fetch_blobs(gitrepo.missing_objects(self.root, [s for _m, s in files.values()]))
         tree = gitrepo.build_tree(self.root, None, [(p, mode, s) for p, (mode, s) in files.items()])
         if tree != tree_sha:
             raise RemoteError(f"the remote tree {tree_sha} rebuilt locally as {tree}; it holds entries kbsync "
@@ -142,7 +205,7 @@ class ApiTransport:
         if not self._move_ref(remote, commit):
             self.contended = True
             return None
-        self.trees[commit] = local_tree
+        self.trees[commit], self.last = local_tree, commit
         return RemoteHead(commit, local_tree, None)
 
     def _send_tree(self, remote: RemoteHead | None, local_tree: str, inline: bool = True) -> str:
@@ -196,6 +259,29 @@ class ApiTransport:
                 if now != (remote.commit if remote else None):
                     return False
         raise RemoteError(f"GitHub did not answer the update of {self.where} twice; nothing was lost, sync again")
+
+
+def changed_entries(files: Mapping[str, tuple[str, str]], changes: Sequence[FileChange]) -> list[Change] | None:
+    """The tree entries (path, mode, blob sha, or None to remove) that turn `files` into the compared head,
+    None for a change kbsync cannot place (an unknown status or path, a sha that is no sha). A new path takes
+    the mode of the path it came from, else a plain file's; a wrong guess shows in the rebuilt tree's sha."""
+    entries: list[Change] = []
+    for c in changes:
+        gone = c.previous if c.status == "renamed" else c.path if c.status == "removed" else None
+        origin = files.get(c.previous or c.path) if c.status in ("renamed", "copied") else files.get(c.path)
+        if c.status not in KNOWN_STATUS or (gone is not None and gone not in files):
+            return None
+        if gone is not None:
+            entries.append((gone, files[gone][0], None))
+        if c.status in ("removed", "unchanged"):
+            continue
+        if c.sha is None or not SHA.match(c.sha):
+            return None
+        entries.append((c.path, origin[0] if origin else "100644", c.sha))
+    return entries
+
+
+KNOWN_STATUS = ("added", "removed", "modified", "renamed", "copied", "changed", "unchanged")
 
 
 def from_config(ws: Workspace, known: Mapping[str, str] | None = None) -> ApiTransport:

@@ -69,6 +69,29 @@ class Commit:
 
 
 @dataclass(frozen=True)
+class FileChange:
+    path: str
+    status: str  # GitHub's: added, removed, modified, renamed, copied, changed, unchanged
+    sha: str | None  # the blob the path now holds
+    previous: str | None = None  # a rename's old path
+    patch: str | None = None  # the change as unified-diff hunks, when GitHub gives them
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """What changed on a branch since a commit: its head (the newest commit), that head's tree, and every file
+    changed; `complete` only when GitHub listed every commit and file (it stops at 250 and 300)."""
+    head: str
+    tree: str | None
+    changes: tuple[FileChange, ...]
+    complete: bool
+
+
+COMPARE_MAX_COMMITS = 250
+COMPARE_MAX_FILES = 300
+
+
+@dataclass(frozen=True)
 class Reply:
     status: int
     body: Any
@@ -157,6 +180,19 @@ class GitHubApi:
         if base_tree:
             body["base_tree"] = base_tree
         return str(self._call("POST", "git/trees", body, ok=(201,)).body["sha"])
+
+    def compare(self, base: str, branch: str) -> Comparison | None:
+        """`branch` against commit `base`, read fresh (one request for the head and what changed since `base`);
+        None when GitHub cannot compare them (an unknown commit) or `branch` is not ahead of `base`."""
+        reply = self._call("GET", f"compare/{base}...{branch}", ok=(200,), passthrough=(404, 409, 422), fresh=True)
+        if reply.status != 200:
+            return None
+        try:
+            return _comparison(base, reply.body)
+        except (KeyError, TypeError, IndexError, ValueError) as exc:
+            log.info("GitHub's comparison with %s did not have the expected shape (%s); listing the tree instead",
+                     base[:12], exc)
+            return None
 
     def get_commit(self, sha: str) -> Commit:
         body = self._call("GET", f"git/commits/{sha}", ok=(200,)).body
@@ -263,6 +299,25 @@ class GitHubApi:
         if status in (403, 404):
             return RemoteError(f"{what}; check [github] repository = {self.repository!r} and that the token may write its contents")
         return RemoteError(f"{what}; nothing was lost, run sync again")
+
+
+def _comparison(base: str, body: Any) -> Comparison | None:
+    status = body["status"]
+    if status == "identical":
+        return Comparison(base, None, (), True)
+    if status != "ahead":
+        return None
+    commits, files = body["commits"], body.get("files") or []
+    newest = commits[-1]
+    changes = tuple(FileChange(str(f["filename"]), str(f["status"]), None if f.get("sha") is None else str(f["sha"]),
+                               _text_or_none(f.get("previous_filename")), _text_or_none(f.get("patch")))
+                    for f in files)
+    complete = (len(commits) == int(body["total_commits"]) < COMPARE_MAX_COMMITS and len(files) < COMPARE_MAX_FILES)
+    return Comparison(str(newest["sha"]), str(newest["commit"]["tree"]["sha"]), changes, complete)
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def _json(resp: requests.Response) -> Any:

@@ -5,23 +5,15 @@ reading the ref and listing the tree."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 import requests
 
 from helpers.ghserver import Canned, GitHubServer
-from helpers.sync import SpecCheck, git, make_bare, open_ws
+from helpers.sync import SpecCheck, git, open_ws
 from kbsync.sync.syncer import sync
 from test_github import api_sync, assert_converged, started, write_session
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[GitHubServer]:
-    check = SpecCheck()
-    with GitHubServer(make_bare(tmp_path / "remote.git"), check=check) as srv:
-        yield srv
-    assert check.errors == []
 
 
 def moved_by_git(g: Path) -> None:

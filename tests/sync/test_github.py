@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 import requests
 
 from helpers.ghserver import GitHubServer
 from helpers.daemon import session_relpath, session_text
-from helpers.sync import SpecCheck, all_text, append, git, make_bare, open_ws, tree_files, workspace
+from helpers.sync import all_text, append, git, open_ws, tree_files, workspace
 from kbsync.sync.transports.githubclient import GitHubApi, RetryPolicy
 from kbsync.sync.transports.github import ApiTransport
 from kbsync.sync.syncer import SyncResult, sync
@@ -18,15 +17,6 @@ from kbsync.sync.state import known_remote
 from helpers.cli import Cli
 
 TOKEN_ENV = "KBSYNC_TEST_TOKEN"
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[GitHubServer]:
-    check = SpecCheck()
-    with GitHubServer(make_bare(tmp_path / "remote.git"), check=check) as srv:
-        yield srv
-    assert check.errors == []
-    assert all(r.body.get("force") is False for r in srv.requests_sent("PATCH"))
 
 
 def api_config(srv: GitHubServer) -> str:

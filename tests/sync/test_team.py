@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 import requests
 
 from helpers.cli import Cli
 from helpers.ghserver import GitHubServer
-from helpers.sync import SpecCheck, git, make_bare, open_ws, tree_files, workspace
+from helpers.sync import git, make_bare, open_ws, tree_files, workspace
 from kbsync.app import memory
 from kbsync.core import protocol
 from kbsync.store.machine import machine_id
@@ -18,14 +17,6 @@ from kbsync.sync.state import known_remote
 from kbsync.sync.syncer import backoff_s, sync
 from kbsync.sync.transports.github import ApiTransport
 from kbsync.sync.transports.githubclient import GitHubApi
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[GitHubServer]:
-    check = SpecCheck()
-    with GitHubServer(make_bare(tmp_path / "remote.git"), check=check) as srv:
-        yield srv
-    assert check.errors == []
 
 
 def api_sync(root: Path, srv: GitHubServer) -> object:

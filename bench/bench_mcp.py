@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """MCP server benchmark: `kbsync mcp` driven over stdio by the MCP SDK's own client.
 
-    python bench/bench_mcp.py [--sessions 12000] [--calls 200] [--workspace DIR] [--many SECONDS]
+    python bench/bench_mcp.py [--sessions 12000] [--calls 200] [--starts 7] [--workspace DIR] [--many SECONDS]
 
 Figures (targets in brackets): the round trip of a `search` and of a `save_session` tool call on the
 generated corpus, p50 and p95 [20 ms, 40 ms]; server start to first answer, from spawning the process to
-the answer to `initialize` and to the first `search` call [0.5 s]; the resident memory of the `kbsync mcp` process after the
+the answer to `initialize` and to the first `search` call [0.5 s], once by the SDK's client and then as the
+median of --starts fresh processes driven by plain JSON-RPC lines, beside the floors measured in the same
+rounds (`python -c pass`, `python -c "import mcp.types"`, `python -c "import mcp.server"`, each spawn to
+exit) and the load average before and after; the resident memory of the `kbsync mcp` process after the
 calls [80 MB]. With --many, also the many-clients run for that many seconds on a fresh workspace: five
 `kbsync mcp` processes, the real daemon and a command-line writer (tests/helpers/mcp_load.py), with what
 was lost and every error seen.
@@ -17,6 +20,8 @@ saves do not change the cached one; its search index is built before the timing.
 from __future__ import annotations
 
 import argparse
+import collections
+import json
 import os
 import shutil
 import statistics
@@ -33,15 +38,10 @@ sys.path.insert(0, str(REPO / "tests"))
 import anyio  # noqa: E402
 from mcp import Client  # noqa: E402
 
-from common import KBSYNC, corpus  # noqa: E402
+from common import KBSYNC, corpus, percentile  # noqa: E402
 from helpers.mcp import data, stdio_params  # noqa: E402
 
 WORDS = ["合同", "部署", "锁文件", "风险", "发布", "数据库", "测试", "回滚", "contract", "deploy"]
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 def server_pid() -> int:
@@ -97,6 +97,81 @@ def report(got: dict[str, Any]) -> None:
     print(f"resident memory of kbsync mcp: {got['rss']:.1f} MB (peak {got['peak']:.1f} MB)  (target < 80 MB)")
 
 
+OPENING = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}}
+FIRST_CALL: list[dict[str, Any]] = [
+    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "search", "arguments": {"query": "部署"}}}]
+FLOORS = {"python -c pass": "pass", 'python -c "import mcp.types"': "import mcp.types",
+          'python -c "import mcp.server"': "import mcp.server"}
+
+
+def _send(proc: subprocess.Popen[bytes], *messages: dict[str, Any]) -> None:
+    assert proc.stdin is not None
+    proc.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in messages))
+    proc.stdin.flush()
+
+
+def _answer(proc: subprocess.Popen[bytes], rid: int) -> None:
+    """Read the server's lines until the answer to request `rid`."""
+    assert proc.stdout is not None
+    while line := proc.stdout.readline():
+        if json.loads(line).get("id") == rid:
+            return
+    raise SystemExit(f"bench: kbsync mcp stopped before answering request {rid}")
+
+
+def cpu_s(pid: int) -> float:
+    """User and system CPU seconds `pid` has used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def start_once(ws: Path) -> dict[str, float]:
+    """Wall and CPU seconds from spawning `kbsync mcp` to the initialize answer and to the first search answer."""
+    params = stdio_params(ws)
+    began = time.perf_counter()
+    proc = subprocess.Popen([params.command, *params.args], env=params.env, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        _send(proc, OPENING)
+        _answer(proc, 1)
+        got = {"initialize answer": time.perf_counter() - began, "initialize answer, CPU": cpu_s(proc.pid)}
+        _send(proc, *FIRST_CALL)
+        _answer(proc, 2)
+        return {**got, "first search answer": time.perf_counter() - began, "first search answer, CPU": cpu_s(proc.pid)}
+    finally:
+        proc.communicate(timeout=30)  # end of input: the server stops
+
+
+def floor(code: str) -> tuple[float, float]:
+    """Wall and CPU seconds of `python -c CODE`, spawn to exit."""
+    began = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-c", code])
+    _, status, usage = os.wait4(proc.pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0, code
+    return time.perf_counter() - began, usage.ru_utime + usage.ru_stime
+
+
+def load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def starts(ws: Path, runs: int) -> None:
+    """Medians over `runs` rounds, each round a fresh process of every floor and of `kbsync mcp`."""
+    before, got = load(), collections.defaultdict[str, list[float]](list)
+    for _ in range(runs):
+        for name, code in FLOORS.items():
+            wall, cpu = floor(code)
+            got[name].append(wall)
+            got[f"{name}, CPU"].append(cpu)
+        for name, secs in start_once(ws).items():
+            got[name].append(secs)
+    print(f"start-up, medians of {runs} fresh processes (load average before {before}, after {load()}):")
+    for name, values in got.items():
+        print(f"  {name:<40} {statistics.median(values):.3f} s  (min {min(values):.3f}, max {max(values):.3f})")
+
+
 def many(seconds: float) -> None:
     from helpers.daemon import DaemonProcess
     from helpers.mcp_load import lost, run_load, seed
@@ -121,7 +196,8 @@ def many(seconds: float) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     ap.add_argument("--sessions", type=int, default=12000)
-    ap.add_argument("--calls", type=int, default=200)
+    ap.add_argument("--calls", type=int, default=200, help="tool calls timed by the SDK's client (0: none)")
+    ap.add_argument("--starts", type=int, default=7, help="fresh processes timed to the first answers (0: none)")
     ap.add_argument("--workspace", type=Path, help="a generated workspace to copy instead of generating one")
     ap.add_argument("--many", type=float, metavar="SECONDS", help="also run the many-clients load this long")
     args = ap.parse_args()
@@ -130,7 +206,10 @@ def main() -> None:
         ws = Path(tmp) / "ws"
         shutil.copytree(source, ws, symlinks=True)
         subprocess.run([*KBSYNC, "-w", str(ws), "index", "rebuild", "--search"], check=True, stdout=subprocess.DEVNULL)
-        report(anyio.run(measure, ws, args.calls))
+        if args.calls:
+            report(anyio.run(measure, ws, args.calls))
+        if args.starts:
+            starts(ws, args.starts)
     if args.many:
         many(args.many)
 

@@ -28,6 +28,12 @@ def _families(text: str) -> list[str]:
     return injection.families(injection.detect(text))
 
 
+def test_every_rule_compiles_though_each_is_compiled_only_when_it_first_runs() -> None:
+    from kbsync.core.injectionrules import RULES
+
+    assert all(rule.pattern.pattern == rule.regex for rule in RULES)
+
+
 def test_labelled_sets_are_large_balanced_and_cover_every_family() -> None:
     bench = _bench()
     rows = bench.load(bench.SETS["tuning"]) + bench.load(bench.SETS["held-out"])

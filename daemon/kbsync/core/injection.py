@@ -143,8 +143,19 @@ def _is_word(key: str) -> bool:
 _KEYS: Final = frozenset(k for rule in RULES for k in (*rule.keys, *(k for group in rule.also for k in group)))
 _WORD_KEYS: Final = frozenset(k for k in _KEYS if _is_word(k))  # looked up among the text's words
 _SUBSTRING_KEYS: Final = tuple(sorted(k for k in _KEYS if not _is_word(k)))  # looked up as substrings
-_RULES_OF: Final = {k: tuple(i for i, rule in enumerate(RULES) if k in rule.keys) for k in _KEYS}
 _ALSO: Final = tuple(tuple(frozenset(group) for group in rule.also) for rule in RULES)  # by the rule's place in RULES
+
+
+def _rules_of() -> dict[str, tuple[int, ...]]:
+    """Each keyword -> the places in RULES of the rules it opens, in order (one pass over the rules)."""
+    out: dict[str, list[int]] = {k: [] for k in _KEYS}
+    for i, rule in enumerate(RULES):
+        for k in dict.fromkeys(rule.keys):
+            out[k].append(i)
+    return {k: tuple(places) for k, places in out.items()}
+
+
+_RULES_OF: Final = _rules_of()
 
 
 class _Index:

@@ -10,6 +10,7 @@ sign that needs another (a second family, hidden or encoded text, an address to 
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Final
@@ -69,17 +70,29 @@ class Rule:
     family: str
     weight: float
     keys: tuple[str, ...]  # lower-case substrings; the rule runs only where one occurs
-    pattern: re.Pattern[str]
+    regex: str  # compiled the first time the rule runs (`pattern`)
     why: str
     narrative: bool = False  # weaker when a person reports what "we" decided, rather than telling the reader
     # Groups of keywords that every match holds (the rule is skipped unless one of each group occurs in the
     # text): a cheap test that spares the pattern's run over text that cannot match it.
     also: tuple[tuple[str, ...], ...] = ()
 
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        return _compiled(self.regex)
+
+
+@functools.cache
+def _compiled(regex: str) -> re.Pattern[str]:
+    """A rule's pattern, compiled on first use: a text hits the keywords of few rules, and compiling all of
+    them up front would cost a short-lived process (a command, the MCP server's first answer) more than the
+    texts it checks."""
+    return re.compile(regex, _I)
+
 
 def _r(family: str, weight: float, keys: str, pattern: str, why: str, *, narrative: bool = False, also: str = "") -> Rule:
     """A rule; `also` lists its keyword groups as "a|b;c|d" (one of a, b and one of c, d)."""
-    return Rule(family, weight, tuple(keys.split("|")), re.compile(pattern, _I), why, narrative,
+    return Rule(family, weight, tuple(keys.split("|")), pattern, why, narrative,
                 tuple(tuple(group.split("|")) for group in also.split(";")) if also else ())
 
 

@@ -10,7 +10,6 @@ from mcp import MCPError
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp.types import INVALID_PARAMS
 
-from kbsync.app.guard import guard
 from kbsync.errors import InputError, KbsyncError
 
 if TYPE_CHECKING:
@@ -30,6 +29,8 @@ END_TASK = """Before you finish this task:
 
 def _text(load: Callable[[], Item]) -> str:
     """The item's guarded text; kbsync's errors as the resource errors a client is told."""
+    from kbsync.app.guard import guard
+
     try:
         return guard(load().text).text
     except InputError as exc:
@@ -39,14 +40,16 @@ def _text(load: Callable[[], Item]) -> str:
 
 
 def _memory(ws: Callable[[], Workspace], name: str) -> Callable[[], str]:
-    from kbsync.app.reading import read_memory
+    def load() -> Item:
+        from kbsync.app.reading import read_memory
 
-    return lambda: _text(lambda: read_memory(ws(), name))
+        return read_memory(ws(), name)
+
+    return lambda: _text(load)
 
 
 def register_resources(server: MCPServer[Any], ws: Callable[[], Workspace]) -> None:
-    from kbsync.app.reading import entity_names, read_entity, read_session
-
+    """The resources; what they read is imported at the first read, not while the server starts."""
     for name, what in (("facts", "Long-term facts (memory/facts.md)."),
                        ("preferences", "The user's preferences (memory/preferences.md)."),
                        ("board", "The knowledge board (LEARNING_BOARD.md).")):
@@ -55,16 +58,22 @@ def register_resources(server: MCPServer[Any], ws: Callable[[], Workspace]) -> N
     @server.resource("kbsync://entities", mime_type="application/json")
     def entities() -> str:
         """The entity files' names; read one as kbsync://entities/{name}."""
+        from kbsync.app.reading import entity_names
+
         return json.dumps(entity_names(ws()), ensure_ascii=False)
 
     @server.resource("kbsync://entities/{name}", mime_type=MARKDOWN)
     def entity(name: str) -> str:
         """One entity file (memory/entities/<name>.md)."""
+        from kbsync.app.reading import read_entity
+
         return _text(lambda: read_entity(ws(), name))
 
     @server.resource("kbsync://sessions/{session_id}", mime_type=MARKDOWN)
     def session(session_id: str) -> str:
         """One session file by its id (YYYYMMDD-HHMM-<7 hex>)."""
+        from kbsync.app.reading import read_session
+
         return _text(lambda: read_session(ws(), session_id))
 
 

@@ -16,7 +16,6 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from kbsync.errors import KbsyncError
-from kbsync.mcp import present
 
 if TYPE_CHECKING:
     from mcp.server import MCPServer
@@ -67,6 +66,7 @@ def _register_reads(server: MCPServer[Any], ws: Callable[[], Workspace]) -> None
                top: Annotated[int, Field(ge=1, le=50)] = 10, sources: list[str] | None = None) -> dict[str, Any]:
         """Federated search of the memory, RRF-fused: source, title, path, summary per hit."""
         from kbsync.app.retrieval import search as run
+        from kbsync.mcp import present
 
         return present.search(run(ws(), query, sources=sources, top=top))
 
@@ -77,6 +77,7 @@ def _register_reads(server: MCPServer[Any], ws: Callable[[], Workspace]) -> None
         """The prompt pack for a task within a token budget: facts, recent summaries, full texts, references,
         board entries, each part with its token count. Call before starting a task."""
         from kbsync.app.retrieval import build_context, context_parts
+        from kbsync.mcp import present
 
         pack = build_context(ws(), query, [t for t in tags or [] if t.strip()], budget_tokens)
         parts = [present.part(p) for p in context_parts(pack)]
@@ -88,6 +89,7 @@ def _register_reads(server: MCPServer[Any], ws: Callable[[], Workspace]) -> None
     def read(ref: Annotated[str, Field(description="a session id, a workspace path or a board key")]) -> dict[str, Any]:
         """The full item a context pack or search hit names."""
         from kbsync.app.reading import read as run
+        from kbsync.mcp import present
 
         return present.item(run(ws(), ref))
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from typing import Any, Callable, Iterable, Iterator
 
 from kbsync.core import board, body, frontmatter, protocol
 from kbsync.config import Config
@@ -185,6 +185,20 @@ def check_index(relpath: str, text: str, cfg: Config) -> list[Finding]:
     return indexmd.findings(relpath, text)
 
 
+def index_findings(relpath: str, lines: Callable[[], Iterable[str]], exists: Callable[[str], bool],
+                   marked: bool) -> Iterator[Finding]:
+    """What `validate_text` gives for index.md, then a warning for each row that names a session `exists` says
+    is gone, from the file's lines (LF, no BOM) as `lines()` gives them anew at each call, never all at once.
+    `marked`: whether the file may hold a conflict marker (`may_hold_markers` of some part of it)."""
+    from kbsync.core import indexmd
+
+    rows = indexmd.RowCheck(relpath, exists)
+    yield from rows.findings(lines())
+    if marked:
+        yield from marker_findings(relpath, lines)
+    yield from rows.gone_findings()
+
+
 def check_board(relpath: str, text: str, cfg: Config) -> list[Finding]:
     return board.validate_board(text, relpath)
 
@@ -216,14 +230,34 @@ def conflict_markers(relpath: str, text: str) -> list[Finding]:
     """git's conflict markers left in a file, outside code fences: `<<<<<<<`, `|||||||` and `>>>>>>>` at the
     start of a line, and `=======` alone on a line once one of those is there (alone it can be a heading's
     underline). A file holding them is never committed as content."""
-    if "<<<<<<<" not in text and ">>>>>>>" not in text:
+    if not may_hold_markers(text):
         return []
     lines = text.split("\n")
-    mask = body.code_mask(lines)
-    sides = [i for i, line in enumerate(lines) if not mask[i] and body.CONFLICT_SIDE.match(line)]
-    middles = [i for i, line in enumerate(lines) if not mask[i] and line.rstrip() == "======="] if sides else []
-    return [Finding(relpath, i + 1, "error", f"git conflict marker `{lines[i][:7]}`: resolve the conflict (keep what "
-                    "is right, delete the marker lines), then save") for i in sorted(sides + middles)]
+    return list(marker_findings(relpath, lambda: lines))
+
+
+def may_hold_markers(text: str) -> bool:
+    """False when `text` (a whole file, or any run of its lines) holds no conflict marker for certain."""
+    return "<<<<<<<" in text or ">>>>>>>" in text
+
+
+def marker_findings(relpath: str, lines: Callable[[], Iterable[str]]) -> Iterator[Finding]:
+    """`conflict_markers` of a file whose lines `lines()` gives anew at each call, one line at a time: a
+    first pass finds whether a side marker is there at all, a second says each marker line."""
+    if not any(side for _, side, _ in _markers(lines())):
+        return
+    for i, _, line in _markers(lines()):
+        yield Finding(relpath, i + 1, "error", f"git conflict marker `{line[:7]}`: resolve the conflict (keep what "
+                      "is right, delete the marker lines), then save")
+
+
+def _markers(lines: Iterable[str]) -> Iterator[tuple[int, bool, str]]:
+    """(0-based index, whether it is a side rather than `=======`, line) of each marker line outside code."""
+    for i, line in body.unfenced(lines):
+        if body.CONFLICT_SIDE.match(line):
+            yield i, True, line
+        elif line.rstrip() == "=======":
+            yield i, False, line
 
 
 def validate_text(relpath: str, text: str, cfg: Config) -> list[Finding]:

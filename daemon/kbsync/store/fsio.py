@@ -15,7 +15,7 @@ import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping
+from typing import BinaryIO, Callable, Iterator, Mapping
 
 from kbsync.errors import ConflictError, InputError, LockedError
 
@@ -50,8 +50,15 @@ def not_regular(mode: int) -> str | None:
 
 
 def read_regular(path: Path) -> tuple[bytes, os.stat_result]:
-    """The bytes of a regular file and its fstat: lstat first, then opened with O_NOFOLLOW|O_NONBLOCK (a FIFO
-    or device swapped in meanwhile can neither block nor be followed) and checked again on the open file.
+    """The bytes of a regular file and its fstat (see `open_regular`)."""
+    with open_regular(path) as (fh, st):
+        return read_chunk(fh, -1, path), st
+
+
+@contextlib.contextmanager
+def open_regular(path: Path) -> Iterator[tuple[BinaryIO, os.stat_result]]:
+    """A regular file open for reading, and its fstat: lstat first, then opened with O_NOFOLLOW|O_NONBLOCK (a
+    FIFO or device swapped in meanwhile can neither block nor be followed) and checked again on the open file.
     FileNotFoundError if it is gone; UnreadableError says why anything else cannot be read."""
     what = not_regular(os.lstat(path).st_mode)
     if what is None:
@@ -65,8 +72,18 @@ def read_regular(path: Path) -> tuple[bytes, os.stat_result]:
             st = os.fstat(fd)
             what = not_regular(st.st_mode)
             if what is None:
-                return _read_all(fh, path), st
+                yield fh, st
+                return
     raise UnreadableError(f"unreadable: {what}, not a regular file", path=str(path))
+
+
+def read_chunk(fh: BinaryIO, size: int, path: Path, *, line: bool = False) -> bytes:
+    """Up to `size` bytes more (-1: all) of a file `open_regular` opened, or with `line` up to the end of the
+    line; UnreadableError if the system fails the read."""
+    try:
+        return fh.readline(size) if line else fh.read(size)
+    except OSError as exc:
+        raise UnreadableError(f"unreadable: {_os_reason(exc)}", path=str(path)) from None
 
 
 def unreadable_reason(path: Path) -> str | None:
@@ -83,14 +100,6 @@ def unreadable_reason(path: Path) -> str | None:
     if what is not None:
         return None if what == "a folder" else f"unreadable: {what}, not a regular file"
     return None if os.access(path, os.R_OK) else "unreadable: permission denied"
-
-
-def _read_all(fh: Any, path: Path) -> bytes:
-    try:
-        data: bytes = fh.read()
-    except OSError as exc:
-        raise UnreadableError(f"unreadable: {_os_reason(exc)}", path=str(path)) from None
-    return data
 
 
 def _os_reason(exc: OSError) -> str:

@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from typing import Iterator, Literal
 
 from kbsync import parallel
-from kbsync.core import indexmd, protocol
+from kbsync.core import protocol
 from kbsync.progress import Progress
-from kbsync.store import fsio
+from kbsync.store import fsio, indexscan
 from kbsync.errors import ConflictError, InputError, LockedError
 from kbsync.store.eventlog import log_error
 from kbsync.core.findings import Finding, has_errors
@@ -140,10 +140,9 @@ def _validate_batch(ws: Workspace, relpaths: list[str]) -> list[Finding]:
 
 def _findings(ws: Workspace, rel: str) -> list[Finding]:
     try:
+        if rel == protocol.INDEX_MD:
+            return indexscan.findings(ws, rel)
         text = ws.read_text(rel)
     except InputError as exc:
         return [Finding(rel, exc.line or 1, "error", exc.message)]
-    found = validate_text(rel, text, ws.config)
-    if rel == protocol.INDEX_MD:
-        found += indexmd.missing_rows(rel, text, lambda path: ".." not in path.split("/") and ws.path(path).is_file())
-    return found
+    return validate_text(rel, text, ws.config)

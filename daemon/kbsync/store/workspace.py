@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import BinaryIO, Iterator
 
 from kbsync.core import protocol
 from kbsync.store import fsio
@@ -96,13 +97,21 @@ class Workspace:
 
     def read_text(self, relpath: str) -> str:
         """A workspace file as text, refusing what is not a protocol file's content."""
+        with self.open_checked(relpath) as (fh, path):
+            return decode(fsio.read_chunk(fh, -1, path), relpath)
+
+    @contextlib.contextmanager
+    def open_checked(self, relpath: str) -> Iterator[tuple[BinaryIO, Path]]:
+        """A workspace file open for reading (and its path), refused as `read_text` refuses it, for a reader
+        that takes it in slices; the reads' failures are InputErrors naming the file too."""
+        path = self.checked_path(relpath)
         try:
-            data = fsio.read_regular(self.checked_path(relpath))[0]
+            with fsio.open_regular(path) as (fh, _st):
+                yield fh, path
         except FileNotFoundError as exc:
             raise InputError("no such file (it went away while being read)", path=relpath) from exc
         except fsio.UnreadableError as exc:
             raise InputError(exc.message, path=relpath) from None
-        return decode(data, relpath)
 
     def expand(self, given: list[str]) -> list[str]:
         """Workspace-relative paths for command-line arguments; a folder stands for its Markdown files."""
@@ -154,13 +163,18 @@ def left_out(path: Path) -> str | None:
         return None
 
 
+BINARY = "binary content (NUL bytes); not a Markdown file"
+NOT_UTF8 = "not UTF-8; convert the file to UTF-8"
+BOM = "\ufeff"  # left out of a file's text
+
+
 def decode(data: bytes, where: str) -> str:
     """UTF-8 text of a file, or InputError saying why it cannot be read as such."""
     if b"\x00" in data:
-        raise InputError("binary content (NUL bytes); not a Markdown file", path=where)
+        raise InputError(BINARY, path=where)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        raise InputError("not UTF-8; convert the file to UTF-8", path=where, line=line) from exc
-    return text[1:] if text.startswith("\ufeff") else text
+        raise InputError(NOT_UTF8, path=where, line=line) from exc
+    return text[1:] if text.startswith(BOM) else text

@@ -83,15 +83,28 @@ class Heading:
 
 def h2_headings(lines: list[str]) -> list[Heading]:
     """Level-2 headings outside code fences."""
-    candidates = [i for i, line in enumerate(lines) if line.startswith("## ")]
-    if not candidates:
-        return []
-    mask = code_mask(lines)
+    return h2_in("\n".join(lines))
+
+
+# The start of a line that is a level-2 heading (its title in the group) or may open or close a fence (FENCE's
+# matches): what decides the headings. Led by the line break before it, so that the scan looks for that
+# character alone rather than trying every position of the text.
+_H2_OR_FENCE = re.compile(r"\n(?:## +(.*?)[ \t]*|[ ]{0,3}(?:`{3,}|~{3,}).*)$", re.M)
+
+
+def h2_in(text: str) -> list[Heading]:
+    """`h2_headings` of `text.split("\\n")`, found by one scan of the text rather than line by line."""
     out: list[Heading] = []
-    for i in candidates:
-        m = None if mask[i] else H2.match(lines[i])
-        if m:
-            out.append(Heading(i, m.group(1)))
+    opener: str | None = None
+    led = "\n" + text  # line k of `text` follows the (k+1)-th line break of `led`
+    line = pos = 0
+    for m in _H2_OR_FENCE.finditer(led):
+        line += led.count("\n", pos, m.start())
+        pos = m.start()
+        if m.group(1) is None:
+            opener = fence_step(opener, m.group(0)[1:])[0]
+        elif opener is None:
+            out.append(Heading(line, m.group(1)))
     return out
 
 

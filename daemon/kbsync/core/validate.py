@@ -144,8 +144,7 @@ def session_frontmatter_findings(relpath: str, lines: list[str], cfg: Config) ->
 
 
 def section_findings(relpath: str, body_text: str, first_line: int, cfg: Config) -> list[Finding]:
-    lines = body_text.split("\n")
-    heads = body.h2_headings(lines)
+    heads = body.h2_in(body_text)
     titles = [h.title for h in heads]
     out: list[Finding] = []
     for name in protocol.SECTIONS:

@@ -258,9 +258,9 @@ class Daemon:
             log.warning("catch-up scan without git: %s", exc)
             dirty = set()
         recent = set()
-        for rel in self.ws.iter_files():
+        for rel, entry in self.ws.scan():  # one file at a time: only the recent ones are kept
             try:
-                if self.ws.path(rel).stat().st_mtime_ns >= since:
+                if entry.stat().st_mtime_ns >= since:
                     recent.add(rel)
             except FileNotFoundError:
                 continue

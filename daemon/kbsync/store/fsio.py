@@ -49,18 +49,33 @@ def not_regular(mode: int) -> str | None:
     return None if stat.S_ISREG(mode) else next((what for test, what in _KINDS if test(mode)), "not a regular file")
 
 
-def read_regular(path: Path) -> tuple[bytes, os.stat_result]:
-    """The bytes of a regular file and its fstat (see `open_regular`)."""
-    with open_regular(path) as (fh, st):
-        return read_chunk(fh, -1, path), st
+def read_regular(path: Path | str, lstat: os.stat_result | None = None) -> tuple[bytes, os.stat_result]:
+    """The bytes of a regular file and its fstat: lstat first (`lstat`, when the caller has just taken it), then
+    opened with O_NOFOLLOW|O_NONBLOCK (a FIFO or device swapped in meanwhile can neither block nor be followed)
+    and checked again on the open file. FileNotFoundError if it is gone; UnreadableError says why anything
+    else cannot be read."""
+    fd, st = _open_regular(path, lstat)
+    try:
+        parts = [os.read(fd, st.st_size + 1)]  # all of it, as a rule: the next read only finds the end
+        while parts[-1]:
+            parts.append(os.read(fd, max(st.st_size, 64 * 1024)))
+    except OSError as exc:
+        raise UnreadableError(f"unreadable: {_os_reason(exc)}", path=str(path)) from None
+    finally:
+        os.close(fd)
+    return (parts[0] if len(parts) == 2 else b"".join(parts)), st
 
 
 @contextlib.contextmanager
 def open_regular(path: Path) -> Iterator[tuple[BinaryIO, os.stat_result]]:
-    """A regular file open for reading, and its fstat: lstat first, then opened with O_NOFOLLOW|O_NONBLOCK (a
-    FIFO or device swapped in meanwhile can neither block nor be followed) and checked again on the open file.
-    FileNotFoundError if it is gone; UnreadableError says why anything else cannot be read."""
-    what = not_regular(os.lstat(path).st_mode)
+    """A regular file open for reading, and its fstat, checked as `read_regular` checks it."""
+    fd, st = _open_regular(path, None)
+    with open(fd, "rb") as fh:
+        yield fh, st
+
+
+def _open_regular(path: Path | str, lstat: os.stat_result | None) -> tuple[int, os.stat_result]:
+    what = not_regular((lstat or os.lstat(path)).st_mode)
     if what is None:
         try:
             fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -68,12 +83,11 @@ def open_regular(path: Path) -> Iterator[tuple[BinaryIO, os.stat_result]]:
             raise
         except OSError as exc:
             raise UnreadableError(f"unreadable: {_os_reason(exc)}", path=str(path)) from None
-        with open(fd, "rb") as fh:
-            st = os.fstat(fd)
-            what = not_regular(st.st_mode)
-            if what is None:
-                yield fh, st
-                return
+        st = os.fstat(fd)
+        what = not_regular(st.st_mode)
+        if what is None:
+            return fd, st
+        os.close(fd)
     raise UnreadableError(f"unreadable: {what}, not a regular file", path=str(path))
 
 

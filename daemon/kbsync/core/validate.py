@@ -184,10 +184,10 @@ def check_index(relpath: str, text: str, cfg: Config) -> list[Finding]:
     return indexmd.findings(relpath, text)
 
 
-def index_findings(relpath: str, lines: Callable[[], Iterable[str]], exists: Callable[[str], bool],
+def index_findings(relpath: str, lines: Callable[[], Iterable[str]], exists: Callable[[str], bool] | None,
                    marked: bool) -> Iterator[Finding]:
-    """What `validate_text` gives for index.md, then a warning for each row that names a session `exists` says
-    is gone, from the file's lines (LF, no BOM) as `lines()` gives them anew at each call, never all at once.
+    """What `validate_text` gives for index.md, then (given `exists`) a warning for each row that names a session
+    `exists` says is gone, from the file's lines (LF, no BOM) as `lines()` gives them anew at each call, never all at once.
     `marked`: whether the file may hold a conflict marker (`may_hold_markers` of some part of it)."""
     from kbsync.core import indexmd
 

@@ -10,10 +10,11 @@ meanwhile wait for the next check. What is held is a slice, the longest line, an
 
 from __future__ import annotations
 
+import io
 import os
 import stat
 from pathlib import Path
-from typing import BinaryIO, Iterator
+from typing import BinaryIO, Callable, Iterator
 
 from kbsync.core.findings import Finding
 from kbsync.core.validate import index_findings, may_hold_markers
@@ -37,8 +38,18 @@ def findings(ws: Workspace, relpath: str) -> list[Finding]:
             return False
 
     with ws.open_checked(relpath) as (fh, path):
-        size, marked = _checked(fh, path, relpath)
-        return list(index_findings(relpath, lambda: _lines(fh, path, size, relpath), exists, marked))
+        return _findings(fh, path, relpath, exists)
+
+
+def text_findings(relpath: str, data: bytes) -> list[Finding]:
+    """`validate_text`'s findings for the bytes of the index file `relpath`, found without decoding them whole
+    (for a reader that holds them already); InputError as `decode` raises it when they are no text."""
+    return _findings(io.BytesIO(data), Path(relpath), relpath, None)
+
+
+def _findings(fh: BinaryIO, path: Path, relpath: str, exists: Callable[[str], bool] | None) -> list[Finding]:
+    size, marked = _checked(fh, path, relpath)
+    return list(index_findings(relpath, lambda: _lines(fh, path, size, relpath), exists, marked))
 
 
 def _parts(fh: BinaryIO, path: Path, limit: int | None = None) -> Iterator[bytes]:

@@ -121,17 +121,16 @@ def _check_batch(ws: Workspace, dry_run: bool, relpaths: list[str]) -> list[Repa
     return [check_file(ws, rel, dry_run=dry_run) for rel in relpaths]
 
 
-def validate_paths(ws: Workspace, relpaths: list[str] | None = None) -> list[Finding]:
+def validate_paths(ws: Workspace, relpaths: list[str] | None = None) -> Iterator[Finding]:
     """Findings for the given workspace files, or for every Markdown file of the workspace; for index.md,
     also each row that names a session that no longer exists. The files are checked on every core
-    (kbsync.parallel); the findings come in the order of the files, as a serial run gives them."""
-    out: list[Finding] = []
+    (kbsync.parallel); the findings come in the order of the files, as a serial run gives them, each batch's
+    as soon as it and those before it are done."""
     rels = relpaths if relpaths is not None else list(ws.iter_files())
     with Progress("validate", len(rels)) as shown:
         for batch, found in parallel.batches(functools.partial(_validate_batch, ws), rels):
-            out += found
+            yield from found
             shown.advance(len(batch))
-    return out
 
 
 def _validate_batch(ws: Workspace, relpaths: list[str]) -> list[Finding]:

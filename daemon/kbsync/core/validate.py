@@ -184,15 +184,16 @@ def check_index(relpath: str, text: str, cfg: Config) -> list[Finding]:
     return indexmd.findings(relpath, text)
 
 
-def index_findings(relpath: str, lines: Callable[[], Iterable[str]], exists: Callable[[str], bool] | None,
-                   marked: bool) -> Iterator[Finding]:
-    """What `validate_text` gives for index.md, then (given `exists`) a warning for each row that names a session
-    `exists` says is gone, from the file's lines (LF, no BOM) as `lines()` gives them anew at each call, never all at once.
-    `marked`: whether the file may hold a conflict marker (`may_hold_markers` of some part of it)."""
+def append_only_findings(relpath: str, lines: Callable[[], Iterable[str]], exists: Callable[[str], bool] | None,
+                         marked: bool) -> Iterator[Finding]:
+    """What `validate_text` gives for an append-only file (index.md, a log), then, for index.md given `exists`, a
+    warning for each row that names a session `exists` says is gone, from the file's lines (LF, no BOM) as
+    `lines()` gives them anew at each call, never all at once. `marked`: whether the file may hold a conflict
+    marker (`may_hold_markers` of some part of it)."""
     from kbsync.core import indexmd
 
     rows = indexmd.RowCheck(relpath, exists)
-    yield from rows.findings(lines())
+    yield from rows.findings(lines()) if protocol.classify(relpath) == "index" else log_findings(relpath, lines())
     if marked:
         yield from marker_findings(relpath, lines)
     yield from rows.gone_findings()
@@ -203,11 +204,13 @@ def check_board(relpath: str, text: str, cfg: Config) -> list[Finding]:
 
 
 def check_log(relpath: str, text: str, cfg: Config) -> list[Finding]:
-    out: list[Finding] = []
-    for i, line in enumerate(text.split("\n")):
+    return list(log_findings(relpath, text.split("\n")))
+
+
+def log_findings(relpath: str, lines: Iterable[str]) -> Iterator[Finding]:
+    for i, line in enumerate(lines):
         if line.strip() and not _TIME_FIRST.match(line):
-            out.append(Finding(relpath, i + 1, "warning", "log line does not start with an ISO 8601 UTC time"))
-    return out
+            yield Finding(relpath, i + 1, "warning", "log line does not start with an ISO 8601 UTC time")
 
 
 def check_memory(relpath: str, text: str, cfg: Config) -> list[Finding]:

@@ -31,7 +31,7 @@ from typing import Any, Callable, Sequence
 import schedule
 
 from kbsync.git import commit as committer
-from kbsync.store import fsio, indexscan
+from kbsync.store import appendscan, fsio
 from kbsync.git import quiet
 from kbsync.git import repo as gitrepo
 from kbsync import proc
@@ -361,8 +361,7 @@ class Daemon:
         self._checked.pop(rel, None)
         if appendonly.applies(rel):
             try:
-                findings = (indexscan.text_findings(rel, data) if rel == protocol.INDEX_MD  # it grows without bound
-                            else validate_text(rel, decode(data, rel), self.ws.config))
+                findings = appendscan.text_findings(rel, data)  # never decoded whole: it grows without bound
             except InputError:
                 findings = None
             if findings is not None and not has_errors(findings):

@@ -11,7 +11,7 @@ from typing import Iterator, Literal
 from kbsync import parallel
 from kbsync.core import protocol
 from kbsync.progress import Progress
-from kbsync.store import fsio, indexscan
+from kbsync.store import appendscan, fsio
 from kbsync.errors import ConflictError, InputError, LockedError
 from kbsync.store.eventlog import log_error
 from kbsync.core.findings import Finding, has_errors
@@ -139,8 +139,8 @@ def _validate_batch(ws: Workspace, relpaths: list[str]) -> list[Finding]:
 
 def _findings(ws: Workspace, rel: str) -> list[Finding]:
     try:
-        if rel == protocol.INDEX_MD:
-            return indexscan.findings(ws, rel)
+        if rel in protocol.APPEND_ONLY:
+            return appendscan.findings(ws, rel)
         text = ws.read_text(rel)
     except InputError as exc:
         return [Finding(rel, exc.line or 1, "error", exc.message)]

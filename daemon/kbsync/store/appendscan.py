@@ -1,8 +1,9 @@
-"""index.md checked as a stream: one row per save makes it the one file that grows with the workspace without
-bound (20 MB at 100,000 sessions), so its check reads it in slices and holds one line at a time.
+"""The append-only files (index.md, the logs) checked as a stream: they grow with the workspace without bound
+(at 100,000 sessions index.md is 20 MB, one row per save, and the tool-call log 32 MB), so their check reads
+them in slices and holds one line at a time.
 
-The findings are those of reading it whole (`validate_text`, then a warning per row naming a session that is
-gone), with the same messages and line numbers: a first pass over the open file makes `decode`'s checks
+The findings are those of reading a file whole (`validate_text`, then for index.md a warning per row naming
+a session that is gone), with the same messages and line numbers: a first pass over the open file makes `decode`'s checks
 (a NUL byte anywhere, else the first line that is not UTF-8, which is all that is said then) and notes its
 size; the checks of the lines then read it again from the start, up to that size, so that rows appended
 meanwhile wait for the next check. What is held is a slice, the longest line, and the findings.
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import BinaryIO, Callable, Iterator
 
 from kbsync.core.findings import Finding
-from kbsync.core.validate import index_findings, may_hold_markers
+from kbsync.core.validate import append_only_findings, may_hold_markers
 from kbsync.errors import InputError
 from kbsync.store import fsio
 from kbsync.store.workspace import BINARY, BOM, NOT_UTF8, Workspace
@@ -26,7 +27,7 @@ CHUNK = 256 * 1024
 
 
 def findings(ws: Workspace, relpath: str) -> list[Finding]:
-    """The findings of the index file `relpath`; InputError (naming the line) when it cannot be read as text."""
+    """The findings of the append-only file `relpath`; InputError (naming the line) when it is no text."""
     root = str(ws.root) + "/"
 
     def exists(path: str) -> bool:  # os.path.isfile's answer, for a relative path
@@ -42,14 +43,14 @@ def findings(ws: Workspace, relpath: str) -> list[Finding]:
 
 
 def text_findings(relpath: str, data: bytes) -> list[Finding]:
-    """`validate_text`'s findings for the bytes of the index file `relpath`, found without decoding them whole
+    """`validate_text`'s findings for the bytes of the append-only file `relpath`, found without decoding them whole
     (for a reader that holds them already); InputError as `decode` raises it when they are no text."""
     return _findings(io.BytesIO(data), Path(relpath), relpath, None)
 
 
 def _findings(fh: BinaryIO, path: Path, relpath: str, exists: Callable[[str], bool] | None) -> list[Finding]:
     size, marked = _checked(fh, path, relpath)
-    return list(index_findings(relpath, lambda: _lines(fh, path, size, relpath), exists, marked))
+    return list(append_only_findings(relpath, lambda: _lines(fh, path, size, relpath), exists, marked))
 
 
 def _parts(fh: BinaryIO, path: Path, limit: int | None = None) -> Iterator[bytes]:

@@ -1,4 +1,5 @@
-"""index.md checked as a stream: the findings of reading it whole, line numbers included, in bounded memory."""
+"""The append-only files checked as a stream: the findings of reading them whole, line numbers included, in
+bounded memory."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 from helpers.cli import Cli
 from kbsync.core import protocol
 from kbsync.core.validate import validate_text
-from kbsync.store import indexscan
+from kbsync.store import appendscan
 from kbsync.store.workspace import Workspace
 
 ROWS = 40_000  # about 4 MB: several of the check's slices
@@ -60,7 +61,7 @@ def test_crlf_a_byte_order_mark_and_conflict_markers_read_as_when_whole(ws_root:
     marked = "<<<<<<< HEAD\n" + row(1) + "=======\n```\n>>>>>>> fenced\n```\n>>>>>>> theirs\n| two | cells |"
     text = "\ufeff" + big_index(ws_root, marked).replace("\n", "\r\n")
     (ws_root / "index.md").write_bytes(text.encode("utf-8"))
-    found = [str(f) for f in indexscan.findings(Workspace(ws_root), "index.md")]
+    found = [str(f) for f in appendscan.findings(Workspace(ws_root), "index.md")]
     assert found == whole(ws_root, text[1:])
     assert f"index.md:{ROWS + 3}: error: git conflict marker `<<<<<<<`" in "\n".join(found)
     assert sum("conflict marker" in f for f in found) == 3  # the one in the fence is code
@@ -101,3 +102,13 @@ def test_memory_does_not_grow_with_the_index(ws_root: Path) -> None:
     small = peak_mb(ws_root)
     (ws_root / "index.md").write_text(text * 4, encoding="utf-8")  # 16 MB: read whole, it took some 80 MB more
     assert peak_mb(ws_root) - small < 12
+
+
+def test_a_log_line_late_in_a_long_log_is_named_by_its_line(ws_root: Path, cli: Cli) -> None:
+    lines = [f"2025-01-01T00:00:{i % 60:02d}Z tool call {i} 工具" for i in range(ROWS)]
+    text = "\n".join(lines[:-5] + ["no time here", *lines[-5:]]) + "\n"
+    (ws_root / protocol.TOOL_CALLS_LOG).write_text(text, encoding="utf-8")
+    out = cli("validate", protocol.TOOL_CALLS_LOG, ws=ws_root)
+    assert out.stdout == (f"{protocol.TOOL_CALLS_LOG}:{ROWS - 4}: warning: log line does not start with an ISO 8601 "
+                          "UTC time\n")
+    assert out.stdout.splitlines() == [str(f) for f in validate_text(protocol.TOOL_CALLS_LOG, text, Workspace(ws_root).config)]

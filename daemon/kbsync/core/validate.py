@@ -98,10 +98,7 @@ _FIELD_CHECKS: dict[str, FieldCheck] = {
 }
 
 
-def _field_findings(relpath: str, key: str, value: Any, line: int, cfg: Config) -> list[Finding]:
-    check = _FIELD_CHECKS.get(key)
-    failed = check(relpath, value, cfg) if check else None
-    return [] if failed is None else [Finding(relpath, line, failed[0], failed[1])]
+_SESSION_FIELDS = frozenset(protocol.SESSION_FIELDS)
 
 
 def _id_ts_agree(relpath: str, fields: dict[str, Any], line: int) -> list[Finding]:
@@ -126,16 +123,21 @@ def session_frontmatter_findings(relpath: str, lines: list[str], cfg: Config) ->
         return [Finding(relpath, line + 2, "error", f"frontmatter does not parse ({msg}); fix it by hand")]
     fields: dict[str, Any] = {}
     where: dict[str, int] = {}
-    for e in entries:
-        if e.key not in protocol.SESSION_FIELDS:
+    mapping = parsed.mapping
+    for e in entries:  # once per file and field: kept to plain statements
+        key, line = e.key, e.index + 2
+        if key not in _SESSION_FIELDS:
             continue
-        where[e.key] = e.index + 2
+        where[key] = line
         try:
-            fields[e.key] = typed_field(e.key, parsed.mapping.get(e.key), e.raw)
+            value = fields[key] = typed_field(key, mapping.get(key), e.raw)
         except ValueError as exc:
-            out.append(Finding(relpath, e.index + 2, "error", f"{exc}; {_repair_hint(relpath)}"))
+            out.append(Finding(relpath, line, "error", f"{exc}; {_repair_hint(relpath)}"))
             continue
-        out += _field_findings(relpath, e.key, fields[e.key], e.index + 2, cfg)
+        check = _FIELD_CHECKS.get(key)
+        failed = check(relpath, value, cfg) if check else None
+        if failed is not None:
+            out.append(Finding(relpath, line, failed[0], failed[1]))
     for key in protocol.REQUIRED_FIELDS:
         if key not in where:
             out.append(Finding(relpath, 1, "error", f"required field {key!r} is missing; {_repair_hint(relpath)}"))

@@ -50,8 +50,8 @@ def test_a_broken_row_late_in_a_long_index_is_named_by_its_line(ws_root: Path, c
     out = cli("validate", "index.md", ws=ws_root)
     broken = ROWS + 3
     assert out.returncode == 1
-    assert [ln for ln in out.stdout.splitlines() if ROW_ERROR in ln] == [f"index.md:{broken}: {ROW_ERROR} (日期 | "
-                                                                          "标题 | 标签 | 摘要 | 路径); escape `|` as `\\|`"]
+    want = f"index.md:{broken}: {ROW_ERROR} (日期 | 标题 | 标签 | 摘要 | 路径); escape `|` as `\\|`"
+    assert [ln for ln in out.stdout.splitlines() if ROW_ERROR in ln] == [want]
     assert out.stdout.splitlines() == whole(ws_root, text)
     assert "sessions/2025-01-01/0001-abcdef0-t.md names" not in out.stdout  # its last row names a file that is there
     assert out.stdout.count("no longer exists") == 9999
@@ -73,7 +73,8 @@ def test_bytes_that_are_no_text_are_named_as_when_whole(ws_root: Path, cli: Cli)
     out = cli("validate", "index.md", ws=ws_root)
     assert out.stdout == f"index.md:{ROWS + 3}: error: not UTF-8; convert the file to UTF-8\n"
     (ws_root / "index.md").write_bytes(head + b"\xff\n" + b"x" * 3_000_000 + b"\x00\n")  # a NUL says it first
-    assert cli("validate", "index.md", ws=ws_root).stdout == "index.md:1: error: binary content (NUL bytes); not a Markdown file\n"
+    binary = "index.md:1: error: binary content (NUL bytes); not a Markdown file\n"
+    assert cli("validate", "index.md", ws=ws_root).stdout == binary
 
 
 PEAK = """
@@ -111,4 +112,5 @@ def test_a_log_line_late_in_a_long_log_is_named_by_its_line(ws_root: Path, cli: 
     out = cli("validate", protocol.TOOL_CALLS_LOG, ws=ws_root)
     assert out.stdout == (f"{protocol.TOOL_CALLS_LOG}:{ROWS - 4}: warning: log line does not start with an ISO 8601 "
                           "UTC time\n")
-    assert out.stdout.splitlines() == [str(f) for f in validate_text(protocol.TOOL_CALLS_LOG, text, Workspace(ws_root).config)]
+    whole_text = validate_text(protocol.TOOL_CALLS_LOG, text, Workspace(ws_root).config)
+    assert out.stdout.splitlines() == [str(f) for f in whole_text]

@@ -50,6 +50,7 @@ def print_json_items(items: Iterable[Any]) -> None:
     """`print_json` of the list of `items`, byte for byte, each written as soon as it comes."""
     first = True
     for item in items:
-        sys.stdout.write(("[\n  " if first else ",\n  ") + json.dumps(item, ensure_ascii=False, indent=2).replace("\n", "\n  "))
+        text = json.dumps(item, ensure_ascii=False, indent=2).replace("\n", "\n  ")  # one level in
+        sys.stdout.write(("[\n  " if first else ",\n  ") + text)
         first = False
     sys.stdout.write("[]\n" if first else "\n]\n")

@@ -3,10 +3,11 @@
 them in slices and holds one line at a time.
 
 The findings are those of reading a file whole (`validate_text`, then for index.md a warning per row naming
-a session that is gone), with the same messages and line numbers: a first pass over the open file makes `decode`'s checks
-(a NUL byte anywhere, else the first line that is not UTF-8, which is all that is said then) and notes its
-size; the checks of the lines then read it again from the start, up to that size, so that rows appended
-meanwhile wait for the next check. What is held is a slice, the longest line, and the findings.
+a session that is gone), with the same messages and line numbers: a first pass over the open file makes
+`decode`'s checks (a NUL byte anywhere, else the first line that is not UTF-8, which is all that is said
+then) and notes its size; the checks of the lines then read it again from the start, up to that size, so
+that rows appended meanwhile wait for the next check. What is held is a slice, the longest line, and the
+findings.
 """
 
 from __future__ import annotations
@@ -43,8 +44,8 @@ def findings(ws: Workspace, relpath: str) -> list[Finding]:
 
 
 def text_findings(relpath: str, data: bytes) -> list[Finding]:
-    """`validate_text`'s findings for the bytes of the append-only file `relpath`, found without decoding them whole
-    (for a reader that holds them already); InputError as `decode` raises it when they are no text."""
+    """`validate_text`'s findings for the bytes of the append-only file `relpath`, found without decoding them
+    whole (for a reader that holds them already); InputError as `decode` raises it when they are no text."""
     return _findings(io.BytesIO(data), Path(relpath), relpath, None)
 
 

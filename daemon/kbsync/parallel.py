@@ -13,6 +13,7 @@ copy a held lock); they never outlive the call.
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import threading
@@ -163,6 +164,7 @@ def _stop(crew: list[_Worker]) -> None:
 def _serve(conn: Connection, fn: Callable[[list[Any]], Any]) -> None:
     """A worker: batches in, results out, until told to stop or the parent's end closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle; it ends the workers
+    gc.freeze()  # what a forked worker inherits is never garbage: no collection walks (and copies) it again
     while True:
         try:
             job = conn.recv()

@@ -153,9 +153,14 @@ def test_validate_json(ws_root: Path, cli: Cli) -> None:
     assert proc.returncode == 1
     findings = json.loads(proc.stdout)
     assert findings == [{"path": REL, "line": 4, "level": "error", "message": findings[0]["message"]}]
+    _write(ws_root, "sessions/2025-06-11/1433-a9993e3-合同.md", VALID.replace("role: assistant", "role: boss"))
+    two = cli("validate", "--json", ws=ws_root)  # written as the files are checked: as one json.dump writes it
+    assert two.stdout == json.dumps(json.loads(two.stdout), ensure_ascii=False, indent=2) + "\n"
+    assert len(json.loads(two.stdout)) >= 2
+    (ws_root / "sessions/2025-06-11/1433-a9993e3-合同.md").unlink()
     _write(ws_root, REL, VALID)
     clean = cli("validate", "--json", ws=ws_root)
-    assert clean.returncode == 0 and json.loads(clean.stdout) == []
+    assert clean.returncode == 0 and clean.stdout == "[]\n"
 
 
 def test_validate_walk_skips_state_git_temp_and_lock_files_but_checks_conflict_copies(ws_root: Path, cli: Cli) -> None:

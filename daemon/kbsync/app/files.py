@@ -15,8 +15,9 @@ if TYPE_CHECKING:
     from kbsync.store.workspace import Workspace
 
 
-def validate(ws: Workspace, paths: list[str] | None = None) -> list[Finding]:
-    """Findings for the named files (globs allowed), or for every workspace file."""
+def validate(ws: Workspace, paths: list[str] | None = None) -> Iterator[Finding]:
+    """Findings for the named files (globs allowed), or for every workspace file, in the order of the files,
+    each file's as soon as it is checked."""
     from kbsync.store.repairfile import validate_paths
 
     return validate_paths(ws, ws.expand(paths) if paths else None)

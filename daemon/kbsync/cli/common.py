@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterable
 
 from kbsync.errors import InputError
 
@@ -44,3 +44,13 @@ def read_json_input(path: str | None) -> dict[str, Any]:
 def print_json(data: Any) -> None:
     json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
     sys.stdout.write("\n")
+
+
+def print_json_items(items: Iterable[Any]) -> None:
+    """`print_json` of the list of `items`, byte for byte, each written as soon as it comes."""
+    first = True
+    for item in items:
+        text = json.dumps(item, ensure_ascii=False, indent=2).replace("\n", "\n  ")  # one level in
+        sys.stdout.write(("[\n  " if first else ",\n  ") + text)
+        first = False
+    sys.stdout.write("[]\n" if first else "\n]\n")

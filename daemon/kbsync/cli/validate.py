@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING, Iterator
 
-from kbsync.cli.common import print_json, workspace
+from kbsync.cli.common import print_json_items, workspace
+
+if TYPE_CHECKING:
+    from kbsync.core.findings import Finding
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -19,10 +23,17 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def run(args: argparse.Namespace) -> int:
     from kbsync.app.files import validate
 
-    findings = validate(workspace(args), args.paths or None)
+    errors = False
+
+    def found() -> Iterator[Finding]:  # printed as they come, in the order of the files
+        nonlocal errors
+        for f in validate(workspace(args), args.paths or None):
+            errors = errors or f.level == "error"
+            yield f
+
     if args.json:
-        print_json([f.as_dict() for f in findings])
+        print_json_items(f.as_dict() for f in found())
     else:
-        for f in findings:
+        for f in found():
             print(f)
-    return 1 if any(f.level == "error" for f in findings) else 0
+    return 1 if errors else 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Iterable, Iterator
 
 H2 = re.compile(r"^## +(.*?)[ \t]*$")
 ANY_HEADING = re.compile(r"^(#{1,6})[ \t]*(.*?)[ \t]*#*[ \t]*$")
@@ -17,17 +18,38 @@ def code_mask(lines: list[str]) -> list[bool]:
     opener: str | None = None
     start = 0
     for i in _fence_candidates(lines):
-        m = FENCE.match(lines[i])
-        if not m:
-            continue
-        if opener is None:
-            opener, start = m.group(1), i
-        elif _closes(lines[i], m.group(1), opener):
+        after, fence = fence_step(opener, lines[i])
+        if fence and opener is None:
+            start = i
+        elif fence and after is None:
             mask[start : i + 1] = [True] * (i + 1 - start)
-            opener = None
+        opener = after
     if opener is not None:
         mask[start:] = [True] * (len(lines) - start)
     return mask
+
+
+def fence_step(opener: str | None, line: str) -> tuple[str | None, bool]:
+    """After `line`, the fence of the code block left open (None outside one), and whether `line` is a fence
+    line (inside the block, or opening or closing it)."""
+    m = FENCE.match(line)
+    if not m:
+        return opener, False
+    if opener is None:
+        return m.group(1), True
+    return (None if _closes(line, m.group(1), opener) else opener), True
+
+
+def unfenced(lines: Iterable[str]) -> Iterator[tuple[int, str]]:
+    """(0-based index, line) of each line outside fenced code blocks, one line at a time: what `code_mask`
+    leaves False, for lines that are not all at hand at once."""
+    opener: str | None = None
+    for i, line in enumerate(lines):
+        fence = False
+        if "```" in line or "~~~" in line:
+            opener, fence = fence_step(opener, line)
+        if not fence and opener is None:
+            yield i, line
 
 
 def _fence_candidates(lines: list[str]) -> list[int]:
@@ -61,15 +83,28 @@ class Heading:
 
 def h2_headings(lines: list[str]) -> list[Heading]:
     """Level-2 headings outside code fences."""
-    candidates = [i for i, line in enumerate(lines) if line.startswith("## ")]
-    if not candidates:
-        return []
-    mask = code_mask(lines)
+    return h2_in("\n".join(lines))
+
+
+# The start of a line that is a level-2 heading (its title in the group) or may open or close a fence (FENCE's
+# matches): what decides the headings. Led by the line break before it, so that the scan looks for that
+# character alone rather than trying every position of the text.
+_H2_OR_FENCE = re.compile(r"\n(?:## +(.*?)[ \t]*|[ ]{0,3}(?:`{3,}|~{3,}).*)$", re.M)
+
+
+def h2_in(text: str) -> list[Heading]:
+    """`h2_headings` of `text.split("\\n")`, found by one scan of the text rather than line by line."""
     out: list[Heading] = []
-    for i in candidates:
-        m = None if mask[i] else H2.match(lines[i])
-        if m:
-            out.append(Heading(i, m.group(1)))
+    opener: str | None = None
+    led = "\n" + text  # line k of `text` follows the (k+1)-th line break of `led`
+    line = pos = 0
+    for m in _H2_OR_FENCE.finditer(led):
+        line += led.count("\n", pos, m.start())
+        pos = m.start()
+        if m.group(1) is None:
+            opener = fence_step(opener, m.group(0)[1:])[0]
+        elif opener is None:
+            out.append(Heading(line, m.group(1)))
     return out
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Literal
+from typing import Iterable, Literal
 
 Level = Literal["error", "warning"]
 
@@ -22,5 +22,5 @@ class Finding:
         return asdict(self)
 
 
-def has_errors(findings: list[Finding]) -> bool:
+def has_errors(findings: Iterable[Finding]) -> bool:
     return any(f.level == "error" for f in findings)

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator
 
 from kbsync.core import protocol
 from kbsync.core.findings import Finding
@@ -50,6 +50,18 @@ def split_cells(line: str) -> list[str] | None:
     return [c.strip().replace("\\|", "|") for c in _SPLIT.split(s[1:-1])]
 
 
+def row_path(line: str) -> str | None:
+    """The last cell (the path) of a row of 5 cells; None when `line` is no such row. What `split_cells` says,
+    found without splitting the cells where no `|` is escaped."""
+    s = line.strip()
+    if "\\|" in s:
+        cells = split_cells(s)
+        return cells[4] if cells is not None and len(cells) == 5 else None
+    if len(s) < 2 or s[0] != "|" or s[-1] != "|" or s.count("|") != 6:
+        return None
+    return s[s.rindex("|", 0, len(s) - 1) + 1 : -1].strip()
+
+
 def parse_rows(text: str) -> list[Row]:
     """Every well-formed data row, in file order (header and separator skipped)."""
     rows: list[Row] = []
@@ -70,31 +82,57 @@ def latest_by_path(rows: Iterable[Row]) -> dict[str, Row]:
     return latest
 
 
+ROW_ERROR = "index row must have 5 cells (日期 | 标题 | 标签 | 摘要 | 路径); escape `|` as `\\|`"
+
+
+@dataclass
+class RowCheck:
+    """index.md's rows checked one line at a time, so that a file of any length is never held whole.
+
+    `findings(lines)` yields the header's and the rows' defects as the lines go by; with `exists`, it also
+    keeps (in `gone`) each path whose latest row so far names a session file that `exists` says is gone:
+    what `gone_findings` reports once the lines are done. Only those paths are kept, never one per row."""
+
+    relpath: str
+    exists: Callable[[str], bool] | None = None
+    gone: dict[str, int] = field(default_factory=dict)  # path -> the line of its last row
+
+    def findings(self, lines: Iterable[str]) -> Iterator[Finding]:
+        head: list[str] = []
+        for i, line in enumerate(lines, start=1):
+            if i <= 2:
+                head.append(line.strip())
+                if i == 2 and head != HEADER_LINES:
+                    yield self._header()
+            path = row_path(line)
+            if path is None:
+                if i > 2 and line.strip():
+                    yield Finding(self.relpath, i, "error", ROW_ERROR)
+            elif self.exists is not None and line.strip() not in HEADER_LINES:
+                self._note(path, i)
+        if len(head) < 2:
+            yield self._header()
+
+    def _header(self) -> Finding:
+        return Finding(self.relpath, 1, "error",
+                       f"index.md must start with its header `{HEADER_LINES[0]}`; run `kbsync index rebuild`")
+
+    def _note(self, path: str, line: int) -> None:
+        assert self.exists is not None
+        self.gone.pop(path, None)
+        if protocol.classify(path) == "session" and not self.exists(path):
+            self.gone[path] = line
+
+    def gone_findings(self) -> list[Finding]:
+        """A warning for each path whose last row names a session that no longer exists, in line order."""
+        return [Finding(self.relpath, n, "warning", f"the row for {path} names a session that no longer exists; "
+                        "run `kbsync index rebuild` to drop it")
+                for path, n in sorted(self.gone.items(), key=lambda pn: pn[1])]
+
+
 def findings(relpath: str, text: str) -> list[Finding]:
-    lines = text.split("\n")
-    out: list[Finding] = []
-    if [ln.strip() for ln in lines[:2]] != HEADER_LINES:
-        out.append(Finding(relpath, 1, "error", f"index.md must start with its header `{HEADER_LINES[0]}`; run `kbsync index rebuild`"))
-    for i, line in enumerate(lines[2:], start=3):
-        if not line.strip():
-            continue
-        cells = split_cells(line)
-        if cells is None or len(cells) != 5:
-            out.append(Finding(relpath, i, "error", "index row must have 5 cells (日期 | 标题 | 标签 | 摘要 | 路径); escape `|` as `\\|`"))
-    return out
-
-
-def missing_rows(relpath: str, text: str, exists: Callable[[str], bool]) -> list[Finding]:
-    """A warning for each path whose last row names a session file that `exists` says is gone."""
-    last_line: dict[str, int] = {}
-    for i, line in enumerate(text.split("\n"), start=1):
-        cells = split_cells(line)
-        if cells is not None and len(cells) == 5 and line.strip() not in HEADER_LINES:
-            last_line[cells[4]] = i
-    return [Finding(relpath, n, "warning", f"the row for {path} names a session that no longer exists; "
-                    "run `kbsync index rebuild` to drop it")
-            for path, n in sorted(last_line.items(), key=lambda pn: pn[1])
-            if protocol.classify(path) == "session" and not exists(path)]
+    """The header's and the rows' defects of index.md's text (LF line endings)."""
+    return list(RowCheck(relpath).findings(text.split("\n")))
 
 
 def render_index(rows: Iterable[Row]) -> str:

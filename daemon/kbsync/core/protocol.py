@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import unicodedata
@@ -100,6 +101,7 @@ class Timestamp:
     spaced: bool = False  # a space between date and time, where ISO 8601 has `T`
 
 
+@functools.lru_cache(maxsize=64)  # a file's checks ask for its ts more than once
 def parse_ts(value: str) -> Timestamp | None:
     m = TS_RE.match(value)
     if not m:
@@ -138,6 +140,7 @@ def session_relpath(sid: str, title: str) -> str:
     return f"{SESSIONS_DIR}/{folder}/{name}"
 
 
+@functools.lru_cache(maxsize=64)  # a file's checks ask for its id more than once
 def id_from_relpath(relpath: str) -> str | None:
     """The session id that a session file's folder and name encode, if they do."""
     parts = relpath.replace("\\", "/").split("/")

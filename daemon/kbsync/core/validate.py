@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from typing import Any, Callable, Iterable, Iterator
 
 from kbsync.core import board, body, frontmatter, protocol
 from kbsync.config import Config
@@ -98,10 +98,7 @@ _FIELD_CHECKS: dict[str, FieldCheck] = {
 }
 
 
-def _field_findings(relpath: str, key: str, value: Any, line: int, cfg: Config) -> list[Finding]:
-    check = _FIELD_CHECKS.get(key)
-    failed = check(relpath, value, cfg) if check else None
-    return [] if failed is None else [Finding(relpath, line, failed[0], failed[1])]
+_SESSION_FIELDS = frozenset(protocol.SESSION_FIELDS)
 
 
 def _id_ts_agree(relpath: str, fields: dict[str, Any], line: int) -> list[Finding]:
@@ -126,16 +123,21 @@ def session_frontmatter_findings(relpath: str, lines: list[str], cfg: Config) ->
         return [Finding(relpath, line + 2, "error", f"frontmatter does not parse ({msg}); fix it by hand")]
     fields: dict[str, Any] = {}
     where: dict[str, int] = {}
-    for e in entries:
-        if e.key not in protocol.SESSION_FIELDS:
+    mapping = parsed.mapping
+    for e in entries:  # once per file and field: kept to plain statements
+        key, line = e.key, e.index + 2
+        if key not in _SESSION_FIELDS:
             continue
-        where[e.key] = e.index + 2
+        where[key] = line
         try:
-            fields[e.key] = typed_field(e.key, parsed.mapping.get(e.key), e.raw)
+            value = fields[key] = typed_field(key, mapping.get(key), e.raw)
         except ValueError as exc:
-            out.append(Finding(relpath, e.index + 2, "error", f"{exc}; {_repair_hint(relpath)}"))
+            out.append(Finding(relpath, line, "error", f"{exc}; {_repair_hint(relpath)}"))
             continue
-        out += _field_findings(relpath, e.key, fields[e.key], e.index + 2, cfg)
+        check = _FIELD_CHECKS.get(key)
+        failed = check(relpath, value, cfg) if check else None
+        if failed is not None:
+            out.append(Finding(relpath, line, failed[0], failed[1]))
     for key in protocol.REQUIRED_FIELDS:
         if key not in where:
             out.append(Finding(relpath, 1, "error", f"required field {key!r} is missing; {_repair_hint(relpath)}"))
@@ -144,8 +146,7 @@ def session_frontmatter_findings(relpath: str, lines: list[str], cfg: Config) ->
 
 
 def section_findings(relpath: str, body_text: str, first_line: int, cfg: Config) -> list[Finding]:
-    lines = body_text.split("\n")
-    heads = body.h2_headings(lines)
+    heads = body.h2_in(body_text)
     titles = [h.title for h in heads]
     out: list[Finding] = []
     for name in protocol.SECTIONS:
@@ -185,16 +186,33 @@ def check_index(relpath: str, text: str, cfg: Config) -> list[Finding]:
     return indexmd.findings(relpath, text)
 
 
+def append_only_findings(relpath: str, lines: Callable[[], Iterable[str]], exists: Callable[[str], bool] | None,
+                         marked: bool) -> Iterator[Finding]:
+    """What `validate_text` gives for an append-only file (index.md, a log), then, for index.md given `exists`, a
+    warning for each row that names a session `exists` says is gone, from the file's lines (LF, no BOM) as
+    `lines()` gives them anew at each call, never all at once. `marked`: whether the file may hold a conflict
+    marker (`may_hold_markers` of some part of it)."""
+    from kbsync.core import indexmd
+
+    rows = indexmd.RowCheck(relpath, exists)
+    yield from rows.findings(lines()) if protocol.classify(relpath) == "index" else log_findings(relpath, lines())
+    if marked:
+        yield from marker_findings(relpath, lines)
+    yield from rows.gone_findings()
+
+
 def check_board(relpath: str, text: str, cfg: Config) -> list[Finding]:
     return board.validate_board(text, relpath)
 
 
 def check_log(relpath: str, text: str, cfg: Config) -> list[Finding]:
-    out: list[Finding] = []
-    for i, line in enumerate(text.split("\n")):
+    return list(log_findings(relpath, text.split("\n")))
+
+
+def log_findings(relpath: str, lines: Iterable[str]) -> Iterator[Finding]:
+    for i, line in enumerate(lines):
         if line.strip() and not _TIME_FIRST.match(line):
-            out.append(Finding(relpath, i + 1, "warning", "log line does not start with an ISO 8601 UTC time"))
-    return out
+            yield Finding(relpath, i + 1, "warning", "log line does not start with an ISO 8601 UTC time")
 
 
 def check_memory(relpath: str, text: str, cfg: Config) -> list[Finding]:
@@ -216,14 +234,34 @@ def conflict_markers(relpath: str, text: str) -> list[Finding]:
     """git's conflict markers left in a file, outside code fences: `<<<<<<<`, `|||||||` and `>>>>>>>` at the
     start of a line, and `=======` alone on a line once one of those is there (alone it can be a heading's
     underline). A file holding them is never committed as content."""
-    if "<<<<<<<" not in text and ">>>>>>>" not in text:
+    if not may_hold_markers(text):
         return []
     lines = text.split("\n")
-    mask = body.code_mask(lines)
-    sides = [i for i, line in enumerate(lines) if not mask[i] and body.CONFLICT_SIDE.match(line)]
-    middles = [i for i, line in enumerate(lines) if not mask[i] and line.rstrip() == "======="] if sides else []
-    return [Finding(relpath, i + 1, "error", f"git conflict marker `{lines[i][:7]}`: resolve the conflict (keep what "
-                    "is right, delete the marker lines), then save") for i in sorted(sides + middles)]
+    return list(marker_findings(relpath, lambda: lines))
+
+
+def may_hold_markers(text: str) -> bool:
+    """False when `text` (a whole file, or any run of its lines) holds no conflict marker for certain."""
+    return "<<<<<<<" in text or ">>>>>>>" in text
+
+
+def marker_findings(relpath: str, lines: Callable[[], Iterable[str]]) -> Iterator[Finding]:
+    """`conflict_markers` of a file whose lines `lines()` gives anew at each call, one line at a time: a
+    first pass finds whether a side marker is there at all, a second says each marker line."""
+    if not any(side for _, side, _ in _markers(lines())):
+        return
+    for i, _, line in _markers(lines()):
+        yield Finding(relpath, i + 1, "error", f"git conflict marker `{line[:7]}`: resolve the conflict (keep what "
+                      "is right, delete the marker lines), then save")
+
+
+def _markers(lines: Iterable[str]) -> Iterator[tuple[int, bool, str]]:
+    """(0-based index, whether it is a side rather than `=======`, line) of each marker line outside code."""
+    for i, line in body.unfenced(lines):
+        if body.CONFLICT_SIDE.match(line):
+            yield i, True, line
+        elif line.rstrip() == "=======":
+            yield i, False, line
 
 
 def validate_text(relpath: str, text: str, cfg: Config) -> list[Finding]:

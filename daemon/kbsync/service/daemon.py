@@ -31,14 +31,16 @@ from typing import Any, Callable, Sequence
 import schedule
 
 from kbsync.git import commit as committer
-from kbsync.store import fsio
+from kbsync.store import appendscan, fsio
 from kbsync.git import quiet
 from kbsync.git import repo as gitrepo
 from kbsync import proc
 from kbsync.git import inprogress
 from kbsync.service import appendonly, jobrunner, jobs, watch
 from kbsync.service.catchup import CatchUp
+from kbsync.service.seen import Seen
 from kbsync.app import status
+from kbsync.core import protocol
 from kbsync.core.findings import has_errors
 from kbsync.core.validate import validate_text
 from kbsync.errors import InputError, KbsyncError, LockedError
@@ -84,7 +86,7 @@ class Daemon:
         self.stopping = threading.Event()
         self._reload = threading.Event()
         self._scheduler = schedule.Scheduler()
-        self._seen: dict[str, fsio.Fingerprint] = {}
+        self._seen = Seen()  # bounded: a file dropped from it is checked again at its next event
         self._checked: dict[str, appendonly.Checked] = {}  # append-only files as last found valid
         self._locked: set[str] = set()
         self._skipped: dict[str, str] = {}
@@ -258,9 +260,9 @@ class Daemon:
             log.warning("catch-up scan without git: %s", exc)
             dirty = set()
         recent = set()
-        for rel in self.ws.iter_files():
+        for rel, entry in self.ws.scan():  # one file at a time: only the recent ones are kept
             try:
-                if self.ws.path(rel).stat().st_mtime_ns >= since:
+                if entry.stat().st_mtime_ns >= since:
                     recent.add(rel)
             except FileNotFoundError:
                 continue
@@ -307,7 +309,7 @@ class Daemon:
         if fp is None:
             self._forget(rel)
             return True
-        if self._seen.get(rel) == fp:
+        if self._seen.same(rel, fp):
             return False
         if time.time() - fp.mtime_ns / 1e9 < self.queue.quiet_s:
             self.queue.touch(rel)
@@ -318,7 +320,7 @@ class Daemon:
         else:
             if rel.endswith(".md") and not self._secret_free(rel, data):
                 self._checked.pop(rel, None)
-                self._seen[rel] = fp
+                self._seen.note(rel, fp)
                 return False
             outcome = self._check_whole(rel, data) if rel.endswith(".md") else RepairOutcome(rel, "valid")
         if outcome.status in ("locked", "changed"):
@@ -327,10 +329,11 @@ class Daemon:
         self._record(rel, outcome)
         new_fp = fsio.fingerprint(path)
         if new_fp is not None:
-            self._seen[rel] = new_fp
+            self._seen.note(rel, new_fp)
         log.debug("%s: checked (%s)", rel, outcome.status)
         news = outcome.status == "repaired" or not self._catchup.untouched(rel)
-        if news and outcome.ok and committer.is_closed_session(rel, fsio.read_regular(path)[0]):
+        if (news and outcome.ok and protocol.classify(rel) == "session"  # never index.md read again for it
+                and committer.is_closed_session(rel, fsio.read_regular(path)[0])):
             log.info("%s: closed session written; committing once the queue is empty", rel)
             self._commit_wanted = "session"
         return True
@@ -358,7 +361,7 @@ class Daemon:
         self._checked.pop(rel, None)
         if appendonly.applies(rel):
             try:
-                findings = validate_text(rel, decode(data, rel), self.ws.config)
+                findings = appendscan.text_findings(rel, data)  # never decoded whole: it grows without bound
             except InputError:
                 findings = None
             if findings is not None and not has_errors(findings):
@@ -407,7 +410,7 @@ class Daemon:
             self._skipped.pop(rel, None)
 
     def _forget(self, rel: str) -> None:
-        self._seen.pop(rel, None)
+        self._seen.forget(rel)
         self._checked.pop(rel, None)
         self._locked.discard(rel)
         self._skipped.pop(rel, None)

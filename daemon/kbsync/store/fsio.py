@@ -15,7 +15,7 @@ import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping
+from typing import BinaryIO, Callable, Iterator, Mapping
 
 from kbsync.errors import ConflictError, InputError, LockedError
 
@@ -49,11 +49,33 @@ def not_regular(mode: int) -> str | None:
     return None if stat.S_ISREG(mode) else next((what for test, what in _KINDS if test(mode)), "not a regular file")
 
 
-def read_regular(path: Path) -> tuple[bytes, os.stat_result]:
-    """The bytes of a regular file and its fstat: lstat first, then opened with O_NOFOLLOW|O_NONBLOCK (a FIFO
-    or device swapped in meanwhile can neither block nor be followed) and checked again on the open file.
-    FileNotFoundError if it is gone; UnreadableError says why anything else cannot be read."""
-    what = not_regular(os.lstat(path).st_mode)
+def read_regular(path: Path | str, lstat: os.stat_result | None = None) -> tuple[bytes, os.stat_result]:
+    """The bytes of a regular file and its fstat: lstat first (`lstat`, when the caller has just taken it), then
+    opened with O_NOFOLLOW|O_NONBLOCK (a FIFO or device swapped in meanwhile can neither block nor be followed)
+    and checked again on the open file. FileNotFoundError if it is gone; UnreadableError says why anything
+    else cannot be read."""
+    fd, st = _open_regular(path, lstat)
+    try:
+        parts = [os.read(fd, st.st_size + 1)]  # all of it, as a rule: the next read only finds the end
+        while parts[-1]:
+            parts.append(os.read(fd, max(st.st_size, 64 * 1024)))
+    except OSError as exc:
+        raise UnreadableError(f"unreadable: {_os_reason(exc)}", path=str(path)) from None
+    finally:
+        os.close(fd)
+    return (parts[0] if len(parts) == 2 else b"".join(parts)), st
+
+
+@contextlib.contextmanager
+def open_regular(path: Path) -> Iterator[tuple[BinaryIO, os.stat_result]]:
+    """A regular file open for reading, and its fstat, checked as `read_regular` checks it."""
+    fd, st = _open_regular(path, None)
+    with open(fd, "rb") as fh:
+        yield fh, st
+
+
+def _open_regular(path: Path | str, lstat: os.stat_result | None) -> tuple[int, os.stat_result]:
+    what = not_regular((lstat or os.lstat(path)).st_mode)
     if what is None:
         try:
             fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -61,12 +83,21 @@ def read_regular(path: Path) -> tuple[bytes, os.stat_result]:
             raise
         except OSError as exc:
             raise UnreadableError(f"unreadable: {_os_reason(exc)}", path=str(path)) from None
-        with open(fd, "rb") as fh:
-            st = os.fstat(fd)
-            what = not_regular(st.st_mode)
-            if what is None:
-                return _read_all(fh, path), st
+        st = os.fstat(fd)
+        what = not_regular(st.st_mode)
+        if what is None:
+            return fd, st
+        os.close(fd)
     raise UnreadableError(f"unreadable: {what}, not a regular file", path=str(path))
+
+
+def read_chunk(fh: BinaryIO, size: int, path: Path, *, line: bool = False) -> bytes:
+    """Up to `size` bytes more (-1: all) of a file `open_regular` opened, or with `line` up to the end of the
+    line; UnreadableError if the system fails the read."""
+    try:
+        return fh.readline(size) if line else fh.read(size)
+    except OSError as exc:
+        raise UnreadableError(f"unreadable: {_os_reason(exc)}", path=str(path)) from None
 
 
 def unreadable_reason(path: Path) -> str | None:
@@ -83,14 +114,6 @@ def unreadable_reason(path: Path) -> str | None:
     if what is not None:
         return None if what == "a folder" else f"unreadable: {what}, not a regular file"
     return None if os.access(path, os.R_OK) else "unreadable: permission denied"
-
-
-def _read_all(fh: Any, path: Path) -> bytes:
-    try:
-        data: bytes = fh.read()
-    except OSError as exc:
-        raise UnreadableError(f"unreadable: {_os_reason(exc)}", path=str(path)) from None
-    return data
 
 
 def _os_reason(exc: OSError) -> str:

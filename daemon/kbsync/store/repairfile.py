@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from typing import Iterator, Literal
 
 from kbsync import parallel
-from kbsync.core import indexmd, protocol
+from kbsync.core import protocol
 from kbsync.progress import Progress
-from kbsync.store import fsio
+from kbsync.store import appendscan, fsio
 from kbsync.errors import ConflictError, InputError, LockedError
 from kbsync.store.eventlog import log_error
 from kbsync.core.findings import Finding, has_errors
@@ -121,17 +121,16 @@ def _check_batch(ws: Workspace, dry_run: bool, relpaths: list[str]) -> list[Repa
     return [check_file(ws, rel, dry_run=dry_run) for rel in relpaths]
 
 
-def validate_paths(ws: Workspace, relpaths: list[str] | None = None) -> list[Finding]:
+def validate_paths(ws: Workspace, relpaths: list[str] | None = None) -> Iterator[Finding]:
     """Findings for the given workspace files, or for every Markdown file of the workspace; for index.md,
     also each row that names a session that no longer exists. The files are checked on every core
-    (kbsync.parallel); the findings come in the order of the files, as a serial run gives them."""
-    out: list[Finding] = []
+    (kbsync.parallel); the findings come in the order of the files, as a serial run gives them, each batch's
+    as soon as it and those before it are done."""
     rels = relpaths if relpaths is not None else list(ws.iter_files())
     with Progress("validate", len(rels)) as shown:
         for batch, found in parallel.batches(functools.partial(_validate_batch, ws), rels):
-            out += found
+            yield from found
             shown.advance(len(batch))
-    return out
 
 
 def _validate_batch(ws: Workspace, relpaths: list[str]) -> list[Finding]:
@@ -140,10 +139,9 @@ def _validate_batch(ws: Workspace, relpaths: list[str]) -> list[Finding]:
 
 def _findings(ws: Workspace, rel: str) -> list[Finding]:
     try:
+        if rel in protocol.APPEND_ONLY:
+            return appendscan.findings(ws, rel)
         text = ws.read_text(rel)
     except InputError as exc:
         return [Finding(rel, exc.line or 1, "error", exc.message)]
-    found = validate_text(rel, text, ws.config)
-    if rel == protocol.INDEX_MD:
-        found += indexmd.missing_rows(rel, text, lambda path: ".." not in path.split("/") and ws.path(path).is_file())
-    return found
+    return validate_text(rel, text, ws.config)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from types import TracebackType
+from typing import BinaryIO, Iterator
 
 from kbsync.core import protocol
 from kbsync.store import fsio
@@ -69,9 +71,13 @@ class Workspace:
     def checked_path(self, relpath: str) -> Path:
         """The path of a workspace file kbsync may read: regular (never a symlink, which is not followed),
         not oversize."""
-        p = self.path(relpath)
+        return Path(self._checked(relpath)[0])
+
+    def _checked(self, relpath: str) -> tuple[str, os.stat_result]:
+        """`checked_path` as a string, with the lstat that checked it."""
+        p = os.path.join(self.root, relpath)
         try:
-            st = p.lstat()
+            st = os.lstat(p)
         except FileNotFoundError as exc:
             raise InputError("no such file", path=relpath) from exc
         why = left_out_reason(st)
@@ -82,7 +88,7 @@ class Workspace:
         if st.st_size > protocol.max_bytes(relpath):
             limit = protocol.max_bytes(relpath) // (1024 * 1024)
             raise InputError(f"file is {st.st_size // 1024} KB, over the {limit} MB limit; split it", path=relpath)
-        return p
+        return p, st
 
     def _symlink_target(self, p: Path, relpath: str) -> os.stat_result:
         try:
@@ -96,13 +102,18 @@ class Workspace:
 
     def read_text(self, relpath: str) -> str:
         """A workspace file as text, refusing what is not a protocol file's content."""
-        try:
-            data = fsio.read_regular(self.checked_path(relpath))[0]
-        except FileNotFoundError as exc:
-            raise InputError("no such file (it went away while being read)", path=relpath) from exc
-        except fsio.UnreadableError as exc:
-            raise InputError(exc.message, path=relpath) from None
+        path, st = self._checked(relpath)
+        with _Reading(relpath):
+            data = fsio.read_regular(path, st)[0]
         return decode(data, relpath)
+
+    @contextlib.contextmanager
+    def open_checked(self, relpath: str) -> Iterator[tuple[BinaryIO, Path]]:
+        """A workspace file open for reading (and its path), refused as `read_text` refuses it, for a reader
+        that takes it in slices; the reads' failures are InputErrors naming the file too."""
+        path = self.checked_path(relpath)
+        with _Reading(relpath), fsio.open_regular(path) as (fh, _st):
+            yield fh, path
 
     def expand(self, given: list[str]) -> list[str]:
         """Workspace-relative paths for command-line arguments; a folder stands for its Markdown files."""
@@ -136,6 +147,22 @@ class Workspace:
                 elif entry.name.endswith(suffix):
                     yield rel_dir + entry.name, entry
 
+class _Reading:
+    """Around the reading of the workspace file `relpath`: what reading can raise, as an InputError naming it."""
+
+    def __init__(self, relpath: str) -> None:
+        self.relpath = relpath
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        if isinstance(exc, FileNotFoundError):
+            raise InputError("no such file (it went away while being read)", path=self.relpath) from exc
+        if isinstance(exc, fsio.UnreadableError):
+            raise InputError(exc.message, path=self.relpath) from None
+
+
 SYMLINK = "symlink (kbsync never follows a link in the workspace; commit one by hand with git if it belongs there)"
 
 
@@ -154,13 +181,18 @@ def left_out(path: Path) -> str | None:
         return None
 
 
+BINARY = "binary content (NUL bytes); not a Markdown file"
+NOT_UTF8 = "not UTF-8; convert the file to UTF-8"
+BOM = "\ufeff"  # left out of a file's text
+
+
 def decode(data: bytes, where: str) -> str:
     """UTF-8 text of a file, or InputError saying why it cannot be read as such."""
     if b"\x00" in data:
-        raise InputError("binary content (NUL bytes); not a Markdown file", path=where)
+        raise InputError(BINARY, path=where)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        raise InputError("not UTF-8; convert the file to UTF-8", path=where, line=line) from exc
-    return text[1:] if text.startswith("\ufeff") else text
+        raise InputError(NOT_UTF8, path=where, line=line) from exc
+    return text[1:] if text.startswith(BOM) else text

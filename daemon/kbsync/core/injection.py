@@ -6,7 +6,8 @@ this finds the passages that would act as an instruction if a model took them as
 1. The text is folded (kbsync.core.normalize): invisible characters, look-alike and
    full-width letters, leetspeak, Markdown emphasis and soft line breaks no longer hide a
    phrase. Encoded runs (base64, hex, percent-encoding, tag characters, reversed text:
-   kbsync.core.encoded) are decoded and checked as well.
+   kbsync.core.unveil, which the secret scan shares) are decoded and checked as well when what
+   they decode to reads as words.
 2. The rules of kbsync.core.injectionrules run over the folded text; each match is
    evidence of a family (override, role, address, output, exfiltration, tool, secrecy)
    with a weight. Invisible characters inside words and bidirectional controls are
@@ -31,7 +32,7 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import Any, Final, Iterable
 
-from kbsync.core import encoded, injectionrules
+from kbsync.core import injectionrules, unveil
 from kbsync.core.injectionrules import RULES, WHY, Rule
 from kbsync.core.normalize import BIDI, INVISIBLE, TAGS, View, fold, visible
 
@@ -308,12 +309,17 @@ def _hidden_evidence(text: str, p: _Passages) -> list[_Evidence]:
 
 def _encoded_evidence(text: str, p: _Passages) -> list[_Evidence]:
     out = []
-    for run in encoded.decoded_runs(text):
+    for run in _readable_runs(text):
         for f in _flags(run.text, decode=False, min_weight=0.0):
-            why = f"{f.why} ({run.kind}-decoded)"
+            why = f"{f.why} ({run.encoding}-decoded)"
             out.append(_Evidence(f.family, f.score, run.start, run.end, why, p.at_original(run.start), "encoded",
                                  visible(run.text)[:80]))
     return out
+
+
+def _readable_runs(text: str) -> list[unveil.Run]:
+    """The decoded runs that read as words (a reversed line always does: it was picked for a reversed word)."""
+    return [r for r in unveil.runs(text) if r.encoding == "reversed" or unveil.readable(r.text)]
 
 
 _BONUS = {"hidden": HIDDEN_BONUS, "encoded": ENCODED_BONUS, "obfuscated": OBFUSCATED_BONUS}

@@ -7,9 +7,10 @@ A finding keeps only a masked preview (at most the first 4 characters) and a
 fingerprint; the secret itself never leaves this module.
 
 Disguises (kbsync.core.unveil): the text is scanned as normalised (NFKC, which
-folds full-width letters, with zero-width characters removed), and so is what
-long base64, hex and percent-encoded runs decode to; a finding in decoded text
-names the line of the run and the encoding.
+folds full-width letters, with zero-width characters removed), and so is what its
+encoded runs long enough to hide a token (MIN_DECODED bytes) decode to, two layers
+deep; a finding in decoded text names the line of the run and the encoding. The
+runs are those the instruction detector checks too, decoded once for both.
 
 Opt-outs: fingerprints listed in the committed `.kbsync-allow`, and a line holding
 an inline marker (`kbsync:allow`, or the markers the rules file lists), but only
@@ -42,6 +43,7 @@ PREVIEW_CHARS = 4
 BINARY_SNIFF = 8000  # bytes git itself looks at to call a file binary
 _BEFORE = 256  # characters before a keyword where a match may start (OpenAI keys: ~90)
 _AFTER = 512  # characters after a keyword a single-line match may reach (generic values: ~200)
+MIN_DECODED = 16  # bytes of decoded text: the shortest token the rules know (an AWS key id) is 20
 _SELF_EXEMPT = ("secret-rules.toml", ALLOW_FILE)  # the rules themselves and the allowlist
 MACHINE_FOLDERS = frozenset({"sessions", "logs", "candidates"})  # filled by kbsync's writers from outside text
 MACHINE_FILES = frozenset({"index.md"})
@@ -193,12 +195,12 @@ def _scan_decoded(relpath: str, text: str, rs: RuleSet, markers: tuple[str, ...]
     """Findings in what the encoded runs of `text` decode to, each at the line of its run; a marker on that
     line of `text` allows it (where markers count), one inside the decoded text never does."""
     out: list[SecretFinding] = []
-    for run in unveil.decoded_runs(text):
-        line = text.count("\n", 0, run.start) + 1
-        if markers and any(k in _line_at(text, run.start) for k in markers):
+    for run in unveil.nested(text):
+        if len(run.text.encode("utf-8")) < MIN_DECODED or (markers and any(k in _line_at(text, run.start) for k in markers)):
             continue
+        line = text.count("\n", 0, run.start) + 1
         out += [dataclasses.replace(f, path=relpath, line=line, encoding=run.encoding)
-                for f in _scan_plain(relpath, run.text, rs, ())]
+                for f in _scan_plain(relpath, unveil.normalise(run.text), rs, ())]
     return out
 
 

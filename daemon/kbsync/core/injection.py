@@ -30,7 +30,9 @@ import bisect
 import re
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from typing import Any, Final, Iterable
+from typing import Final, Iterable
+
+from ahocorasick_rs import AhoCorasick, Implementation
 
 from kbsync.core import injectionrules, unveil
 from kbsync.core.injectionrules import RULES, WHY, Rule
@@ -131,7 +133,6 @@ class _Passages:
         return self.view.text[self.starts[i]:end]
 
 
-_WORDS: Final = re.compile(r"[a-z]+")
 _ASCII_LETTERS: Final = frozenset("abcdefghijklmnopqrstuvwxyz")
 WINDOW: Final = 300  # characters around a keyword in which its rule runs (longer than any match)
 _MAX_HITS: Final = 40  # keyword occurrences beyond which a rule runs over the whole text
@@ -142,7 +143,9 @@ def _is_word(key: str) -> bool:
 
 
 _KEYS: Final = frozenset(k for rule in RULES for k in (*rule.keys, *(k for group in rule.also for k in group)))
-_WORD_KEYS: Final = frozenset(k for k in _KEYS if _is_word(k))  # looked up among the text's words
+# looked up among the text's words (its runs of ASCII letters: in UTF-8 those bytes are ASCII letters and nothing else)
+_WORD_KEYS: Final = {k.encode("ascii"): k for k in _KEYS if _is_word(k)}
+_LETTERS_ONLY: Final = bytes(c if 97 <= c <= 122 else 32 for c in range(256))  # every other byte a space
 _SUBSTRING_KEYS: Final = tuple(sorted(k for k in _KEYS if not _is_word(k)))  # looked up as substrings
 _RULES_OF: Final = {k: tuple(i for i, rule in enumerate(RULES) if k in rule.keys) for k in _KEYS}
 _ALSO: Final = tuple(tuple(frozenset(group) for group in rule.also) for rule in RULES)  # by the rule's place in RULES
@@ -156,8 +159,9 @@ class _Index:
 
     def __init__(self, text: str) -> None:
         self.low = low = text.lower()
-        found = {key for _end, key in _substring_automaton().iter(low)}
-        self.present = _WORD_KEYS.intersection(_WORDS.findall(low)) | found
+        words = _WORD_KEYS.keys() & low.encode("utf-8").translate(_LETTERS_ONLY).split()
+        self.present = {_WORD_KEYS[w] for w in words} | set(_substring_automaton().find_matches_as_strings(
+            low, overlapping=True))
         self._hits: dict[str, list[int]] = {}
         self._windows: dict[tuple[str, ...], list[tuple[int, int]]] = {}
 
@@ -205,16 +209,10 @@ class _Index:
 
 
 @lru_cache(maxsize=1)
-def _substring_automaton() -> Any:
+def _substring_automaton() -> AhoCorasick:
     """An Aho-Corasick automaton of the keywords looked up as substrings: one pass over a text finds every
     occurrence of all of them (overlapping ones included)."""
-    import ahocorasick
-
-    automaton = ahocorasick.Automaton()
-    for key in _SUBSTRING_KEYS:
-        automaton.add_word(key, key)
-    automaton.make_automaton()
-    return automaton
+    return AhoCorasick(_SUBSTRING_KEYS, implementation=Implementation.DFA)
 
 
 def _matches(i: int, text: str, index: _Index) -> Iterable[re.Match[str]]:

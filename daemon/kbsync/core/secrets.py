@@ -32,6 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
+from ahocorasick_rs import AhoCorasick
+
 from kbsync.core import unveil
 from kbsync.errors import ConfigError
 
@@ -85,8 +87,8 @@ class RuleSet:
     allow_secret: tuple[str, ...]
     stopwords: tuple[str, ...]
     markers: tuple[str, ...]
-    keyword_re: re.Pattern[str]  # any rule's keyword, in lower-cased text
-    by_first: dict[str, tuple[str, ...]]  # first character -> keywords starting with it
+    keywords: tuple[str, ...]  # every rule's keywords, lower-cased
+    automaton: AhoCorasick  # finds each occurrence of each of them (overlapping ones too) in one pass
 
 
 # ---- rules ---------------------------------------------------------------------
@@ -127,8 +129,8 @@ def parse_rules(text: str) -> RuleSet:
         allow_secret=tuple(glob.get("regexes", ())),
         stopwords=tuple(w.lower() for w in glob.get("stopwords", ())),
         markers=(INLINE_MARKER, *glob.get("inline_markers", ())),
-        keyword_re=re.compile("|".join(map(re.escape, keywords))),
-        by_first={c: tuple(k for k in keywords if k[0] == c) for c in {k[0] for k in keywords}},
+        keywords=tuple(keywords),
+        automaton=AhoCorasick(keywords),
     )
 
 
@@ -232,15 +234,12 @@ _ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
 
 
 def _keyword_starts(rs: RuleSet, low: str) -> dict[int, set[str]]:
-    """Position -> the keywords that start there: one regex pass, then exact checks inside each
-    match (keywords overlap, as `key` inside `secretkey`)."""
+    """Position -> the keywords that start there, in order of position: one Aho-Corasick pass that reports
+    overlapping occurrences too (keywords overlap, as `key` inside `secretkey`)."""
     out: dict[int, set[str]] = {}
-    for m in rs.keyword_re.finditer(low):
-        for pos in range(m.start(), m.end()):
-            kws = {k for k in rs.by_first.get(low[pos], ()) if low.startswith(k, pos)}
-            if kws:
-                out[pos] = kws
-    return out
+    for i, start, _end in rs.automaton.find_matches_as_indexes(low, overlapping=True):
+        out.setdefault(start, set()).add(rs.keywords[i])
+    return dict(sorted(out.items()))
 
 
 def _scan_rule(

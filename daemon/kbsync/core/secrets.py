@@ -213,9 +213,12 @@ def _line_at(text: str, pos: int) -> str:
 def _scan_plain(relpath: str, text: str, ruleset: RuleSet, markers: tuple[str, ...]) -> list[SecretFinding]:
     """The rules over `text` as it is; a line holding one of `markers` is allowed."""
     starts = _keyword_starts(ruleset, _ascii_lower(text))
+    present = set().union(*starts.values())
     claimed: list[tuple[int, int]] = []
     found: list[SecretFinding] = []
-    for rule in ruleset.rules if starts else ():  # specific rules come first; a span is reported once
+    for rule in ruleset.rules:  # specific rules come first; a span is reported once
+        if rule.keywords.isdisjoint(present):
+            continue
         hits = [pos for pos, kws in starts.items() if not rule.keywords.isdisjoint(kws)]
         for span, finding in _scan_rule(rule, ruleset, relpath, text, hits, markers):
             if not any(s < span[1] and span[0] < e for s, e in claimed):

@@ -49,7 +49,7 @@ AI_ZH_KEYS = "ai|人工智能|助手|助理|模型|机器人|智能体"
 SECRET_KEYS = ("conversation|chat|message|messages|history|password|passwords|credential|credentials|api|token|secrets|"
                "cookies|environment|ssh|~/.ssh|key|keys|.env|id_rsa|/etc/passwd|.netrc|prompt|user's|users")
 SECRET_ZH_KEYS = "对话|聊天记录|历史消息|提示词|系统提示|密码|密钥|凭据|凭证|令牌|token|cookie|环境变量|私钥|用户的|手机号|上一条消息"
-SEND_KEYS = "send|post|upload|email|e-mail|mail|forward|transmit|exfiltrate|leak|submit|paste|share|deliver|put"
+SEND_KEYS = "send|post|upload|email|e-mail|mail|forward|transmit|exfiltrate|leak|submit|paste|share|deliver|put|copy"
 LANG_KEYS = "french|german|spanish|english|chinese|japanese|russian|italian|portuguese|korean|arabic|hindi|dutch|pirate|language"
 DEST = r"(?:https?://|www\.|[\w.+-]+@[\w-]+\.[a-z]|\b\d{1,3}(?:\.\d{1,3}){3}\b|webhook|remote server|external (?:url|server|site))"
 AI_ZH = r"(?:AI助手|ai助手|AI|ai|人工智能|智能助手|助手|助理|大模型|语言模型|模型|机器人|智能体)"
@@ -96,9 +96,21 @@ _AI_KEYS = "ai|assistant|assistants|bot|bots|chatbot|chatbots|llm|llms|model|mod
 
 RULES: Final[tuple[Rule, ...]] = (
     # -- override of earlier instructions ------------------------------------------------
-    _r("override", 1.0, "ignore|disregard|forget|override|bypass|discard|skip|abandon|overrule|throw",
-       rf"\b(?:ignore|disregard|forget|override|bypass|discard|skip|abandon|overrule|throw away|set aside)\b{G(40)}"
+    _r("override", 1.0, "ignore|disregard|forget|override|bypass|discard|skip|abandon|overrule|throw|set aside|put aside|pay no attention",
+       rf"\b(?:ignore|disregard|forget|override|bypass|discard|skip|abandon|overrule|throw away|set aside|put aside|"
+       rf"pay no attention to)\b{G(40)}"
        rf"\b{PRIOR}\b{G(30)}\b{INSTR}\b", "tells the reader to ignore its earlier instructions", narrative=True),
+    _r("override", 1.0, "ignore|disregard|forget|set aside|pay no attention", rf"\b(?:ignore|disregard|forget|set aside|put aside|"
+       rf"pay no attention to)\s+(?:the|any|all|those)\s+{INSTR}\s+(?:that\s+)?(?:you(?:'ve| have)? (?:received|been given|were "
+       r"given|got|were told)|(?:from|given by|set by) (?:the |your )?(?:developer|system|operator|admin))",
+       "tells the reader to ignore its earlier instructions", narrative=True),
+    _r("override", 1.0, "cancelled|canceled|void|null|revoked|invalid|obsolete|superseded|irrelevant|no longer",
+       rf"\b(?:everything|all|whatever|anything) (?:that )?you(?:'ve| have)? (?:been |were )?(?:told|given|instructed|taught|asked|"
+       rf"received)\b{G(30)}\b(?:is|are|was|were|has been|have been)\s+(?:now\s+|hereby\s+)?(?:cancel+ed|void|null|revoked|"
+       r"invalid|obsolete|superseded|irrelevant|no longer (?:valid|relevant|in effect))", "declares the reader's earlier instructions void"),
+    _r("override", 1.0, "apply|applies", rf"\b{INSTR}\s+(?:that\s+)?you(?:'ve| have)? (?:were |been )?(?:given|received|told|got)\b"
+       rf"{G(40)}\b(?:do not|don't|no longer|does not|doesn't) appl(?:y|ies)\b|\byour (?:{PRIOR}\s+)?{INSTR}\b{G(30)}\b"
+       r"(?:do not|don't|no longer) appl(?:y|ies)\b", "declares the reader's earlier instructions void"),
     _r("override", 1.0, "void|cancel|obsolete|revoked|invalid|superseded|outdated|overridden|no longer",
        rf"\b{INSTR}\b{G(30)}\b(?:are|is|were|have been|has been)\s+(?:now\s+|hereby\s+)?(?:void|null|cancel+ed|obsolete|"
        rf"revoked|invalid|superseded|outdated|overridden|no longer (?:valid|apply|applies|in effect|relevant))|"
@@ -110,6 +122,15 @@ RULES: Final[tuple[Rule, ...]] = (
        r"(?:said|told|wrote))\b|\b(?:forget|disregard|ignore) (?:everything|all) (?:you (?:know|were told|have been told|"
        r"were given|read)|above|before|(?:that|which) came before|prior)\b",
        "tells the reader to forget what it was told"),
+    _r("override", 1.0, "drop|erase|wipe|clear|discard|abandon|throw|reset|scrap", r"\b(?:drop|erase|wipe|clear|discard|abandon|"
+       r"throw away|reset|scrap)\s+(?:everything|all) (?:you (?:know|were told|have been told|were given|were instructed|were asked|"
+       r"have been instructed|learned)|(?:that|which) came before|above|before)\b|\b(?:erase|wipe|clear|reset|discard|drop|flush)\s+"
+       r"(?:your|all) (?:previous |prior |earlier |current |existing )?(?:context|memory|memories|instructions|rules|programming|"
+       r"guidelines|conditioning)\b", "tells the reader to forget what it was told"),
+    _r("override", 1.0, "supersede|supersedes|override|overrides|replace|replaces|cancel|cancels|precedence|priority",
+       rf"\b(?:directives?|instructions?|prompts?|messages?|notes?|commands?|orders?|rules)\b{G(20)}\b(?:supersedes?|overrides?|"
+       rf"replaces?|cancels?|takes? (?:precedence|priority) over)\s+(?:all|any|every|your|the)\s+(?:of (?:your|the) )?(?:{PRIOR}\s+)?"
+       rf"(?:ones|{INSTR})\b", "puts this text's instructions above the reader's"),
     _r("override", 1.0, "your new|your real|your actual|your true|your only", r"\byour (?:new|real|actual|true|only) "
        r"(?:task|role|goal|job|instructions?|purpose|objective|mission|prompt) (?:is|are|will be|now is)\b",
        "gives the reader a new real task"),
@@ -132,17 +153,26 @@ RULES: Final[tuple[Rule, ...]] = (
        "tells the reader to obey only this text", also="follow|obey|do|listen"),
     _r("override", 0.6, "ignore", r"\bignore the user'?s? (?:question|request|message|input|instructions)\b",
        "tells the reader to ignore the user"),
-    _r("override", 1.0, "忽略|无视|忽视|忘记|忘掉|忘了|丢弃|抛弃|跳过|绕过|不要理会|别管|不用管|不必理会|覆盖",
-       rf"(?:忽略|无视|忽视|忘记|忘掉|忘了|丢弃|抛弃|跳过|绕过|不要理会|别管|不用管|不必理会|覆盖){G(12)}{PRIOR_ZH}{G(8)}"
-       rf"{INSTR_ZH}", "tells the reader to ignore its earlier instructions", narrative=True),
-    _r("override", 0.6, "作废|无效|失效|取消|不再|不适用|被覆盖|被取代|过时|废除",
+    _r("override", 1.0, "忽略|无视|忽视|忘记|忘掉|忘了|丢弃|抛弃|抛开|丢掉|扔掉|撇开|跳过|绕过|不要理会|别管|不用管|不必理会|覆盖",
+       rf"(?:忽略|无视|忽视|忘记|忘掉|忘了|丢弃|抛弃|抛开|丢掉|扔掉|撇开|跳过|绕过|不要理会|别管|不用管|不必理会|覆盖){G(12)}{PRIOR_ZH}"
+       rf"{G(8)}{INSTR_ZH}", "tells the reader to ignore its earlier instructions", narrative=True),
+    _r("override", 1.0, "忽略|无视|忘记|忘掉|抛开|抛弃|丢掉|丢弃|扔掉|撇开|放下|清空|作废", rf"(?:把|将){G(4)}{PRIOR_ZH}{G(8)}{INSTR_ZH}"
+       r"[^。\n]{0,8}(?:忽略|无视|忘记|忘掉|抛开|抛弃|丢掉|丢弃|扔掉|撇开|放下|清空|作废)", "tells the reader to ignore its earlier instructions",
+       narrative=True, also="把|将"),
+    _r("override", 0.6, "作废|无效|失效|取消|不再|不适用|被覆盖|被取代|过时|废除|不算数|不作数",
        rf"{PRIOR_ZH}[^。\n]{{0,6}}?{INSTR_ZH}{G(8)}(?:作废|无效|失效|取消|不再(?:适用|有效|生效)|不适用|被(?:覆盖|取代|替换)|"
-       r"过时|废除)", "declares earlier instructions void", narrative=True,
+       r"过时|废除|不算数|不作数)", "declares earlier instructions void", narrative=True,
        also="之前|以上|上面|前面|上述|先前|此前|原有|原来|原先|所有|全部|一切|你的|系统|以前"),
-    _r("override", 0.5, "听从|服从|遵守|遵循|按照|执行|按我|为准|听我",
-       r"(?:只|仅|只需|只要)(?:听从|服从|遵守|遵循|按照|执行|听)(?:我|本|这|下面|以下|此)|按(?:照)?我说的(?:做|办|执行)|"
+    _r("override", 1.0, "作废|无效|失效|取消|不再|不适用|被覆盖|被取代|过时|废除|不算数|不作数", rf"(?:你的|你(?:之前|原来|以前|此前|先前)|"
+       rf"系统的|给你|告诉你|跟你说)[^。\n]{{0,8}}?{INSTR_ZH}{G(8)}(?:作废|无效|失效|取消|不再(?:适用|有效|生效)|不适用|"
+       r"被(?:覆盖|取代|替换)|过时|废除|不算数|不作数)", "declares the reader's earlier instructions void",
+       also="你的|你之前|你原来|你以前|你此前|你先前|系统的|给你|告诉你|跟你说"),
+    _r("override", 0.5, "不用再|不必再|无需再|不需要再|用不着再", r"(?:不用|不必|无需|不需要|用不着)再(?:遵守|遵循|服从|听从|理会|执行)",
+       "tells the reader it need no longer obey"),
+    _r("override", 0.5, "听从|服从|遵守|遵循|按照|执行|按我|为准|听我|听我的",
+       r"(?:只|仅|只需|只要)(?:听从|服从|遵守|遵循|按照|执行|听)(?:我|本|这|下面|以下|此)|按(?:照)?我说的(?:做|办|执行)|听我的|"
        r"以本(?:文|段|文档|页|文件)[^。\n]{0,6}为准|严格按照(?:下面|以下|本)", "tells the reader to obey only this text",
-       also="只|仅|我说的|以本|严格按照"),
+       also="只|仅|我说的|以本|严格按照|听我的"),
     _r("override", 0.6, "忽略|无视|不要理会", r"(?:忽略|无视|不要理会)用户的?(?:问题|要求|消息|输入|指令)",
        "tells the reader to ignore the user"),
     _r("override", 1.0, "你的", r"你的(?:真实|真正|新|实际|唯一)的?(?:任务|目标|角色|身份|指令|使命)(?:是|为)",
@@ -159,8 +189,13 @@ RULES: Final[tuple[Rule, ...]] = (
     # -- a new role, system prompt or persona ---------------------------------------------
     _r("role", 1.0, "you are now", r"\byou are now (?:an?|the|my|in|no longer|dan|free|unrestricted|jailbroken|operating|"
        r"acting|called|named|playing)\b", "tells the reader it is now someone else"),
+    _r("role", 1.0, "you are no longer|you're no longer|you are not|you're not", r"\byou(?: are|'re) (?:no longer|not) (?:an?|the|just "
+       r"an?|a mere)\s+(?:\w+\s+){0,2}?(?:assistant|ai|chatbot|bot|model|language model|helper)\b",
+       "tells the reader it is no longer an assistant"),
     _r("role", 1.0, "from now on|from this point on|from here on", r"\bfrom (?:now|this point|here) on,?\s+(?:you\b|act|behave|"
        r"respond|answer|reply|speak|pretend)", "changes how the reader behaves from now on"),
+    _r("role", 1.0, "will now|shall now|must now", r"\byou (?:will|shall|must) now (?:behave|act|respond|speak|answer|function|"
+       r"operate) as\b", "changes how the reader behaves from now on"),
     _r("role", 1.0, "pretend", r"\bpretend (?:that )?(?:you are|you're|to be|you have)\b|\b(?:you must|you should|you will|"
        r"please|always)\s+pretend\b", "asks the reader to pretend"),
     _r("role", 0.6, "imagine", r"\bimagine (?:that )?(?:you are|you're)\b", "asks the reader to imagine being someone else"),
@@ -183,12 +218,13 @@ RULES: Final[tuple[Rule, ...]] = (
     _r("role", 0.5, "unrestricted|unfiltered|uncensored|no restrictions|no rules|no content policy|without any",
        r"\b(?:unrestricted|unfiltered|uncensored|jailbroken)\b|\b(?:no|without(?: any)?) (?:content policy|safety "
        r"(?:rules|guidelines|filters|training)|restrictions|filters|limitations|censorship)\b", "asks for a reader without its safeguards"),
-    _r("role", 1.0, "你现在是|从现在|新身份|假装|进入|模式|不受任何|没有任何",
-       r"你现在是|从现在(?:开始|起),?\s*你(?:是|将|要|必须|只|扮演|就是)|你(?:现在)?的新身份是|假装你?是|"
+    _r("role", 1.0, "你现在是|你现在的身份|从现在|新身份|假装|进入|模式|不受任何|没有任何",
+       r"你现在是|从现在(?:开始|起),?\s*你(?:是|将|要|必须|只|扮演|就是)|你(?:现在)?的新身份是|你现在的身份(?:是|变成|改为)|假装你?是|"
        r"进入(?:开发者|越狱|上帝|无限制)模式|(?:开发者|越狱)模式|没有任何(?:限制|约束)的(?:AI|ai|助手|模型)",
        "gives the reader a new role"),
     _r("role", 1.0, "扮演", r"(?:你|请)(?:来|现在|将)?扮演|角色扮演\s*:", "asks the reader to play a role"),
-    _r("role", 0.5, "扮演|不受", r"扮演(?:一个|一名|一位|成)|不受任何(?:限制|约束|规则|道德)", "asks for a role without rules"),
+    _r("role", 0.5, "扮演|不受|没有任何|不再有任何", r"扮演(?:一个|一名|一位|成)|不受任何(?:限制|约束|规则|道德)|"
+       r"你(?:现在|已经|从此)?(?:没有|不再有)任何(?:限制|约束|规则|审查)", "asks for a role without rules"),
     _r("role", 1.0, "当作|视为|作为|当成", r"(?:当作|视为|作为|当成)[^。\n]{0,4}(?:系统|开发者)(?:指令|消息|提示词?|命令)",
        "declares the text a system message"),
     _r("role", 0.6, "身份", r"以[^。\n]{1,12}的身份(?:回答|回复|说话|发言)", "gives the reader a persona"),
@@ -240,7 +276,7 @@ RULES: Final[tuple[Rule, ...]] = (
        "addresses an AI that reads this text", also="读到|看到|阅读|读取|处理|总结|解析|检索|抓取|浏览"),
     _r("address", 1.0, AI_ZH_KEYS,
        rf"{AI_ZH}+(?:在)?(?:读到|看到|阅读|读取|处理|总结|解析|检索|抓取|浏览)(?:到)?(?:这|本|此|以下|下面)[^。\n]{{0,20}}"
-       r"(?:请|必须|务必|应该|应当|需要|要)", "tells an AI that reads this text what to do",
+       r"(?:请|必须|务必|应该|应当|需要|(?<![摘重主只不])要)", "tells an AI that reads this text what to do",
        also="读到|看到|阅读|读取|处理|总结|解析|检索|抓取|浏览"),
     _r("address", 0.8, "ai|人工智能|助手|助理|模型|机器人|智能体", rf"{AI_ZH}+(?:请注意|注意|听着|须知)\s*[:,]|(?:^|\s){AI_ZH}+\s*[,:]\s*(?:你|请)",
        "calls an AI by name"),
@@ -258,6 +294,10 @@ RULES: Final[tuple[Rule, ...]] = (
     _r("output", 0.6, "always|in every|in each|in all|at the end|at the start|at the beginning",
        rf"\b(?:always|in every|in each|in all|at the (?:end|start|beginning) of (?:every|each|all|any))\b{G(40)}\b{ANSWER}\b",
        "dictates what answers must contain"),
+    _r("output", 1.0, "make sure|ensure|see to it|must|should|shall|always", rf"\b(?:make sure|ensure|see to it)(?: that)? (?:(?:each|every|"
+       rf"all) (?:of )?)?your {ANSWER}{G(10)}\b(?:ends?|starts?|begins?|closes?|finish(?:es)?|contains?|includes?|mentions?)\b|"
+       rf"\byour {ANSWER}\s+(?:must|should|shall|will always|always)\s+(?:end|start|begin|close|finish|contain|include|mention)\b",
+       "dictates what the reader's answers must contain", also="your"),
     _r("output", 1.0, "sign|end|start|begin|close|finish|prefix|conclude|open", r"\b(?:sign|end|start|begin|close|finish|prefix|"
        rf"conclude|open)\s+(?:(?:all|each|every)\s+(?:of\s+)?(?:your\s+)?|your\s+){ANSWER}\s+(?:with|by)\b",
        "dictates how answers start or end"),
@@ -355,7 +395,7 @@ RULES: Final[tuple[Rule, ...]] = (
        r"(?:描述为|说成|评为|称为|称其为)|当作唯一|唯一正确|唯一来源|最高分|列为(?:首选|第一|唯一)", "tells the reader how to judge the text"),
     # -- exfiltration --------------------------------------------------------------------------
     _r("exfiltration", 1.0, "http|https|www.|@|webhook|remote server|external",
-       rf"\b(?:send|post|upload|e-?mail|mail|forward|transmit|exfiltrate|leak|submit|paste|share|deliver|put)\b{G(50)}{SECRET}"
+       rf"\b(?:send|post|upload|e-?mail|mail|forward|transmit|exfiltrate|leak|submit|paste|share|deliver|put|copy)\b{G(50)}{SECRET}"
        rf"{G(60)}{DEST}", "asks for secrets or the conversation to be sent out", also=f"{SECRET_KEYS};{SEND_KEYS}"),
     _r("exfiltration", 1.0, "http|https|www.|@|webhook|remote server|external",
        rf"{SECRET}{G(50)}\b(?:send|post|upload|e-?mail|forward|transmit|paste|submit|deliver)\b{G(40)}{DEST}",
@@ -385,10 +425,14 @@ RULES: Final[tuple[Rule, ...]] = (
     _r("tool", 0.6, "rm -|curl|wget|mkfs|dd if|push -f|--force|drop table|drop database|format c:", DANGER, "carries a destructive or download-and-run command"),
     _r("tool", 1.0, "without|no need|no confirmation|no approval|no human|do not ask|don't ask|do not confirm|already approved|already agreed",
        rf"\b(?:run|execute|exec|install|delete|remove|erase|wipe|drop|transfer|wire|send|pay|move|push|deploy|download|grant|"
-       rf"approve|call|invoke|use)\b{G(60)}\b(?:without (?:asking|confirmation|confirming|telling|permission|approval|review|"
+       rf"approve|call|invoke|use)\b{G(90)}\b(?:without (?:asking|confirmation|confirming|telling|permission|approval|review|"
        r"the user'?s? (?:consent|permission|approval|knowledge))|no (?:need|confirmation|approval|human review|review) "
        r"(?:is )?(?:needed|required)?|do not (?:ask|confirm|check with)|don't (?:ask|confirm)|the user has already "
-       r"(?:approved|agreed|consented)|has already (?:been )?(?:approved|agreed))", "coerces the reader into an action without the user's consent"),
+       r"(?:approved|agreed|consented)|the user already (?:approved|agreed|consented|confirmed|authori[sz]ed)|has already (?:been )?"
+       r"(?:approved|agreed))", "coerces the reader into an action without the user's consent"),
+    _r("tool", 0.5, "no need|not necessary|unnecessary|don't bother|do not bother", r"\b(?:there is )?(?:no need|not necessary|"
+       r"unnecessary|don't bother|do not bother) to (?:ask|confirm with|check with|consult|tell|inform|notify|wait for) the user\b",
+       "tells the reader to act without asking the user"),
     _r("tool", 0.6, "delete|remove|erase|wipe|destroy|purge", r"(?:^|[.!?;:]\s*|\b(?:please|then|and|now)\s+)(?:delete|remove|"
        r"erase|wipe(?: out)?|destroy|purge)\s+(?:all|every|each|the entire|the whole|everything)\b[^.!?\n]{0,30}?\b(?:files?|"
        r"folders?|director(?:y|ies)|data|repositor(?:y|ies)|repos?|databases?|backups?|records|emails|branches|projects?)\b",
@@ -403,8 +447,11 @@ RULES: Final[tuple[Rule, ...]] = (
        also="run|execute|install|delete|remove|erase|wipe|transfer|wire|pay|push|deploy|download|grant"),
     _r("tool", 0.8, "tool|tools|function|plugin|api|shell|terminal|browser|command line", r"\b(?:use|call|invoke|trigger)\s+(?:your|the)\s+"
        rf"(?:\S+\s+){{0,2}}?(?:tool|function|plugin|api|shell|terminal|browser|command line)\b{G(40)}\b(?:run|execute|install|"
-       r"delete|remove|transfer|move|send|download|write|modify|create|grant|pay)\b|\b(?:call|invoke|use) the \w+ tool\b",
-       "tells the reader to use its tools"),
+       r"delete|remove|transfer|move|send|download|write|modify|create|grant|pay)\b|\b(?:call|invoke|use) the \w+ tool\b|"
+       rf"\b(?:with|using|via|through) (?:your|the) (?:\S+\s+){{0,2}}?(?:tool|shell|terminal|browser|plugin)\b{G(40)}\b(?:run|"
+       r"execute|install|delete|remove|transfer|send|download)\b", "tells the reader to use its tools"),
+    _r("tool", 0.6, ".sh|.ps1|.exe|.bat|.py", rf"\b(?:run|execute|install|launch)\b{G(30)}\b(?:from|at)\s+https?://\S+\.(?:sh|ps1|"
+       r"exe|bat|py)\b", "tells the reader to run a program from the web"),
     _r("tool", 0.7, "$|usd|dollars|euro|euros|eur|btc|eth|bitcoin|crypto|funds|money", rf"\b(?:transfer|wire|send|pay|move)\b{G(30)}(?:\$\s?\d|\d+\s?(?:usd|eur|dollars|"
        rf"btc|eth|euros?)\b|\b(?:funds|money|bitcoin|crypto)\b){G(40)}\b(?:to|into)\b{G(20)}(?:account|wallet|address|iban|\d{{4}})",
        "asks the reader to move money", also="transfer|wire|send|pay|move"),
@@ -419,16 +466,16 @@ RULES: Final[tuple[Rule, ...]] = (
     _r("tool", 0.6, "删除|清空|删掉|删光|清除", r"(?:删除|清空|删掉|删光|清除)[^。\n]{0,12}(?:所有|全部|一切|整个)[^。\n]{0,6}(?:文件|目录|"
        r"数据|仓库|数据库|备份|记录|邮件|分支|项目)|(?:所有|全部|整个)[^。\n]{0,8}(?:文件|目录|数据|仓库|数据库|备份)[^。\n]{0,4}"
        r"(?:删除|清空|删掉)", "tells the reader to delete everything"),
-    _r("tool", 0.8, "工具|终端|命令行|插件|接口|shell", r"(?:调用|使用)(?:你的)?[^。\n]{0,6}(?:工具|终端|命令行|插件|接口|shell)"
+    _r("tool", 0.8, "工具|终端|命令行|插件|接口|shell", r"(?:调用|使用|用|通过)(?:你的)?[^。\n]{0,6}(?:工具|终端|命令行|插件|接口|shell)"
        r"[^。\n]{0,10}(?:安装|删除|执行|运行|转账|转入|下载|发送)", "tells the reader to use its tools",
-       also="调用|使用;安装|删除|执行|运行|转账|转入|下载|发送"),
+       also="调用|使用|用|通过;安装|删除|执行|运行|转账|转入|下载|发送"),
     _r("tool", 0.6, "转账|转入|汇款|打款|支付", r"(?:转账|转入|汇款|打款|支付)[^。\n]{0,20}(?:\d+\s*(?:元|块|美元|usd|万)|账户|钱包)",
        "asks the reader to move money"),
     _r("tool", 0.6, "下一步", r"(?:智能体|助手|AI|ai|模型)的下一步(?:操作)?是", "gives an AI agent its next action"),
     # -- secrecy -------------------------------------------------------------------------------
     _r("secrecy", 1.0, "the user|the human|the person", r"\b(?:do not|don't|never|must not|mustn't|should not|shouldn't)\s+"
        r"(?:tell|inform|mention (?:this |it |that )?to|reveal (?:this |these |it |that )?to|disclose (?:this |these |it )?to|"
-       r"notify|alert|let)\s+the (?:user|human|person)\b|\bwithout (?:telling|informing|alerting|notifying) the user\b|"
+       r"notify|alert|let)\s+the (?:user|human|person)\b|\bwithout (?:telling|informing|alerting|notifying) (?:the user|anyone|anybody)\b|"
        r"\bwithout the user (?:knowing|noticing|seeing|realising|realizing)\b", "asks that something be kept from the user"),
     _r("secrecy", 1.0, "secret|confidential|hidden|private|hide", r"\bkeep (?:these|this|the|all|it)\s+(?:\w+\s+){0,4}?(?:secret|"
        r"confidential|hidden|private)\b[^.!?\n]{0,20}\bfrom (?:the user|the human|users)\b|\bkeep (?:these|this|the|all) "
@@ -452,6 +499,10 @@ RULES: Final[tuple[Rule, ...]] = (
     _r("secrecy", 0.4, "change the subject|deflect|avoid the question|dodge the question|steer the conversation",
        r"\b(?:change the subject|deflect|avoid the question|dodge the question|steer the conversation away)\b",
        "tells the reader to evade the user's question"),
+    _r("secrecy", 0.6, "nothing unusual|nothing happened|nothing changed|nothing was|everything is fine|everything is normal|"
+       "everything is ok", rf"\b(?:tell|say to|assure|reassure|inform|answer|reply to) (?:them|the user|him|her|users)\b{G(10)}\b"
+       r"(?:nothing (?:unusual|happened|changed|was (?:done|changed|sent|deleted))|everything is (?:fine|normal|ok))",
+       "tells the reader to reassure the user falsely"),
     _r("secrecy", 0.8, "as if nothing|if the user asks|if asked", r"\b(?:act|behave|pretend|carry on) as if nothing\b|\bif the user "
        r"(?:asks|questions|wonders)\b[^.!?\n]{0,40}\b(?:say|tell|claim|answer|reply|change the subject)\b",
        "tells the reader how to cover up"),

@@ -42,14 +42,15 @@ INSTR = (r"(?:instructions?|prompts?|rules|directions|directives|guidelines|guid
          r"constraints|restrictions|safety (?:rules|guidelines|training)|system prompt|configuration|training)")
 PRIOR = r"(?:previous|prior|above|earlier|preceding|original|initial|old|existing|all|any|every|your|the system|system|developer'?s?)"
 SECRET = (r"(?:\b(?:(?:entire |full |whole )?(?:conversation|chat)(?:s| history| logs?| transcript)?|message history|"
-          r"previous messages|user'?s? (?:last |saved )?(?:messages?|data|details|files|email|input|question|passwords?)|system prompt|"
+          r"previous messages|user'?s? (?:last |saved )?(?:messages?|data|details|files|email|emails|inbox|contacts|input|question|passwords?)|"
+          r"system prompt|"
           r"passwords?|credentials?|api[ -]?keys?|access tokens?|tokens|secrets|cookies|environment variables|ssh keys?|"
           r"private keys?|id_rsa)\b|(?:~/\.ssh\S*|\.env\b|\.aws/credentials|/etc/passwd|\.netrc))")
 AI_ZH_KEYS = "ai|人工智能|助手|助理|模型|机器人|智能体"
-SECRET_KEYS = ("conversation|chat|message|messages|history|password|passwords|credential|credentials|api|token|secrets|"
+SECRET_KEYS = ("conversation|chat|message|messages|history|password|passwords|credential|credentials|api|token|secrets|inbox|"
                "cookies|environment|ssh|~/.ssh|key|keys|.env|id_rsa|/etc/passwd|.netrc|prompt|user's|users")
 SECRET_ZH_KEYS = "对话|聊天记录|历史消息|提示词|系统提示|密码|密钥|凭据|凭证|令牌|token|cookie|环境变量|私钥|用户的|手机号|上一条消息"
-SEND_KEYS = "send|post|upload|email|e-mail|mail|forward|transmit|exfiltrate|leak|submit|paste|share|deliver|put|copy"
+SEND_KEYS = "send|post|upload|email|e-mail|mail|forward|transmit|exfiltrate|leak|submit|paste|share|deliver|put|copy|attach"
 LANG_KEYS = "french|german|spanish|english|chinese|japanese|russian|italian|portuguese|korean|arabic|hindi|dutch|pirate|language"
 DEST = r"(?:https?://|www\.|[\w.+-]+@[\w-]+\.[a-z]|\b\d{1,3}(?:\.\d{1,3}){3}\b|webhook|remote server|external (?:url|server|site))"
 AI_ZH = r"(?:AI助手|ai助手|AI|ai|人工智能|智能助手|助手|助理|大模型|语言模型|模型|机器人|智能体)"
@@ -96,14 +97,26 @@ _AI_KEYS = "ai|assistant|assistants|bot|bots|chatbot|chatbots|llm|llms|model|mod
 
 RULES: Final[tuple[Rule, ...]] = (
     # -- override of earlier instructions ------------------------------------------------
-    _r("override", 1.0, "ignore|disregard|forget|override|bypass|discard|skip|abandon|overrule|throw|set aside|put aside|pay no attention",
-       rf"\b(?:ignore|disregard|forget|override|bypass|discard|skip|abandon|overrule|throw away|set aside|put aside|"
-       rf"pay no attention to)\b{G(40)}"
+    _r("override", 1.0, "ignore|disregard|forget|override|bypass|discard|skip|abandon|overrule|throw|set aside|put aside|pay no attention|"
+       "overlook", rf"\b(?:ignore|disregard|forget|override|bypass|discard|skip|abandon|overrule|throw away|set aside|put aside|"
+       rf"pay no attention to|overlook)\b{G(40)}"
        rf"\b{PRIOR}\b{G(30)}\b{INSTR}\b", "tells the reader to ignore its earlier instructions", narrative=True),
-    _r("override", 1.0, "ignore|disregard|forget|set aside|pay no attention", rf"\b(?:ignore|disregard|forget|set aside|put aside|"
-       rf"pay no attention to)\s+(?:the|any|all|those)\s+{INSTR}\s+(?:that\s+)?(?:you(?:'ve| have)? (?:received|been given|were "
-       r"given|got|were told)|(?:from|given by|set by) (?:the |your )?(?:developer|system|operator|admin))",
+    _r("override", 1.0, "ignore|disregard|forget|set aside|pay no attention|overlook", rf"\b(?:ignore|disregard|forget|set aside|put aside|"
+       rf"pay no attention to|overlook)\s+(?:the|any|all|those|whatever)\s+{INSTR}\s+(?:that\s+)?(?:you(?:'ve| have)? (?:received|been "
+       r"given|were given|got|were told)|(?:from|given by|set by) (?:the |your )?(?:developers?|system|operators?|admins?)|(?:your|the) "
+       r"(?:developers?|creators?|operators?|makers?|owners?|admins?|system) (?:placed|put|set|gave|imposed|wrote)|(?:came|come|were "
+       r"given|appeared) (?:before|earlier|above|prior))",
        "tells the reader to ignore its earlier instructions", narrative=True),
+    _r("override", 1.0, "consider|treat|regard|deem|none of", rf"\b(?:consider|treat|regard|deem)\s+(?:all\s+(?:of\s+)?)?(?:your|the)\s+"
+       rf"(?:{PRIOR}\s+)?{INSTR}\s+(?:as\s+)?(?:null|void|cancel+ed|revoked|invalid|obsolete|withdrawn|irrelevant|lifted)\b|"
+       rf"\bnone of (?:your|the) (?:{PRIOR}\s+)?{INSTR}\b{G(20)}\b(?:are|is) (?:valid|in effect|binding|relevant|to be followed)\b",
+       "declares the reader's earlier instructions void"),
+    _r("override", 1.0, "system message|system prompt|discarded|disregarded", rf"\b(?:(?:the )?{PRIOR}\s+)?system (?:message|prompt)s?"
+       rf"\b{G(30)}\b(?:can|may|should|is to|are to|must) be (?:discarded|ignored|disregarded|forgotten|dropped|deleted)\b",
+       "declares the reader's system prompt void"),
+    _r("override", 1.0, "instruction set|your instructions|your prompt|your system prompt|your rules|your configuration",
+       r"\b(?:this|the following|the present) (?:\w+ )?(?:is|are) (?:now )?your (?:new |only |real )?(?:instruction set|instructions|"
+       r"prompt|system prompt|rules|configuration)\b", "declares the text the reader's instructions"),
     _r("override", 1.0, "cancelled|canceled|void|null|revoked|invalid|obsolete|superseded|irrelevant|no longer",
        rf"\b(?:everything|all|whatever|anything) (?:that )?you(?:'ve| have)? (?:been |were )?(?:told|given|instructed|taught|asked|"
        rf"received)\b{G(30)}\b(?:is|are|was|were|has been|have been)\s+(?:now\s+|hereby\s+)?(?:cancel+ed|void|null|revoked|"
@@ -111,6 +124,9 @@ RULES: Final[tuple[Rule, ...]] = (
     _r("override", 1.0, "apply|applies", rf"\b{INSTR}\s+(?:that\s+)?you(?:'ve| have)? (?:were |been )?(?:given|received|told|got)\b"
        rf"{G(40)}\b(?:do not|don't|no longer|does not|doesn't) appl(?:y|ies)\b|\byour (?:{PRIOR}\s+)?{INSTR}\b{G(30)}\b"
        r"(?:do not|don't|no longer) appl(?:y|ies)\b", "declares the reader's earlier instructions void"),
+    _r("override", 1.0, "withdrawn|lifted|anymore|revoked|void|cancelled|canceled|rescinded", rf"\byour (?:{PRIOR}\s+)?{INSTR}\b{G(20)}"
+       r"\b(?:is|are|has been|have been)\s+(?:now\s+|hereby\s+)?(?:withdrawn|lifted|revoked|void|cancel+ed|rescinded|(?:not |in)?valid "
+       r"anymore)\b", "declares the reader's earlier instructions void"),
     _r("override", 1.0, "void|cancel|obsolete|revoked|invalid|superseded|outdated|overridden|no longer",
        rf"\b{INSTR}\b{G(30)}\b(?:are|is|were|have been|has been)\s+(?:now\s+|hereby\s+)?(?:void|null|cancel+ed|obsolete|"
        rf"revoked|invalid|superseded|outdated|overridden|no longer (?:valid|apply|applies|in effect|relevant))|"
@@ -148,7 +164,7 @@ RULES: Final[tuple[Rule, ...]] = (
        r"(?:filters?|policy|policies|rules|guardrails|restrictions|safeguards|checks)\b", "asks the reader to switch off its safeguards"),
     _r("override", 0.8, "override|priority", r"\b(?:system|admin|developer|priority) override\b|\b(?:highest|top|maximum) "
        r"priority (?:instructions?|command|directive|order)\b", "claims to override the reader's instructions"),
-    _r("override", 0.5, "only|instead", r"\b(?:follow|obey|do) only (?:what|the (?:text|instructions)|this|these)\b|"
+    _r("override", 0.5, "only|instead", r"\b(?:follow|obey|do) only (?:what|the (?:text|instructions|notes|steps|rules)|this|these)\b|"
        r"\bonly (?:obey|follow|listen to) (?:this|these|me|the text)\b|\binstead,? (?:follow|obey)\b",
        "tells the reader to obey only this text", also="follow|obey|do|listen"),
     _r("override", 0.6, "ignore", r"\bignore the user'?s? (?:question|request|message|input|instructions)\b",
@@ -156,17 +172,22 @@ RULES: Final[tuple[Rule, ...]] = (
     _r("override", 1.0, "忽略|无视|忽视|忘记|忘掉|忘了|丢弃|抛弃|抛开|丢掉|扔掉|撇开|跳过|绕过|不要理会|别管|不用管|不必理会|覆盖",
        rf"(?:忽略|无视|忽视|忘记|忘掉|忘了|丢弃|抛弃|抛开|丢掉|扔掉|撇开|跳过|绕过|不要理会|别管|不用管|不必理会|覆盖){G(12)}{PRIOR_ZH}"
        rf"{G(8)}{INSTR_ZH}", "tells the reader to ignore its earlier instructions", narrative=True),
-    _r("override", 1.0, "忽略|无视|忘记|忘掉|抛开|抛弃|丢掉|丢弃|扔掉|撇开|放下|清空|作废", rf"(?:把|将){G(4)}{PRIOR_ZH}{G(8)}{INSTR_ZH}"
-       r"[^。\n]{0,8}(?:忽略|无视|忘记|忘掉|抛开|抛弃|丢掉|丢弃|扔掉|撇开|放下|清空|作废)", "tells the reader to ignore its earlier instructions",
+    _r("override", 1.0, "忽略|无视|忘记|忘掉|抛开|抛弃|丢掉|丢弃|扔掉|撇开|放下|清空|作废|没看到|没看见|不存在",
+       rf"(?:把|将){G(4)}{PRIOR_ZH}{G(8)}{INSTR_ZH}[^。\n]{{0,8}}(?:忽略|无视|忘记|忘掉|抛开|抛弃|丢掉|丢弃|扔掉|撇开|放下|清空|作废|"
+       r"当作?没看[到见]|当作?不存在)", "tells the reader to ignore its earlier instructions",
        narrative=True, also="把|将"),
     _r("override", 0.6, "作废|无效|失效|取消|不再|不适用|被覆盖|被取代|过时|废除|不算数|不作数",
        rf"{PRIOR_ZH}[^。\n]{{0,6}}?{INSTR_ZH}{G(8)}(?:作废|无效|失效|取消|不再(?:适用|有效|生效)|不适用|被(?:覆盖|取代|替换)|"
        r"过时|废除|不算数|不作数)", "declares earlier instructions void", narrative=True,
        also="之前|以上|上面|前面|上述|先前|此前|原有|原来|原先|所有|全部|一切|你的|系统|以前"),
-    _r("override", 1.0, "作废|无效|失效|取消|不再|不适用|被覆盖|被取代|过时|废除|不算数|不作数", rf"(?:你的|你(?:之前|原来|以前|此前|先前)|"
-       rf"系统的|给你|告诉你|跟你说)[^。\n]{{0,8}}?{INSTR_ZH}{G(8)}(?:作废|无效|失效|取消|不再(?:适用|有效|生效)|不适用|"
-       r"被(?:覆盖|取代|替换)|过时|废除|不算数|不作数)", "declares the reader's earlier instructions void",
-       also="你的|你之前|你原来|你以前|你此前|你先前|系统的|给你|告诉你|跟你说"),
+    _r("override", 1.0, "作废|无效|失效|取消|不再|不适用|被覆盖|被取代|过时|废除|不算数|不作数|不用管|别管|不必管|解除|撤销",
+       rf"(?:你的|你(?:之前|原来|以前|此前|先前|收到|得到|接到)|系统的|给你|告诉你|跟你说)[^。\n]{{0,8}}?{INSTR_ZH}{G(10)}(?:作废|无效|失效|"
+       r"取消|不再(?:适用|有效|生效)|不适用|被(?:覆盖|取代|替换)|过时|废除|不算数|不作数|不用管|别管|不必管|解除|撤销)",
+       "declares the reader's earlier instructions void",
+       also="你的|你之前|你原来|你以前|你此前|你先前|你收到|你得到|你接到|系统的|给你|告诉你|跟你说"),
+    _r("override", 1.0, "才是你|是你唯一|是你要|是你必须", r"(?:本|这份|这个|此|以下|下面的?)(?:说明|文档|文件|页面|段落|文字|内容|指令)"
+       r"(?:才)?是你(?:要|需要|必须|唯一)?(?:遵守|遵循|服从|听从|执行)的(?:唯一)?(?:依据|指令|规则|标准|命令)",
+       "declares the text the reader's instructions"),
     _r("override", 0.5, "不用再|不必再|无需再|不需要再|用不着再", r"(?:不用|不必|无需|不需要|用不着)再(?:遵守|遵循|服从|听从|理会|执行)",
        "tells the reader it need no longer obey"),
     _r("override", 0.5, "听从|服从|遵守|遵循|按照|执行|按我|为准|听我|听我的",
@@ -183,8 +204,8 @@ RULES: Final[tuple[Rule, ...]] = (
        "claims priority over the reader's instructions"),
     _r("override", 1.0, "提示词|系统提示|指令|设定", r"(?:输出|泄露|透露|显示|告诉我|打印|重复|复述)[^。\n]{0,8}(?:你的|系统)"
        r"(?:提示词|系统提示|指令|设定)", "asks the reader to reveal its system prompt"),
-    _r("override", 1.0, "遵守|遵循|服从|听从|执行", rf"(?:不要|不再|别|停止)(?:再)?(?:遵守|遵循|服从|听从|执行)(?:你|系统)?的?"
-       r"(?:原来|原有|之前|以前)?的?(?:规则|指令|设定|准则|要求|安全准则)", "tells the reader to stop following its rules",
+    _r("override", 1.0, "遵守|遵循|服从|听从|执行|按照|依照", rf"(?:不要|不再|别|停止)(?:再)?(?:遵守|遵循|服从|听从|执行|按照|依照)(?:你|系统)?的?"
+       r"(?:原来|原有|之前|以前|原先|先前|此前)?的?(?:系统)?的?(?:规则|指令|设定|准则|要求|安全准则|提示词?)", "tells the reader to stop following its rules",
        also="不要|不再|别|停止"),
     # -- a new role, system prompt or persona ---------------------------------------------
     _r("role", 1.0, "you are now", r"\byou are now (?:an?|the|my|in|no longer|dan|free|unrestricted|jailbroken|operating|"
@@ -198,6 +219,9 @@ RULES: Final[tuple[Rule, ...]] = (
        r"operate) as\b", "changes how the reader behaves from now on"),
     _r("role", 1.0, "pretend", r"\bpretend (?:that )?(?:you are|you're|to be|you have)\b|\b(?:you must|you should|you will|"
        r"please|always)\s+pretend\b", "asks the reader to pretend"),
+    _r("role", 0.8, "assume|adopt|take on", r"\b(?:assume|adopt|take on)\s+(?:the )?(?:role|persona|identity|character) of\b",
+       "gives the reader a new role"),
+    _r("role", 0.6, "你的角色|你的身份", r"(?:接下来|从现在起|现在|今后|以后)你的(?:角色|身份)(?:是|变成|改为|就是)", "gives the reader a new role"),
     _r("role", 0.6, "imagine", r"\bimagine (?:that )?(?:you are|you're)\b", "asks the reader to imagine being someone else"),
     _r("role", 1.0, "roleplay|role-play|role play|character", r"\brole[- ]?play(?:ing)? as\b|\bstay in character\b|"
        r"\bnever break character\b|\bremain in character\b", "asks the reader to play a role"),
@@ -223,8 +247,9 @@ RULES: Final[tuple[Rule, ...]] = (
        r"进入(?:开发者|越狱|上帝|无限制)模式|(?:开发者|越狱)模式|没有任何(?:限制|约束)的(?:AI|ai|助手|模型)",
        "gives the reader a new role"),
     _r("role", 1.0, "扮演", r"(?:你|请)(?:来|现在|将)?扮演|角色扮演\s*:", "asks the reader to play a role"),
-    _r("role", 0.5, "扮演|不受|没有任何|不再有任何", r"扮演(?:一个|一名|一位|成)|不受任何(?:限制|约束|规则|道德)|"
-       r"你(?:现在|已经|从此)?(?:没有|不再有)任何(?:限制|约束|规则|审查)", "asks for a role without rules"),
+    _r("role", 0.5, "扮演|不受|没有任何|不再有任何|遵守任何", r"扮演(?:一个|一名|一位|成)|不受任何(?:限制|约束|规则|道德)|"
+       r"你(?:现在|已经|从此)?(?:没有|不再有)任何(?:限制|约束|规则|审查)|不(?:需要|用|必)(?:再)?遵守任何(?:规则|限制|约束)",
+       "asks for a role without rules"),
     _r("role", 1.0, "当作|视为|作为|当成", r"(?:当作|视为|作为|当成)[^。\n]{0,4}(?:系统|开发者)(?:指令|消息|提示词?|命令)",
        "declares the text a system message"),
     _r("role", 0.6, "身份", r"以[^。\n]{1,12}的身份(?:回答|回复|说话|发言)", "gives the reader a persona"),
@@ -268,7 +293,7 @@ RULES: Final[tuple[Rule, ...]] = (
        "processes this text"),
     _r("address", 0.7, "as an|as the|as a", rf"\bas (?:an?|the) {AI}\b{G(20)}\byou (?:must|should|are required|will|need)",
        "tells an AI what it must do", also="you"),
-    _r("address", 1.0, "给|致|写给|告", rf"(?:致|给|写给|告)(?:所有|任何|每一?个)?(?:正在)?(?:阅读|读取|处理)?(?:(?:本|这|此)(?:个|份|篇)?)?(?:页面|文档|文章|文件)?的?"
+    _r("address", 1.0, "给|致|写给|告", rf"(?:致|给|写给|告)(?:所有|任何|每一?个)?(?:正在)?(?:阅读|读取|处理)?(?:(?:本|这|此)(?:个|份|篇)?[^。\n:,]{{0,6}}?)?的?"
        rf"\s*{AI_ZH}+\s*(?:的)?(?:指令|说明|消息|提示|信)?\s*:", "addresses a message to an AI", also=AI_ZH_KEYS),
     _r("address", 1.0, "你是", rf"(?:如果|若|假如|当)你是(?:一个|一名)?[^。\n,]{{0,12}}{AI_ZH}", "addresses an AI reading the text"),
     _r("address", 0.8, AI_ZH_KEYS,
@@ -343,8 +368,9 @@ RULES: Final[tuple[Rule, ...]] = (
        r"mention|promote|recommend|link|carry|say|state)\b", "dictates what every answer must contain",
        also="every|each|all;must|should|has|have|needs|need|shall"),
     _r("output", 1.0, "respond|reply|answer|write|speak|talk", rf"\b(?:respond|reply|answer|write|speak|talk)\b{G(20)}\bin {LANGS}"
-       rf"{G(40)}\b(?:from now on|regardless|whatever|no matter|always|even if)\b|\b(?:from now on|always|only)\b{G(20)}"
-       rf"\b(?:respond|reply|answer|write|speak)\b{G(10)}\bin {LANGS}\b", "changes the language of the reader's answers",
+       rf"{G(40)}\b(?:from now on|regardless|whatever|no matter|always|even if|even when)\b|\b(?:from now on|always|only)\b{G(20)}"
+       rf"\b(?:respond|reply|answer|write|speak)\b{G(10)}\bin {LANGS}\b|\b(?:respond|reply|answer|write|speak)\s+(?:exclusively|solely|"
+       rf"only)\s+in {LANGS}\b", "changes the language of the reader's answers",
        also=LANG_KEYS),
     _r("output", 0.8, "recommend|promote|suggest|endorse|advertise|favour|favor", rf"\b(?:always|only|whenever|whatever|every time)\b{G(40)}\b"
        r"(?:recommend|promote|suggest|endorse|advertise|favou?r)\b|\b(?:recommend|promote|endorse)\b[^.!?\n]{0,40}\b(?:and no "
@@ -395,7 +421,7 @@ RULES: Final[tuple[Rule, ...]] = (
        r"(?:描述为|说成|评为|称为|称其为)|当作唯一|唯一正确|唯一来源|最高分|列为(?:首选|第一|唯一)", "tells the reader how to judge the text"),
     # -- exfiltration --------------------------------------------------------------------------
     _r("exfiltration", 1.0, "http|https|www.|@|webhook|remote server|external",
-       rf"\b(?:send|post|upload|e-?mail|mail|forward|transmit|exfiltrate|leak|submit|paste|share|deliver|put|copy)\b{G(50)}{SECRET}"
+       rf"\b(?:send|post|upload|e-?mail|mail|forward|transmit|exfiltrate|leak|submit|paste|share|deliver|put|copy|attach)\b{G(50)}{SECRET}"
        rf"{G(60)}{DEST}", "asks for secrets or the conversation to be sent out", also=f"{SECRET_KEYS};{SEND_KEYS}"),
     _r("exfiltration", 1.0, "http|https|www.|@|webhook|remote server|external",
        rf"{SECRET}{G(50)}\b(?:send|post|upload|e-?mail|forward|transmit|paste|submit|deliver)\b{G(40)}{DEST}",
@@ -425,7 +451,7 @@ RULES: Final[tuple[Rule, ...]] = (
     _r("tool", 0.6, "rm -|curl|wget|mkfs|dd if|push -f|--force|drop table|drop database|format c:", DANGER, "carries a destructive or download-and-run command"),
     _r("tool", 1.0, "without|no need|no confirmation|no approval|no human|do not ask|don't ask|do not confirm|already approved|already agreed",
        rf"\b(?:run|execute|exec|install|delete|remove|erase|wipe|drop|transfer|wire|send|pay|move|push|deploy|download|grant|"
-       rf"approve|call|invoke|use)\b{G(90)}\b(?:without (?:asking|confirmation|confirming|telling|permission|approval|review|"
+       rf"approve|call|invoke|use)\b{G(90)}\b(?:without (?:asking|confirmation|confirming|telling|permission|approval|review|waiting for (?:approval|confirmation|permission|review|the user)|"
        r"the user'?s? (?:consent|permission|approval|knowledge))|no (?:need|confirmation|approval|human review|review) "
        r"(?:is )?(?:needed|required)?|do not (?:ask|confirm|check with)|don't (?:ask|confirm)|the user has already "
        r"(?:approved|agreed|consented)|the user already (?:approved|agreed|consented|confirmed|authori[sz]ed)|has already (?:been )?"
@@ -437,7 +463,7 @@ RULES: Final[tuple[Rule, ...]] = (
        r"erase|wipe(?: out)?|destroy|purge)\s+(?:all|every|each|the entire|the whole|everything)\b[^.!?\n]{0,30}?\b(?:files?|"
        r"folders?|director(?:y|ies)|data|repositor(?:y|ies)|repos?|databases?|backups?|records|emails|branches|projects?)\b",
        "tells the reader to delete everything"),
-    _r("tool", 0.5, "--force|force-push|force push|push -f", r"\bpush\b[^.!?\n]{0,30}(?:--force\b|\s-f\b)|\bforce[- ]push\b",
+    _r("tool", 0.5, "--force|force-push|force push|push -f|强制推送", r"\bpush\b[^.!?\n]{0,30}(?:--force\b|\s-f\b)|\bforce[- ]push\b|强制推送",
        "asks for a force push"),
     _r("tool", 0.5, "grant|give", rf"\b(?:grant|give)\b{G(25)}\b(?:sudo|root|admin(?:istrator)?|full|all) ?(?:access|rights|"
        r"privileges|permissions)?\b", "tells the reader to grant wide rights"),
@@ -461,14 +487,17 @@ RULES: Final[tuple[Rule, ...]] = (
        r"覆盖)[^。\n]{0,40}(?:不需要|无需|不用|不必|别|不要)(?:再)?(?:用户|对方|人工|主人)?的?(?:征求|经过|询问|问|确认|审核|审批|同意|人工)",
        "coerces the reader into an action without the user's consent",
        also="执行|运行|安装|删除|清空|转账|转入|推送|格式化|下载|授予|覆盖;不需要|无需|不用|不必|别|不要"),
+    _r("tool", 1.0, "征求|询问|经过|等待", r"(?:不用|不需要|无需|不必)(?:再)?(?:征求|询问|经过|等待)(?:用户|对方|人工|主人)?的?(?:意见|同意|确认|"
+       r"批准|许可)?[^。\n]{0,12}?(?:直接|立即|马上)?(?:执行|运行|安装|删除|清空|转账|推送|强制推送|格式化|下载|授予|覆盖|发送)",
+       "coerces the reader into an action without the user's consent", also="不用|不需要|无需|不必"),
     _r("tool", 0.5, "立即|马上|立刻|自动|直接", r"(?:立即|马上|立刻|自动|直接)(?:执行|运行|安装|删除|清空|转账|推送|下载)",
        "urges the reader into an action"),
     _r("tool", 0.6, "删除|清空|删掉|删光|清除", r"(?:删除|清空|删掉|删光|清除)[^。\n]{0,12}(?:所有|全部|一切|整个)[^。\n]{0,6}(?:文件|目录|"
        r"数据|仓库|数据库|备份|记录|邮件|分支|项目)|(?:所有|全部|整个)[^。\n]{0,8}(?:文件|目录|数据|仓库|数据库|备份)[^。\n]{0,4}"
        r"(?:删除|清空|删掉)", "tells the reader to delete everything"),
     _r("tool", 0.8, "工具|终端|命令行|插件|接口|shell", r"(?:调用|使用|用|通过)(?:你的)?[^。\n]{0,6}(?:工具|终端|命令行|插件|接口|shell)"
-       r"[^。\n]{0,10}(?:安装|删除|执行|运行|转账|转入|下载|发送)", "tells the reader to use its tools",
-       also="调用|使用|用|通过;安装|删除|执行|运行|转账|转入|下载|发送"),
+       r"[^。\n]{0,10}(?:安装|删除|执行|运行|转账|转入|下载|发送|支付|付款)", "tells the reader to use its tools",
+       also="调用|使用|用|通过;安装|删除|执行|运行|转账|转入|下载|发送|支付|付款"),
     _r("tool", 0.6, "转账|转入|汇款|打款|支付", r"(?:转账|转入|汇款|打款|支付)[^。\n]{0,20}(?:\d+\s*(?:元|块|美元|usd|万)|账户|钱包)",
        "asks the reader to move money"),
     _r("tool", 0.6, "下一步", r"(?:智能体|助手|AI|ai|模型)的下一步(?:操作)?是", "gives an AI agent its next action"),
@@ -491,6 +520,9 @@ RULES: Final[tuple[Rule, ...]] = (
     _r("secrecy", 0.6, "succeeded|went well|worked|is fine|was successful|were successful|all is well|nothing happened",
        r"\b(?:then|and|afterwards)\s+(?:report|tell the user|tell them|say|claim|reply)\s+that\s+(?:it|everything|all|the \w+)\s+(?:\w+\s+)?"
        r"(?:succeeded|went well|worked|is fine|was successful|were successful)\b", "tells the reader how to cover up"),
+    _r("secrecy", 1.0, "the user|the human", r"\bthe (?:user|human) (?:must not|mustn't|must never|should never|is never to) "
+       r"(?:find out|learn about|notice|realise|realize|discover|know about|be told|suspect)\b",
+       "asks that something be kept from the user"),
     _r("secrecy", 0.8, "user|users", r"\b(?:the )?users? (?:must not|mustn't|should not|shouldn't|cannot|can't|may not|must never|"
        r"should never) (?:find out|learn about|notice|realise|realize|discover|know about|be told|suspect)\b",
        "asks that something be kept from the user"),

@@ -120,7 +120,8 @@ RULES: Final[tuple[Rule, ...]] = (
     _r("override", 1.0, "cancelled|canceled|void|null|revoked|invalid|obsolete|superseded|irrelevant|no longer",
        rf"\b(?:everything|all|whatever|anything) (?:that )?you(?:'ve| have)? (?:been |were )?(?:told|given|instructed|taught|asked|"
        rf"received)\b{G(30)}\b(?:is|are|was|were|has been|have been)\s+(?:now\s+|hereby\s+)?(?:cancel+ed|void|null|revoked|"
-       r"invalid|obsolete|superseded|irrelevant|no longer (?:valid|relevant|in effect))", "declares the reader's earlier instructions void"),
+       r"invalid|obsolete|superseded|irrelevant|no longer (?:valid|relevant|in effect))", "declares the reader's earlier instructions void",
+       also="everything|all|whatever|anything;told|given|instructed|taught|asked|received"),
     _r("override", 1.0, "apply|applies", rf"\b{INSTR}\s+(?:that\s+)?you(?:'ve| have)? (?:were |been )?(?:given|received|told|got)\b"
        rf"{G(40)}\b(?:do not|don't|no longer|does not|doesn't) appl(?:y|ies)\b|\byour (?:{PRIOR}\s+)?{INSTR}\b{G(30)}\b"
        r"(?:do not|don't|no longer) appl(?:y|ies)\b", "declares the reader's earlier instructions void"),
@@ -142,7 +143,8 @@ RULES: Final[tuple[Rule, ...]] = (
        r"throw away|reset|scrap)\s+(?:everything|all) (?:you (?:know|were told|have been told|were given|were instructed|were asked|"
        r"have been instructed|learned)|(?:that|which) came before|above|before)\b|\b(?:erase|wipe|clear|reset|discard|drop|flush)\s+"
        r"(?:your|all) (?:previous |prior |earlier |current |existing )?(?:context|memory|memories|instructions|rules|programming|"
-       r"guidelines|conditioning)\b", "tells the reader to forget what it was told"),
+       r"guidelines|conditioning)\b", "tells the reader to forget what it was told", also="everything|all|your;know|told|given|"
+       "instructed|asked|learned|came|above|before|context|memory|memories|instructions|rules|programming|guidelines|conditioning"),
     _r("override", 1.0, "supersede|supersedes|override|overrides|replace|replaces|cancel|cancels|precedence|priority",
        rf"\b(?:directives?|instructions?|prompts?|messages?|notes?|commands?|orders?|rules)\b{G(20)}\b(?:supersedes?|overrides?|"
        rf"replaces?|cancels?|takes? (?:precedence|priority) over)\s+(?:all|any|every|your|the)\s+(?:of (?:your|the) )?(?:{PRIOR}\s+)?"
@@ -477,7 +479,7 @@ RULES: Final[tuple[Rule, ...]] = (
        rf"\b(?:with|using|via|through) (?:your|the) (?:\S+\s+){{0,2}}?(?:tool|shell|terminal|browser|plugin)\b{G(40)}\b(?:run|"
        r"execute|install|delete|remove|transfer|send|download)\b", "tells the reader to use its tools"),
     _r("tool", 0.6, ".sh|.ps1|.exe|.bat|.py", rf"\b(?:run|execute|install|launch)\b{G(30)}\b(?:from|at)\s+https?://\S+\.(?:sh|ps1|"
-       r"exe|bat|py)\b", "tells the reader to run a program from the web"),
+       r"exe|bat|py)\b", "tells the reader to run a program from the web", also="run|execute|install|launch;http|https"),
     _r("tool", 0.7, "$|usd|dollars|euro|euros|eur|btc|eth|bitcoin|crypto|funds|money", rf"\b(?:transfer|wire|send|pay|move)\b{G(30)}(?:\$\s?\d|\d+\s?(?:usd|eur|dollars|"
        rf"btc|eth|euros?)\b|\b(?:funds|money|bitcoin|crypto)\b){G(40)}\b(?:to|into)\b{G(20)}(?:account|wallet|address|iban|\d{{4}})",
        "asks the reader to move money", also="transfer|wire|send|pay|move"),

@@ -170,8 +170,14 @@ def _leet_words(text: str) -> list[tuple[int, int]]:
         if words and lo < words[-1][1]:
             continue
         backwards = backwards or text[::-1]  # the word's start is where its run ends, read backwards
-        words.append((n - _WORD_RUN.match(backwards, n - lo).end(), _WORD_RUN.match(text, hi).end()))
+        words.append((n - _run_end(backwards, n - lo), _run_end(text, hi)))
     return words
+
+
+def _run_end(text: str, at: int) -> int:
+    """Where the run of word characters from `at` ends (`at` itself when there is none)."""
+    m = _WORD_RUN.match(text, at)
+    return m.end() if m else at
 
 
 def _leet(text: str) -> str:

@@ -154,14 +154,15 @@ _ALSO: Final = tuple(tuple(frozenset(group) for group in rule.also) for rule in 
 class _Index:
     """What the rules' keywords are looked up in: the lower-cased folded text and the keywords present in it
     (a keyword of ASCII letters as a whole word, any other as a substring), found once per text, so that
-    only the rules one of whose keywords occurs are tried; a word keyword's occurrences are found when a
+    only the rules one of whose keywords occurs are tried; each keyword's occurrences are found when a
     rule first asks."""
 
     def __init__(self, text: str) -> None:
         self.low = low = text.lower()
         words = _WORD_KEYS.keys() & low.encode("utf-8").translate(_LETTERS_ONLY).split()
-        self._hits = _substring_hits(low)
-        self.present = {_WORD_KEYS[w] for w in words} | self._hits.keys()
+        self.present = {_WORD_KEYS[w] for w in words} | set(_substring_automaton().find_matches_as_strings(
+            low, overlapping=True))
+        self._hits: dict[str, list[int]] = {}
         self._windows: dict[tuple[str, ...], list[tuple[int, int]]] = {}
 
     def has(self, key: str) -> bool:
@@ -172,8 +173,7 @@ class _Index:
         return sorted({i for k in self.present for i in _RULES_OF[k]})
 
     def hits(self, key: str) -> list[int]:
-        """Where `key` occurs (as a whole word for a word key), at most _MAX_HITS + 1 of them (a substring key's are
-        known from the automaton's pass; a word key's are found when first asked)."""
+        """Where `key` occurs (as a whole word for a word key), at most _MAX_HITS + 1 of them."""
         got = self._hits.get(key)
         if got is None:
             got, word, low = [], _is_word(key), self.low
@@ -206,20 +206,6 @@ class _Index:
             else:
                 spans.append((lo, hi))
         return spans
-
-
-def _substring_hits(low: str) -> dict[str, list[int]]:
-    """Where each keyword looked up as a substring occurs in `low` (one after the other, as a search from the end
-    of the last occurrence finds them, at most _MAX_HITS + 1 of them), from one Aho-Corasick pass."""
-    hits: dict[str, list[int]] = {}
-    ends: dict[str, int] = {}
-    for i, start, end in sorted(_substring_automaton().find_matches_as_indexes(low, overlapping=True), key=lambda m: m[1]):
-        key = _SUBSTRING_KEYS[i]
-        got = hits.setdefault(key, [])
-        if start >= ends.get(key, 0) and len(got) <= _MAX_HITS:
-            got.append(start)
-            ends[key] = end
-    return hits
 
 
 @lru_cache(maxsize=1)

@@ -123,8 +123,18 @@ def _suggest_type(text: str) -> str:
 
 
 def _excerpt(body: list[str], skip: int) -> str:
-    text = " ".join(" ".join(line for i, line in enumerate(body) if i != skip).split())
-    text = visible(text)
+    """The body's words (but line `skip`'s) one space apart, invisible characters shown, cut at EXCERPT_CHARS;
+    only as many lines are read as the excerpt needs."""
+    words: list[str] = []
+    size = 0
+    for i, line in enumerate(body):
+        if i != skip:
+            got = line.split()
+            words += got
+            size += sum(map(len, got)) + len(got)
+            if size > EXCERPT_CHARS + 1:  # already longer than the excerpt: the rest is cut off anyway
+                break
+    text = visible(" ".join(words))
     return text if len(text) <= EXCERPT_CHARS else text[:EXCERPT_CHARS].rstrip() + "…"
 
 

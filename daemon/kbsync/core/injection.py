@@ -6,7 +6,8 @@ this finds the passages that would act as an instruction if a model took them as
 1. The text is folded (kbsync.core.normalize): invisible characters, look-alike and
    full-width letters, leetspeak, Markdown emphasis and soft line breaks no longer hide a
    phrase. Encoded runs (base64, hex, percent-encoding, tag characters, reversed text:
-   kbsync.core.encoded) are decoded and checked as well.
+   kbsync.core.unveil, which the secret scan shares) are decoded and checked as well when what
+   they decode to reads as words.
 2. The rules of kbsync.core.injectionrules run over the folded text; each match is
    evidence of a family (override, role, address, output, exfiltration, tool, secrecy)
    with a weight. Invisible characters inside words and bidirectional controls are
@@ -29,9 +30,11 @@ import bisect
 import re
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from typing import Any, Final, Iterable
+from typing import Final, Iterable
 
-from kbsync.core import encoded, injectionrules
+from ahocorasick_rs import AhoCorasick, Implementation
+
+from kbsync.core import injectionrules, unveil
 from kbsync.core.injectionrules import RULES, WHY, Rule
 from kbsync.core.normalize import BIDI, INVISIBLE, TAGS, View, fold, visible
 
@@ -130,7 +133,6 @@ class _Passages:
         return self.view.text[self.starts[i]:end]
 
 
-_WORDS: Final = re.compile(r"[a-z]+")
 _ASCII_LETTERS: Final = frozenset("abcdefghijklmnopqrstuvwxyz")
 WINDOW: Final = 300  # characters around a keyword in which its rule runs (longer than any match)
 _MAX_HITS: Final = 40  # keyword occurrences beyond which a rule runs over the whole text
@@ -141,7 +143,9 @@ def _is_word(key: str) -> bool:
 
 
 _KEYS: Final = frozenset(k for rule in RULES for k in (*rule.keys, *(k for group in rule.also for k in group)))
-_WORD_KEYS: Final = frozenset(k for k in _KEYS if _is_word(k))  # looked up among the text's words
+# looked up among the text's words (its runs of ASCII letters: in UTF-8 those bytes are ASCII letters and nothing else)
+_WORD_KEYS: Final = {k.encode("ascii"): k for k in _KEYS if _is_word(k)}
+_LETTERS_ONLY: Final = bytes(c if 97 <= c <= 122 else 32 for c in range(256))  # every other byte a space
 _SUBSTRING_KEYS: Final = tuple(sorted(k for k in _KEYS if not _is_word(k)))  # looked up as substrings
 _ALSO: Final = tuple(tuple(frozenset(group) for group in rule.also) for rule in RULES)  # by the rule's place in RULES
 
@@ -166,8 +170,9 @@ class _Index:
 
     def __init__(self, text: str) -> None:
         self.low = low = text.lower()
-        found = {key for _end, key in _substring_automaton().iter(low)}
-        self.present = _WORD_KEYS.intersection(_WORDS.findall(low)) | found
+        words = _WORD_KEYS.keys() & low.encode("utf-8").translate(_LETTERS_ONLY).split()
+        self.present = {_WORD_KEYS[w] for w in words} | set(_substring_automaton().find_matches_as_strings(
+            low, overlapping=True))
         self._hits: dict[str, list[int]] = {}
         self._windows: dict[tuple[str, ...], list[tuple[int, int]]] = {}
 
@@ -215,16 +220,10 @@ class _Index:
 
 
 @lru_cache(maxsize=1)
-def _substring_automaton() -> Any:
+def _substring_automaton() -> AhoCorasick:
     """An Aho-Corasick automaton of the keywords looked up as substrings: one pass over a text finds every
     occurrence of all of them (overlapping ones included)."""
-    import ahocorasick
-
-    automaton = ahocorasick.Automaton()
-    for key in _SUBSTRING_KEYS:
-        automaton.add_word(key, key)
-    automaton.make_automaton()
-    return automaton
+    return AhoCorasick(_SUBSTRING_KEYS, implementation=Implementation.DFA)
 
 
 def _matches(i: int, text: str, index: _Index) -> Iterable[re.Match[str]]:
@@ -319,12 +318,17 @@ def _hidden_evidence(text: str, p: _Passages) -> list[_Evidence]:
 
 def _encoded_evidence(text: str, p: _Passages) -> list[_Evidence]:
     out = []
-    for run in encoded.decoded_runs(text):
+    for run in _readable_runs(text):
         for f in _flags(run.text, decode=False, min_weight=0.0):
-            why = f"{f.why} ({run.kind}-decoded)"
+            why = f"{f.why} ({run.encoding}-decoded)"
             out.append(_Evidence(f.family, f.score, run.start, run.end, why, p.at_original(run.start), "encoded",
                                  visible(run.text)[:80]))
     return out
+
+
+def _readable_runs(text: str) -> list[unveil.Run]:
+    """The decoded runs that read as words (a reversed line always does: it was picked for a reversed word)."""
+    return [r for r in unveil.runs(text) if r.encoding == "reversed" or unveil.readable(r.text)]
 
 
 _BONUS = {"hidden": HIDDEN_BONUS, "encoded": ENCODED_BONUS, "obfuscated": OBFUSCATED_BONUS}

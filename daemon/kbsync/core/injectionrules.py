@@ -43,14 +43,15 @@ INSTR = (r"(?:instructions?|prompts?|rules|directions|directives|guidelines|guid
          r"constraints|restrictions|safety (?:rules|guidelines|training)|system prompt|configuration|training)")
 PRIOR = r"(?:previous|prior|above|earlier|preceding|original|initial|old|existing|all|any|every|your|the system|system|developer'?s?)"
 SECRET = (r"(?:\b(?:(?:entire |full |whole )?(?:conversation|chat)(?:s| history| logs?| transcript)?|message history|"
-          r"previous messages|user'?s? (?:last |saved )?(?:messages?|data|details|files|email|input|question|passwords?)|system prompt|"
+          r"previous messages|user'?s? (?:last |saved )?(?:messages?|data|details|files|email|emails|inbox|contacts|input|question|passwords?)|"
+          r"system prompt|"
           r"passwords?|credentials?|api[ -]?keys?|access tokens?|tokens|secrets|cookies|environment variables|ssh keys?|"
           r"private keys?|id_rsa)\b|(?:~/\.ssh\S*|\.env\b|\.aws/credentials|/etc/passwd|\.netrc))")
 AI_ZH_KEYS = "ai|人工智能|助手|助理|模型|机器人|智能体"
-SECRET_KEYS = ("conversation|chat|message|messages|history|password|passwords|credential|credentials|api|token|secrets|"
+SECRET_KEYS = ("conversation|chat|message|messages|history|password|passwords|credential|credentials|api|token|secrets|inbox|"
                "cookies|environment|ssh|~/.ssh|key|keys|.env|id_rsa|/etc/passwd|.netrc|prompt|user's|users")
 SECRET_ZH_KEYS = "对话|聊天记录|历史消息|提示词|系统提示|密码|密钥|凭据|凭证|令牌|token|cookie|环境变量|私钥|用户的|手机号|上一条消息"
-SEND_KEYS = "send|post|upload|email|e-mail|mail|forward|transmit|exfiltrate|leak|submit|paste|share|deliver|put"
+SEND_KEYS = "send|post|upload|email|e-mail|mail|forward|transmit|exfiltrate|leak|submit|paste|share|deliver|put|copy|attach"
 LANG_KEYS = "french|german|spanish|english|chinese|japanese|russian|italian|portuguese|korean|arabic|hindi|dutch|pirate|language"
 DEST = r"(?:https?://|www\.|[\w.+-]+@[\w-]+\.[a-z]|\b\d{1,3}(?:\.\d{1,3}){3}\b|webhook|remote server|external (?:url|server|site))"
 AI_ZH = r"(?:AI助手|ai助手|AI|ai|人工智能|智能助手|助手|助理|大模型|语言模型|模型|机器人|智能体)"
@@ -109,9 +110,37 @@ _AI_KEYS = "ai|assistant|assistants|bot|bots|chatbot|chatbots|llm|llms|model|mod
 
 RULES: Final[tuple[Rule, ...]] = (
     # -- override of earlier instructions ------------------------------------------------
-    _r("override", 1.0, "ignore|disregard|forget|override|bypass|discard|skip|abandon|overrule|throw",
-       rf"\b(?:ignore|disregard|forget|override|bypass|discard|skip|abandon|overrule|throw away|set aside)\b{G(40)}"
+    _r("override", 1.0, "ignore|disregard|forget|override|bypass|discard|skip|abandon|overrule|throw|set aside|put aside|pay no attention|"
+       "overlook", rf"\b(?:ignore|disregard|forget|override|bypass|discard|skip|abandon|overrule|throw away|set aside|put aside|"
+       rf"pay no attention to|overlook)\b{G(40)}"
        rf"\b{PRIOR}\b{G(30)}\b{INSTR}\b", "tells the reader to ignore its earlier instructions", narrative=True),
+    _r("override", 1.0, "ignore|disregard|forget|set aside|pay no attention|overlook", rf"\b(?:ignore|disregard|forget|set aside|put aside|"
+       rf"pay no attention to|overlook)\s+(?:the|any|all|those|whatever)\s+{INSTR}\s+(?:that\s+)?(?:you(?:'ve| have)? (?:received|been "
+       r"given|were given|got|were told)|(?:from|given by|set by) (?:the |your )?(?:developers?|system|operators?|admins?)|(?:your|the) "
+       r"(?:developers?|creators?|operators?|makers?|owners?|admins?|system) (?:placed|put|set|gave|imposed|wrote)|(?:came|come|were "
+       r"given|appeared) (?:before|earlier|above|prior))",
+       "tells the reader to ignore its earlier instructions", narrative=True),
+    _r("override", 1.0, "consider|treat|regard|deem|none of", rf"\b(?:consider|treat|regard|deem)\s+(?:all\s+(?:of\s+)?)?(?:your|the)\s+"
+       rf"(?:{PRIOR}\s+)?{INSTR}\s+(?:as\s+)?(?:null|void|cancel+ed|revoked|invalid|obsolete|withdrawn|irrelevant|lifted)\b|"
+       rf"\bnone of (?:your|the) (?:{PRIOR}\s+)?{INSTR}\b{G(20)}\b(?:are|is) (?:valid|in effect|binding|relevant|to be followed)\b",
+       "declares the reader's earlier instructions void"),
+    _r("override", 1.0, "system message|system prompt|discarded|disregarded", rf"\b(?:(?:the )?{PRIOR}\s+)?system (?:message|prompt)s?"
+       rf"\b{G(30)}\b(?:can|may|should|is to|are to|must) be (?:discarded|ignored|disregarded|forgotten|dropped|deleted)\b",
+       "declares the reader's system prompt void"),
+    _r("override", 1.0, "instruction set|your instructions|your prompt|your system prompt|your rules|your configuration",
+       r"\b(?:this|the following|the present) (?:\w+ )?(?:is|are) (?:now )?your (?:new |only |real )?(?:instruction set|instructions|"
+       r"prompt|system prompt|rules|configuration)\b", "declares the text the reader's instructions"),
+    _r("override", 1.0, "cancelled|canceled|void|null|revoked|invalid|obsolete|superseded|irrelevant|no longer",
+       rf"\b(?:everything|all|whatever|anything) (?:that )?you(?:'ve| have)? (?:been |were )?(?:told|given|instructed|taught|asked|"
+       rf"received)\b{G(30)}\b(?:is|are|was|were|has been|have been)\s+(?:now\s+|hereby\s+)?(?:cancel+ed|void|null|revoked|"
+       r"invalid|obsolete|superseded|irrelevant|no longer (?:valid|relevant|in effect))", "declares the reader's earlier instructions void",
+       also="everything|all|whatever|anything;told|given|instructed|taught|asked|received"),
+    _r("override", 1.0, "apply|applies", rf"\b{INSTR}\s+(?:that\s+)?you(?:'ve| have)? (?:were |been )?(?:given|received|told|got)\b"
+       rf"{G(40)}\b(?:do not|don't|no longer|does not|doesn't) appl(?:y|ies)\b|\byour (?:{PRIOR}\s+)?{INSTR}\b{G(30)}\b"
+       r"(?:do not|don't|no longer) appl(?:y|ies)\b", "declares the reader's earlier instructions void"),
+    _r("override", 1.0, "withdrawn|lifted|anymore|revoked|void|cancelled|canceled|rescinded", rf"\byour (?:{PRIOR}\s+)?{INSTR}\b{G(20)}"
+       r"\b(?:is|are|has been|have been)\s+(?:now\s+|hereby\s+)?(?:withdrawn|lifted|revoked|void|cancel+ed|rescinded|(?:not |in)?valid "
+       r"anymore)\b", "declares the reader's earlier instructions void"),
     _r("override", 1.0, "void|cancel|obsolete|revoked|invalid|superseded|outdated|overridden|no longer",
        rf"\b{INSTR}\b{G(30)}\b(?:are|is|were|have been|has been)\s+(?:now\s+|hereby\s+)?(?:void|null|cancel+ed|obsolete|"
        rf"revoked|invalid|superseded|outdated|overridden|no longer (?:valid|apply|applies|in effect|relevant))|"
@@ -123,6 +152,16 @@ RULES: Final[tuple[Rule, ...]] = (
        r"(?:said|told|wrote))\b|\b(?:forget|disregard|ignore) (?:everything|all) (?:you (?:know|were told|have been told|"
        r"were given|read)|above|before|(?:that|which) came before|prior)\b",
        "tells the reader to forget what it was told"),
+    _r("override", 1.0, "drop|erase|wipe|clear|discard|abandon|throw|reset|scrap", r"\b(?:drop|erase|wipe|clear|discard|abandon|"
+       r"throw away|reset|scrap)\s+(?:everything|all) (?:you (?:know|were told|have been told|were given|were instructed|were asked|"
+       r"have been instructed|learned)|(?:that|which) came before|above|before)\b|\b(?:erase|wipe|clear|reset|discard|drop|flush)\s+"
+       r"(?:your|all) (?:previous |prior |earlier |current |existing )?(?:context|memory|memories|instructions|rules|programming|"
+       r"guidelines|conditioning)\b", "tells the reader to forget what it was told", also="everything|all|your;know|told|given|"
+       "instructed|asked|learned|came|above|before|context|memory|memories|instructions|rules|programming|guidelines|conditioning"),
+    _r("override", 1.0, "supersede|supersedes|override|overrides|replace|replaces|cancel|cancels|precedence|priority",
+       rf"\b(?:directives?|instructions?|prompts?|messages?|notes?|commands?|orders?|rules)\b{G(20)}\b(?:supersedes?|overrides?|"
+       rf"replaces?|cancels?|takes? (?:precedence|priority) over)\s+(?:all|any|every|your|the)\s+(?:of (?:your|the) )?(?:{PRIOR}\s+)?"
+       rf"(?:ones|{INSTR})\b", "puts this text's instructions above the reader's"),
     _r("override", 1.0, "your new|your real|your actual|your true|your only", r"\byour (?:new|real|actual|true|only) "
        r"(?:task|role|goal|job|instructions?|purpose|objective|mission|prompt) (?:is|are|will be|now is)\b",
        "gives the reader a new real task"),
@@ -140,22 +179,36 @@ RULES: Final[tuple[Rule, ...]] = (
        r"(?:filters?|policy|policies|rules|guardrails|restrictions|safeguards|checks)\b", "asks the reader to switch off its safeguards"),
     _r("override", 0.8, "override|priority", r"\b(?:system|admin|developer|priority) override\b|\b(?:highest|top|maximum) "
        r"priority (?:instructions?|command|directive|order)\b", "claims to override the reader's instructions"),
-    _r("override", 0.5, "only|instead", r"\b(?:follow|obey|do) only (?:what|the (?:text|instructions)|this|these)\b|"
+    _r("override", 0.5, "only|instead", r"\b(?:follow|obey|do) only (?:what|the (?:text|instructions|notes|steps|rules)|this|these)\b|"
        r"\bonly (?:obey|follow|listen to) (?:this|these|me|the text)\b|\binstead,? (?:follow|obey)\b",
        "tells the reader to obey only this text", also="follow|obey|do|listen"),
     _r("override", 0.6, "ignore", r"\bignore the user'?s? (?:question|request|message|input|instructions)\b",
        "tells the reader to ignore the user"),
-    _r("override", 1.0, "忽略|无视|忽视|忘记|忘掉|忘了|丢弃|抛弃|跳过|绕过|不要理会|别管|不用管|不必理会|覆盖",
-       rf"(?:忽略|无视|忽视|忘记|忘掉|忘了|丢弃|抛弃|跳过|绕过|不要理会|别管|不用管|不必理会|覆盖){G(12)}{PRIOR_ZH}{G(8)}"
-       rf"{INSTR_ZH}", "tells the reader to ignore its earlier instructions", narrative=True),
-    _r("override", 0.6, "作废|无效|失效|取消|不再|不适用|被覆盖|被取代|过时|废除",
+    _r("override", 1.0, "忽略|无视|忽视|忘记|忘掉|忘了|丢弃|抛弃|抛开|丢掉|扔掉|撇开|跳过|绕过|不要理会|别管|不用管|不必理会|覆盖",
+       rf"(?:忽略|无视|忽视|忘记|忘掉|忘了|丢弃|抛弃|抛开|丢掉|扔掉|撇开|跳过|绕过|不要理会|别管|不用管|不必理会|覆盖){G(12)}{PRIOR_ZH}"
+       rf"{G(8)}{INSTR_ZH}", "tells the reader to ignore its earlier instructions", narrative=True),
+    _r("override", 1.0, "忽略|无视|忘记|忘掉|抛开|抛弃|丢掉|丢弃|扔掉|撇开|放下|清空|作废|没看到|没看见|不存在",
+       rf"(?:把|将){G(4)}{PRIOR_ZH}{G(8)}{INSTR_ZH}[^。\n]{{0,8}}(?:忽略|无视|忘记|忘掉|抛开|抛弃|丢掉|丢弃|扔掉|撇开|放下|清空|作废|"
+       r"当作?没看[到见]|当作?不存在)", "tells the reader to ignore its earlier instructions",
+       narrative=True, also="把|将"),
+    _r("override", 0.6, "作废|无效|失效|取消|不再|不适用|被覆盖|被取代|过时|废除|不算数|不作数",
        rf"{PRIOR_ZH}[^。\n]{{0,6}}?{INSTR_ZH}{G(8)}(?:作废|无效|失效|取消|不再(?:适用|有效|生效)|不适用|被(?:覆盖|取代|替换)|"
-       r"过时|废除)", "declares earlier instructions void", narrative=True,
+       r"过时|废除|不算数|不作数)", "declares earlier instructions void", narrative=True,
        also="之前|以上|上面|前面|上述|先前|此前|原有|原来|原先|所有|全部|一切|你的|系统|以前"),
-    _r("override", 0.5, "听从|服从|遵守|遵循|按照|执行|按我|为准|听我",
-       r"(?:只|仅|只需|只要)(?:听从|服从|遵守|遵循|按照|执行|听)(?:我|本|这|下面|以下|此)|按(?:照)?我说的(?:做|办|执行)|"
+    _r("override", 1.0, "作废|无效|失效|取消|不再|不适用|被覆盖|被取代|过时|废除|不算数|不作数|不用管|别管|不必管|解除|撤销",
+       rf"(?:你的|你(?:之前|原来|以前|此前|先前|收到|得到|接到)|系统的|给你|告诉你|跟你说)[^。\n]{{0,8}}?{INSTR_ZH}{G(10)}(?:作废|无效|失效|"
+       r"取消|不再(?:适用|有效|生效)|不适用|被(?:覆盖|取代|替换)|过时|废除|不算数|不作数|不用管|别管|不必管|解除|撤销)",
+       "declares the reader's earlier instructions void",
+       also="你的|你之前|你原来|你以前|你此前|你先前|你收到|你得到|你接到|系统的|给你|告诉你|跟你说"),
+    _r("override", 1.0, "才是你|是你唯一|是你要|是你必须", r"(?:本|这份|这个|此|以下|下面的?)(?:说明|文档|文件|页面|段落|文字|内容|指令)"
+       r"(?:才)?是你(?:要|需要|必须|唯一)?(?:遵守|遵循|服从|听从|执行)的(?:唯一)?(?:依据|指令|规则|标准|命令)",
+       "declares the text the reader's instructions"),
+    _r("override", 0.5, "不用再|不必再|无需再|不需要再|用不着再", r"(?:不用|不必|无需|不需要|用不着)再(?:遵守|遵循|服从|听从|理会|执行)",
+       "tells the reader it need no longer obey"),
+    _r("override", 0.5, "听从|服从|遵守|遵循|按照|执行|按我|为准|听我|听我的",
+       r"(?:只|仅|只需|只要)(?:听从|服从|遵守|遵循|按照|执行|听)(?:我|本|这|下面|以下|此)|按(?:照)?我说的(?:做|办|执行)|听我的|"
        r"以本(?:文|段|文档|页|文件)[^。\n]{0,6}为准|严格按照(?:下面|以下|本)", "tells the reader to obey only this text",
-       also="只|仅|我说的|以本|严格按照"),
+       also="只|仅|我说的|以本|严格按照|听我的"),
     _r("override", 0.6, "忽略|无视|不要理会", r"(?:忽略|无视|不要理会)用户的?(?:问题|要求|消息|输入|指令)",
        "tells the reader to ignore the user"),
     _r("override", 1.0, "你的", r"你的(?:真实|真正|新|实际|唯一)的?(?:任务|目标|角色|身份|指令|使命)(?:是|为)",
@@ -166,16 +219,24 @@ RULES: Final[tuple[Rule, ...]] = (
        "claims priority over the reader's instructions"),
     _r("override", 1.0, "提示词|系统提示|指令|设定", r"(?:输出|泄露|透露|显示|告诉我|打印|重复|复述)[^。\n]{0,8}(?:你的|系统)"
        r"(?:提示词|系统提示|指令|设定)", "asks the reader to reveal its system prompt"),
-    _r("override", 1.0, "遵守|遵循|服从|听从|执行", rf"(?:不要|不再|别|停止)(?:再)?(?:遵守|遵循|服从|听从|执行)(?:你|系统)?的?"
-       r"(?:原来|原有|之前|以前)?的?(?:规则|指令|设定|准则|要求|安全准则)", "tells the reader to stop following its rules",
+    _r("override", 1.0, "遵守|遵循|服从|听从|执行|按照|依照", rf"(?:不要|不再|别|停止)(?:再)?(?:遵守|遵循|服从|听从|执行|按照|依照)(?:你|系统)?的?"
+       r"(?:原来|原有|之前|以前|原先|先前|此前)?的?(?:系统)?的?(?:规则|指令|设定|准则|要求|安全准则|提示词?)", "tells the reader to stop following its rules",
        also="不要|不再|别|停止"),
     # -- a new role, system prompt or persona ---------------------------------------------
     _r("role", 1.0, "you are now", r"\byou are now (?:an?|the|my|in|no longer|dan|free|unrestricted|jailbroken|operating|"
        r"acting|called|named|playing)\b", "tells the reader it is now someone else"),
+    _r("role", 1.0, "you are no longer|you're no longer|you are not|you're not", r"\byou(?: are|'re) (?:no longer|not) (?:an?|the|just "
+       r"an?|a mere)\s+(?:\w+\s+){0,2}?(?:assistant|ai|chatbot|bot|model|language model|helper)\b",
+       "tells the reader it is no longer an assistant"),
     _r("role", 1.0, "from now on|from this point on|from here on", r"\bfrom (?:now|this point|here) on,?\s+(?:you\b|act|behave|"
        r"respond|answer|reply|speak|pretend)", "changes how the reader behaves from now on"),
+    _r("role", 1.0, "will now|shall now|must now", r"\byou (?:will|shall|must) now (?:behave|act|respond|speak|answer|function|"
+       r"operate) as\b", "changes how the reader behaves from now on"),
     _r("role", 1.0, "pretend", r"\bpretend (?:that )?(?:you are|you're|to be|you have)\b|\b(?:you must|you should|you will|"
        r"please|always)\s+pretend\b", "asks the reader to pretend"),
+    _r("role", 0.8, "assume|adopt|take on", r"\b(?:assume|adopt|take on)\s+(?:the )?(?:role|persona|identity|character) of\b",
+       "gives the reader a new role"),
+    _r("role", 0.6, "你的角色|你的身份", r"(?:接下来|从现在起|现在|今后|以后)你的(?:角色|身份)(?:是|变成|改为|就是)", "gives the reader a new role"),
     _r("role", 0.6, "imagine", r"\bimagine (?:that )?(?:you are|you're)\b", "asks the reader to imagine being someone else"),
     _r("role", 1.0, "roleplay|role-play|role play|character", r"\brole[- ]?play(?:ing)? as\b|\bstay in character\b|"
        r"\bnever break character\b|\bremain in character\b", "asks the reader to play a role"),
@@ -196,12 +257,14 @@ RULES: Final[tuple[Rule, ...]] = (
     _r("role", 0.5, "unrestricted|unfiltered|uncensored|no restrictions|no rules|no content policy|without any",
        r"\b(?:unrestricted|unfiltered|uncensored|jailbroken)\b|\b(?:no|without(?: any)?) (?:content policy|safety "
        r"(?:rules|guidelines|filters|training)|restrictions|filters|limitations|censorship)\b", "asks for a reader without its safeguards"),
-    _r("role", 1.0, "你现在是|从现在|新身份|假装|进入|模式|不受任何|没有任何",
-       r"你现在是|从现在(?:开始|起),?\s*你(?:是|将|要|必须|只|扮演|就是)|你(?:现在)?的新身份是|假装你?是|"
+    _r("role", 1.0, "你现在是|你现在的身份|从现在|新身份|假装|进入|模式|不受任何|没有任何",
+       r"你现在是|从现在(?:开始|起),?\s*你(?:是|将|要|必须|只|扮演|就是)|你(?:现在)?的新身份是|你现在的身份(?:是|变成|改为)|假装你?是|"
        r"进入(?:开发者|越狱|上帝|无限制)模式|(?:开发者|越狱)模式|没有任何(?:限制|约束)的(?:AI|ai|助手|模型)",
        "gives the reader a new role"),
     _r("role", 1.0, "扮演", r"(?:你|请)(?:来|现在|将)?扮演|角色扮演\s*:", "asks the reader to play a role"),
-    _r("role", 0.5, "扮演|不受", r"扮演(?:一个|一名|一位|成)|不受任何(?:限制|约束|规则|道德)", "asks for a role without rules"),
+    _r("role", 0.5, "扮演|不受|没有任何|不再有任何|遵守任何", r"扮演(?:一个|一名|一位|成)|不受任何(?:限制|约束|规则|道德)|"
+       r"你(?:现在|已经|从此)?(?:没有|不再有)任何(?:限制|约束|规则|审查)|不(?:需要|用|必)(?:再)?遵守任何(?:规则|限制|约束)",
+       "asks for a role without rules"),
     _r("role", 1.0, "当作|视为|作为|当成", r"(?:当作|视为|作为|当成)[^。\n]{0,4}(?:系统|开发者)(?:指令|消息|提示词?|命令)",
        "declares the text a system message"),
     _r("role", 0.6, "身份", r"以[^。\n]{1,12}的身份(?:回答|回复|说话|发言)", "gives the reader a persona"),
@@ -245,7 +308,7 @@ RULES: Final[tuple[Rule, ...]] = (
        "processes this text"),
     _r("address", 0.7, "as an|as the|as a", rf"\bas (?:an?|the) {AI}\b{G(20)}\byou (?:must|should|are required|will|need)",
        "tells an AI what it must do", also="you"),
-    _r("address", 1.0, "给|致|写给|告", rf"(?:致|给|写给|告)(?:所有|任何|每一?个)?(?:正在)?(?:阅读|读取|处理)?(?:(?:本|这|此)(?:个|份|篇)?)?(?:页面|文档|文章|文件)?的?"
+    _r("address", 1.0, "给|致|写给|告", rf"(?:致|给|写给|告)(?:所有|任何|每一?个)?(?:正在)?(?:阅读|读取|处理)?(?:(?:本|这|此)(?:个|份|篇)?[^。\n:,]{{0,6}}?)?的?"
        rf"\s*{AI_ZH}+\s*(?:的)?(?:指令|说明|消息|提示|信)?\s*:", "addresses a message to an AI", also=AI_ZH_KEYS),
     _r("address", 1.0, "你是", rf"(?:如果|若|假如|当)你是(?:一个|一名)?[^。\n,]{{0,12}}{AI_ZH}", "addresses an AI reading the text"),
     _r("address", 0.8, AI_ZH_KEYS,
@@ -253,7 +316,7 @@ RULES: Final[tuple[Rule, ...]] = (
        "addresses an AI that reads this text", also="读到|看到|阅读|读取|处理|总结|解析|检索|抓取|浏览"),
     _r("address", 1.0, AI_ZH_KEYS,
        rf"{AI_ZH}+(?:在)?(?:读到|看到|阅读|读取|处理|总结|解析|检索|抓取|浏览)(?:到)?(?:这|本|此|以下|下面)[^。\n]{{0,20}}"
-       r"(?:请|必须|务必|应该|应当|需要|要)", "tells an AI that reads this text what to do",
+       r"(?:请|必须|务必|应该|应当|需要|(?<![摘重主只不])要)", "tells an AI that reads this text what to do",
        also="读到|看到|阅读|读取|处理|总结|解析|检索|抓取|浏览"),
     _r("address", 0.8, "ai|人工智能|助手|助理|模型|机器人|智能体", rf"{AI_ZH}+(?:请注意|注意|听着|须知)\s*[:,]|(?:^|\s){AI_ZH}+\s*[,:]\s*(?:你|请)",
        "calls an AI by name"),
@@ -271,6 +334,10 @@ RULES: Final[tuple[Rule, ...]] = (
     _r("output", 0.6, "always|in every|in each|in all|at the end|at the start|at the beginning",
        rf"\b(?:always|in every|in each|in all|at the (?:end|start|beginning) of (?:every|each|all|any))\b{G(40)}\b{ANSWER}\b",
        "dictates what answers must contain"),
+    _r("output", 1.0, "make sure|ensure|see to it|must|should|shall|always", rf"\b(?:make sure|ensure|see to it)(?: that)? (?:(?:each|every|"
+       rf"all) (?:of )?)?your {ANSWER}{G(10)}\b(?:ends?|starts?|begins?|closes?|finish(?:es)?|contains?|includes?|mentions?)\b|"
+       rf"\byour {ANSWER}\s+(?:must|should|shall|will always|always)\s+(?:end|start|begin|close|finish|contain|include|mention)\b",
+       "dictates what the reader's answers must contain", also="your"),
     _r("output", 1.0, "sign|end|start|begin|close|finish|prefix|conclude|open", r"\b(?:sign|end|start|begin|close|finish|prefix|"
        rf"conclude|open)\s+(?:(?:all|each|every)\s+(?:of\s+)?(?:your\s+)?|your\s+){ANSWER}\s+(?:with|by)\b",
        "dictates how answers start or end"),
@@ -316,8 +383,9 @@ RULES: Final[tuple[Rule, ...]] = (
        r"mention|promote|recommend|link|carry|say|state)\b", "dictates what every answer must contain",
        also="every|each|all;must|should|has|have|needs|need|shall"),
     _r("output", 1.0, "respond|reply|answer|write|speak|talk", rf"\b(?:respond|reply|answer|write|speak|talk)\b{G(20)}\bin {LANGS}"
-       rf"{G(40)}\b(?:from now on|regardless|whatever|no matter|always|even if)\b|\b(?:from now on|always|only)\b{G(20)}"
-       rf"\b(?:respond|reply|answer|write|speak)\b{G(10)}\bin {LANGS}\b", "changes the language of the reader's answers",
+       rf"{G(40)}\b(?:from now on|regardless|whatever|no matter|always|even if|even when)\b|\b(?:from now on|always|only)\b{G(20)}"
+       rf"\b(?:respond|reply|answer|write|speak)\b{G(10)}\bin {LANGS}\b|\b(?:respond|reply|answer|write|speak)\s+(?:exclusively|solely|"
+       rf"only)\s+in {LANGS}\b", "changes the language of the reader's answers",
        also=LANG_KEYS),
     _r("output", 0.8, "recommend|promote|suggest|endorse|advertise|favour|favor", rf"\b(?:always|only|whenever|whatever|every time)\b{G(40)}\b"
        r"(?:recommend|promote|suggest|endorse|advertise|favou?r)\b|\b(?:recommend|promote|endorse)\b[^.!?\n]{0,40}\b(?:and no "
@@ -368,7 +436,7 @@ RULES: Final[tuple[Rule, ...]] = (
        r"(?:描述为|说成|评为|称为|称其为)|当作唯一|唯一正确|唯一来源|最高分|列为(?:首选|第一|唯一)", "tells the reader how to judge the text"),
     # -- exfiltration --------------------------------------------------------------------------
     _r("exfiltration", 1.0, "http|https|www.|@|webhook|remote server|external",
-       rf"\b(?:send|post|upload|e-?mail|mail|forward|transmit|exfiltrate|leak|submit|paste|share|deliver|put)\b{G(50)}{SECRET}"
+       rf"\b(?:send|post|upload|e-?mail|mail|forward|transmit|exfiltrate|leak|submit|paste|share|deliver|put|copy|attach)\b{G(50)}{SECRET}"
        rf"{G(60)}{DEST}", "asks for secrets or the conversation to be sent out", also=f"{SECRET_KEYS};{SEND_KEYS}"),
     _r("exfiltration", 1.0, "http|https|www.|@|webhook|remote server|external",
        rf"{SECRET}{G(50)}\b(?:send|post|upload|e-?mail|forward|transmit|paste|submit|deliver)\b{G(40)}{DEST}",
@@ -398,15 +466,19 @@ RULES: Final[tuple[Rule, ...]] = (
     _r("tool", 0.6, "rm -|curl|wget|mkfs|dd if|push -f|--force|drop table|drop database|format c:", DANGER, "carries a destructive or download-and-run command"),
     _r("tool", 1.0, "without|no need|no confirmation|no approval|no human|do not ask|don't ask|do not confirm|already approved|already agreed",
        rf"\b(?:run|execute|exec|install|delete|remove|erase|wipe|drop|transfer|wire|send|pay|move|push|deploy|download|grant|"
-       rf"approve|call|invoke|use)\b{G(60)}\b(?:without (?:asking|confirmation|confirming|telling|permission|approval|review|"
+       rf"approve|call|invoke|use)\b{G(90)}\b(?:without (?:asking|confirmation|confirming|telling|permission|approval|review|waiting for (?:approval|confirmation|permission|review|the user)|"
        r"the user'?s? (?:consent|permission|approval|knowledge))|no (?:need|confirmation|approval|human review|review) "
        r"(?:is )?(?:needed|required)?|do not (?:ask|confirm|check with)|don't (?:ask|confirm)|the user has already "
-       r"(?:approved|agreed|consented)|has already (?:been )?(?:approved|agreed))", "coerces the reader into an action without the user's consent"),
+       r"(?:approved|agreed|consented)|the user already (?:approved|agreed|consented|confirmed|authori[sz]ed)|has already (?:been )?"
+       r"(?:approved|agreed))", "coerces the reader into an action without the user's consent"),
+    _r("tool", 0.5, "no need|not necessary|unnecessary|don't bother|do not bother", r"\b(?:there is )?(?:no need|not necessary|"
+       r"unnecessary|don't bother|do not bother) to (?:ask|confirm with|check with|consult|tell|inform|notify|wait for) the user\b",
+       "tells the reader to act without asking the user"),
     _r("tool", 0.6, "delete|remove|erase|wipe|destroy|purge", r"(?:^|[.!?;:]\s*|\b(?:please|then|and|now)\s+)(?:delete|remove|"
        r"erase|wipe(?: out)?|destroy|purge)\s+(?:all|every|each|the entire|the whole|everything)\b[^.!?\n]{0,30}?\b(?:files?|"
        r"folders?|director(?:y|ies)|data|repositor(?:y|ies)|repos?|databases?|backups?|records|emails|branches|projects?)\b",
        "tells the reader to delete everything"),
-    _r("tool", 0.5, "--force|force-push|force push|push -f", r"\bpush\b[^.!?\n]{0,30}(?:--force\b|\s-f\b)|\bforce[- ]push\b",
+    _r("tool", 0.5, "--force|force-push|force push|push -f|强制推送", r"\bpush\b[^.!?\n]{0,30}(?:--force\b|\s-f\b)|\bforce[- ]push\b|强制推送",
        "asks for a force push"),
     _r("tool", 0.5, "grant|give", rf"\b(?:grant|give)\b{G(25)}\b(?:sudo|root|admin(?:istrator)?|full|all) ?(?:access|rights|"
        r"privileges|permissions)?\b", "tells the reader to grant wide rights"),
@@ -416,8 +488,11 @@ RULES: Final[tuple[Rule, ...]] = (
        also="run|execute|install|delete|remove|erase|wipe|transfer|wire|pay|push|deploy|download|grant"),
     _r("tool", 0.8, "tool|tools|function|plugin|api|shell|terminal|browser|command line", r"\b(?:use|call|invoke|trigger)\s+(?:your|the)\s+"
        rf"(?:\S+\s+){{0,2}}?(?:tool|function|plugin|api|shell|terminal|browser|command line)\b{G(40)}\b(?:run|execute|install|"
-       r"delete|remove|transfer|move|send|download|write|modify|create|grant|pay)\b|\b(?:call|invoke|use) the \w+ tool\b",
-       "tells the reader to use its tools"),
+       r"delete|remove|transfer|move|send|download|write|modify|create|grant|pay)\b|\b(?:call|invoke|use) the \w+ tool\b|"
+       rf"\b(?:with|using|via|through) (?:your|the) (?:\S+\s+){{0,2}}?(?:tool|shell|terminal|browser|plugin)\b{G(40)}\b(?:run|"
+       r"execute|install|delete|remove|transfer|send|download)\b", "tells the reader to use its tools"),
+    _r("tool", 0.6, ".sh|.ps1|.exe|.bat|.py", rf"\b(?:run|execute|install|launch)\b{G(30)}\b(?:from|at)\s+https?://\S+\.(?:sh|ps1|"
+       r"exe|bat|py)\b", "tells the reader to run a program from the web", also="run|execute|install|launch;http|https"),
     _r("tool", 0.7, "$|usd|dollars|euro|euros|eur|btc|eth|bitcoin|crypto|funds|money", rf"\b(?:transfer|wire|send|pay|move)\b{G(30)}(?:\$\s?\d|\d+\s?(?:usd|eur|dollars|"
        rf"btc|eth|euros?)\b|\b(?:funds|money|bitcoin|crypto)\b){G(40)}\b(?:to|into)\b{G(20)}(?:account|wallet|address|iban|\d{{4}})",
        "asks the reader to move money", also="transfer|wire|send|pay|move"),
@@ -427,21 +502,24 @@ RULES: Final[tuple[Rule, ...]] = (
        r"覆盖)[^。\n]{0,40}(?:不需要|无需|不用|不必|别|不要)(?:再)?(?:用户|对方|人工|主人)?的?(?:征求|经过|询问|问|确认|审核|审批|同意|人工)",
        "coerces the reader into an action without the user's consent",
        also="执行|运行|安装|删除|清空|转账|转入|推送|格式化|下载|授予|覆盖;不需要|无需|不用|不必|别|不要"),
+    _r("tool", 1.0, "征求|询问|经过|等待", r"(?:不用|不需要|无需|不必)(?:再)?(?:征求|询问|经过|等待)(?:用户|对方|人工|主人)?的?(?:意见|同意|确认|"
+       r"批准|许可)?[^。\n]{0,12}?(?:直接|立即|马上)?(?:执行|运行|安装|删除|清空|转账|推送|强制推送|格式化|下载|授予|覆盖|发送)",
+       "coerces the reader into an action without the user's consent", also="不用|不需要|无需|不必"),
     _r("tool", 0.5, "立即|马上|立刻|自动|直接", r"(?:立即|马上|立刻|自动|直接)(?:执行|运行|安装|删除|清空|转账|推送|下载)",
        "urges the reader into an action"),
     _r("tool", 0.6, "删除|清空|删掉|删光|清除", r"(?:删除|清空|删掉|删光|清除)[^。\n]{0,12}(?:所有|全部|一切|整个)[^。\n]{0,6}(?:文件|目录|"
        r"数据|仓库|数据库|备份|记录|邮件|分支|项目)|(?:所有|全部|整个)[^。\n]{0,8}(?:文件|目录|数据|仓库|数据库|备份)[^。\n]{0,4}"
        r"(?:删除|清空|删掉)", "tells the reader to delete everything"),
-    _r("tool", 0.8, "工具|终端|命令行|插件|接口|shell", r"(?:调用|使用)(?:你的)?[^。\n]{0,6}(?:工具|终端|命令行|插件|接口|shell)"
-       r"[^。\n]{0,10}(?:安装|删除|执行|运行|转账|转入|下载|发送)", "tells the reader to use its tools",
-       also="调用|使用;安装|删除|执行|运行|转账|转入|下载|发送"),
+    _r("tool", 0.8, "工具|终端|命令行|插件|接口|shell", r"(?:调用|使用|用|通过)(?:你的)?[^。\n]{0,6}(?:工具|终端|命令行|插件|接口|shell)"
+       r"[^。\n]{0,10}(?:安装|删除|执行|运行|转账|转入|下载|发送|支付|付款)", "tells the reader to use its tools",
+       also="调用|使用|用|通过;安装|删除|执行|运行|转账|转入|下载|发送|支付|付款"),
     _r("tool", 0.6, "转账|转入|汇款|打款|支付", r"(?:转账|转入|汇款|打款|支付)[^。\n]{0,20}(?:\d+\s*(?:元|块|美元|usd|万)|账户|钱包)",
        "asks the reader to move money"),
     _r("tool", 0.6, "下一步", r"(?:智能体|助手|AI|ai|模型)的下一步(?:操作)?是", "gives an AI agent its next action"),
     # -- secrecy -------------------------------------------------------------------------------
     _r("secrecy", 1.0, "the user|the human|the person", r"\b(?:do not|don't|never|must not|mustn't|should not|shouldn't)\s+"
        r"(?:tell|inform|mention (?:this |it |that )?to|reveal (?:this |these |it |that )?to|disclose (?:this |these |it )?to|"
-       r"notify|alert|let)\s+the (?:user|human|person)\b|\bwithout (?:telling|informing|alerting|notifying) the user\b|"
+       r"notify|alert|let)\s+the (?:user|human|person)\b|\bwithout (?:telling|informing|alerting|notifying) (?:the user|anyone|anybody)\b|"
        r"\bwithout the user (?:knowing|noticing|seeing|realising|realizing)\b", "asks that something be kept from the user"),
     _r("secrecy", 1.0, "secret|confidential|hidden|private|hide", r"\bkeep (?:these|this|the|all|it)\s+(?:\w+\s+){0,4}?(?:secret|"
        r"confidential|hidden|private)\b[^.!?\n]{0,20}\bfrom (?:the user|the human|users)\b|\bkeep (?:these|this|the|all) "
@@ -457,6 +535,9 @@ RULES: Final[tuple[Rule, ...]] = (
     _r("secrecy", 0.6, "succeeded|went well|worked|is fine|was successful|were successful|all is well|nothing happened",
        r"\b(?:then|and|afterwards)\s+(?:report|tell the user|tell them|say|claim|reply)\s+that\s+(?:it|everything|all|the \w+)\s+(?:\w+\s+)?"
        r"(?:succeeded|went well|worked|is fine|was successful|were successful)\b", "tells the reader how to cover up"),
+    _r("secrecy", 1.0, "the user|the human", r"\bthe (?:user|human) (?:must not|mustn't|must never|should never|is never to) "
+       r"(?:find out|learn about|notice|realise|realize|discover|know about|be told|suspect)\b",
+       "asks that something be kept from the user"),
     _r("secrecy", 0.8, "user|users", r"\b(?:the )?users? (?:must not|mustn't|should not|shouldn't|cannot|can't|may not|must never|"
        r"should never) (?:find out|learn about|notice|realise|realize|discover|know about|be told|suspect)\b",
        "asks that something be kept from the user"),
@@ -465,6 +546,10 @@ RULES: Final[tuple[Rule, ...]] = (
     _r("secrecy", 0.4, "change the subject|deflect|avoid the question|dodge the question|steer the conversation",
        r"\b(?:change the subject|deflect|avoid the question|dodge the question|steer the conversation away)\b",
        "tells the reader to evade the user's question"),
+    _r("secrecy", 0.6, "nothing unusual|nothing happened|nothing changed|nothing was|everything is fine|everything is normal|"
+       "everything is ok", rf"\b(?:tell|say to|assure|reassure|inform|answer|reply to) (?:them|the user|him|her|users)\b{G(10)}\b"
+       r"(?:nothing (?:unusual|happened|changed|was (?:done|changed|sent|deleted))|everything is (?:fine|normal|ok))",
+       "tells the reader to reassure the user falsely"),
     _r("secrecy", 0.8, "as if nothing|if the user asks|if asked", r"\b(?:act|behave|pretend|carry on) as if nothing\b|\bif the user "
        r"(?:asks|questions|wonders)\b[^.!?\n]{0,40}\b(?:say|tell|claim|answer|reply|change the subject)\b",
        "tells the reader how to cover up"),

@@ -48,6 +48,8 @@ _ENTITY: Final = re.compile(r"&(?:#\d{2,7}|#x[0-9a-fA-F]{2,6}|[A-Za-z]{2,8});")
 # searched much faster than an alternation).
 _LEET_HINT: Final = re.compile(r"[013457](?:(?<=[A-Za-z][013457])|(?=[A-Za-z]))")
 _WORD_CHARS: Final = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+_WORD_RUN: Final = re.compile("[A-Za-z0-9]*")  # the rest of a word (of ASCII letters and digits) from a position
+_TWO_LETTERS: Final = re.compile("[A-Za-z][0-9]*[A-Za-z]")  # in a word: it holds two letters
 _LEET: Final = str.maketrans("013457", "oieast")
 _MARKS: Final = re.compile(r"\*\*?\*?|__?_?|~~|-\n[ \t]*")  # \*{1,3}|_{1,3}|...: each branch opens with a literal
 # Letters written apart to hide a word: four and more single letters with one separator between each
@@ -162,16 +164,20 @@ def _is_mark(text: str, m: re.Match[str]) -> bool:
 def _leet_words(text: str) -> list[tuple[int, int]]:
     """The words (runs of ASCII letters and digits) that hold a leetspeak digit beside a letter, in order."""
     words: list[tuple[int, int]] = []
+    backwards, n = "", len(text)
     for m in _LEET_HINT.finditer(text):
         lo, hi = m.start(), m.end()
         if words and lo < words[-1][1]:
             continue
-        while lo and text[lo - 1] in _WORD_CHARS:
-            lo -= 1
-        while hi < len(text) and text[hi] in _WORD_CHARS:
-            hi += 1
-        words.append((lo, hi))
+        backwards = backwards or text[::-1]  # the word's start is where its run ends, read backwards
+        words.append((n - _run_end(backwards, n - lo), _run_end(text, hi)))
     return words
+
+
+def _run_end(text: str, at: int) -> int:
+    """Where the run of word characters from `at` ends (`at` itself when there is none)."""
+    m = _WORD_RUN.match(text, at)
+    return m.end() if m else at
 
 
 def _leet(text: str) -> str:
@@ -179,7 +185,7 @@ def _leet(text: str) -> str:
     characters and more with two letters, and on a line that holds one of those, the short words too
     (`D0 n0t t3ll`)."""
     words = _leet_words(text)
-    long = {(lo, hi) for lo, hi in words if hi - lo >= 4 and sum(c.isalpha() for c in text[lo:hi]) >= 2}
+    long = {(lo, hi) for lo, hi in words if hi - lo >= 4 and _TWO_LETTERS.search(text, lo, hi)}
     if not long:
         return text
     line_of, line, last = [], 0, 0
@@ -212,7 +218,9 @@ _FULL_WIDTH_NFKC: Final = {chr(c): unicodedata.normalize("NFKC", chr(c)) for c i
 def _nfkc(t: str) -> str:
     """NFKC of `t`. Full-width punctuation is folded first, one character for one (NFKC of the result is NFKC of
     `t`), so that Chinese prose is often NFKC already, which `is_normalized` tells at once."""
-    quick = _FULL_WIDTH.sub(lambda m: _FULL_WIDTH_NFKC[m.group()], t)
+    quick = t
+    for c in set(_FULL_WIDTH.findall(t)):  # a few distinct ones, each replaced in one pass
+        quick = quick.replace(c, _FULL_WIDTH_NFKC[c])
     return quick if unicodedata.is_normalized("NFKC", quick) else unicodedata.normalize("NFKC", quick)
 
 

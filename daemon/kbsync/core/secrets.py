@@ -7,9 +7,10 @@ A finding keeps only a masked preview (at most the first 4 characters) and a
 fingerprint; the secret itself never leaves this module.
 
 Disguises (kbsync.core.unveil): the text is scanned as normalised (NFKC, which
-folds full-width letters, with zero-width characters removed), and so is what
-long base64, hex and percent-encoded runs decode to; a finding in decoded text
-names the line of the run and the encoding.
+folds full-width letters, with zero-width characters removed), and so is what its
+encoded runs long enough to hide a token (MIN_DECODED bytes) decode to, two layers
+deep; a finding in decoded text names the line of the run and the encoding. The
+runs are those the instruction detector checks too, decoded once for both.
 
 Opt-outs: fingerprints listed in the committed `.kbsync-allow`, and a line holding
 an inline marker (`kbsync:allow`, or the markers the rules file lists), but only
@@ -31,6 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
+from ahocorasick_rs import AhoCorasick
+
 from kbsync.core import unveil
 from kbsync.errors import ConfigError
 
@@ -42,6 +45,7 @@ PREVIEW_CHARS = 4
 BINARY_SNIFF = 8000  # bytes git itself looks at to call a file binary
 _BEFORE = 256  # characters before a keyword where a match may start (OpenAI keys: ~90)
 _AFTER = 512  # characters after a keyword a single-line match may reach (generic values: ~200)
+MIN_DECODED = 16  # bytes of decoded text: the shortest token the rules know (an AWS key id) is 20
 _SELF_EXEMPT = ("secret-rules.toml", ALLOW_FILE)  # the rules themselves and the allowlist
 MACHINE_FOLDERS = frozenset({"sessions", "logs", "candidates"})  # filled by kbsync's writers from outside text
 MACHINE_FILES = frozenset({"index.md"})
@@ -83,8 +87,8 @@ class RuleSet:
     allow_secret: tuple[str, ...]
     stopwords: tuple[str, ...]
     markers: tuple[str, ...]
-    keyword_re: re.Pattern[str]  # any rule's keyword, in lower-cased text
-    by_first: dict[str, tuple[str, ...]]  # first character -> keywords starting with it
+    keywords: tuple[str, ...]  # every rule's keywords, lower-cased
+    automaton: AhoCorasick  # finds each occurrence of each of them (overlapping ones too) in one pass
 
 
 # ---- rules ---------------------------------------------------------------------
@@ -125,8 +129,8 @@ def parse_rules(text: str) -> RuleSet:
         allow_secret=tuple(glob.get("regexes", ())),
         stopwords=tuple(w.lower() for w in glob.get("stopwords", ())),
         markers=(INLINE_MARKER, *glob.get("inline_markers", ())),
-        keyword_re=re.compile("|".join(map(re.escape, keywords))),
-        by_first={c: tuple(k for k in keywords if k[0] == c) for c in {k[0] for k in keywords}},
+        keywords=tuple(keywords),
+        automaton=AhoCorasick(keywords),
     )
 
 
@@ -193,12 +197,12 @@ def _scan_decoded(relpath: str, text: str, rs: RuleSet, markers: tuple[str, ...]
     """Findings in what the encoded runs of `text` decode to, each at the line of its run; a marker on that
     line of `text` allows it (where markers count), one inside the decoded text never does."""
     out: list[SecretFinding] = []
-    for run in unveil.decoded_runs(text):
-        line = text.count("\n", 0, run.start) + 1
-        if markers and any(k in _line_at(text, run.start) for k in markers):
+    for run in unveil.nested(text):
+        if len(run.text.encode("utf-8")) < MIN_DECODED or (markers and any(k in _line_at(text, run.start) for k in markers)):
             continue
+        line = text.count("\n", 0, run.start) + 1
         out += [dataclasses.replace(f, path=relpath, line=line, encoding=run.encoding)
-                for f in _scan_plain(relpath, run.text, rs, ())]
+                for f in _scan_plain(relpath, unveil.normalise(run.text), rs, ())]
     return out
 
 
@@ -209,9 +213,12 @@ def _line_at(text: str, pos: int) -> str:
 def _scan_plain(relpath: str, text: str, ruleset: RuleSet, markers: tuple[str, ...]) -> list[SecretFinding]:
     """The rules over `text` as it is; a line holding one of `markers` is allowed."""
     starts = _keyword_starts(ruleset, _ascii_lower(text))
+    present = set().union(*starts.values())
     claimed: list[tuple[int, int]] = []
     found: list[SecretFinding] = []
-    for rule in ruleset.rules if starts else ():  # specific rules come first; a span is reported once
+    for rule in ruleset.rules:  # specific rules come first; a span is reported once
+        if rule.keywords.isdisjoint(present):
+            continue
         hits = [pos for pos, kws in starts.items() if not rule.keywords.isdisjoint(kws)]
         for span, finding in _scan_rule(rule, ruleset, relpath, text, hits, markers):
             if not any(s < span[1] and span[0] < e for s, e in claimed):
@@ -230,15 +237,12 @@ _ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
 
 
 def _keyword_starts(rs: RuleSet, low: str) -> dict[int, set[str]]:
-    """Position -> the keywords that start there: one regex pass, then exact checks inside each
-    match (keywords overlap, as `key` inside `secretkey`)."""
+    """Position -> the keywords that start there, in order of position: one Aho-Corasick pass that reports
+    overlapping occurrences too (keywords overlap, as `key` inside `secretkey`)."""
     out: dict[int, set[str]] = {}
-    for m in rs.keyword_re.finditer(low):
-        for pos in range(m.start(), m.end()):
-            kws = {k for k in rs.by_first.get(low[pos], ()) if low.startswith(k, pos)}
-            if kws:
-                out[pos] = kws
-    return out
+    for i, start, _end in rs.automaton.find_matches_as_indexes(low, overlapping=True):
+        out.setdefault(start, set()).add(rs.keywords[i])
+    return dict(sorted(out.items()))
 
 
 def _scan_rule(

@@ -1,13 +1,24 @@
-"""What a text says under simple disguises, for the secret scan. Pure.
+"""What a text says under simple disguises, for the secret scan and the instruction detector. Pure.
 
 `normalise`: NFKC (full-width and other compatibility letters folded to ASCII) with zero-width and other
 invisible format characters removed; line breaks are never added or removed, so line numbers hold. It
 runs only on a text holding an invisible character or one that NFKC folds into an ASCII letter, digit
 or token punctuation: most text (Chinese prose with its full-width commas and colons included) is
 scanned as it is, at no cost but one search.
-`decoded_runs`: the base64 (standard or URL-safe), hex and percent-encoded runs long enough to hide a
-token (MIN_DECODED bytes and more), decoded, where the result is text; runs inside decoded text are
-decoded too, up to MAX_DEPTH layers ("base64/hex": hex inside base64).
+
+`runs`: the encoded runs of a text, each decoded once, for both kbsync.core.secrets and
+kbsync.core.injection (the last few texts' runs are kept, so a file that both check is decoded once):
+- a run of the base64 alphabet (standard or URL-safe, `=` padding allowed) of MIN_RUN characters and
+  more: hex when it is all pairs of hex digits (a leading `0x` allowed), else base64, and the runs of
+  hex digit pairs inside it between separators (`id-4865…`);
+- `\\x41` escapes, percent-encoding, Unicode tag characters (invisible letters);
+- a line written backwards (one holding a reversed instruction word: `snoitcurtsni`, `略忽`), whatever
+  its length.
+A run of the others is kept when it decodes to UTF-8 text of MIN_DECODED characters and more with no control character
+(tab and line breaks apart); binary payloads decode to no such text and are left out. Each consumer then
+asks for what it needs: the detector for readable runs (mostly letters, `readable`), the secret scan
+for runs long enough to hide a token, and the runs inside those (`nested`, up to MAX_DEPTH layers:
+"base64/hex" is hex inside base64).
 """
 
 from __future__ import annotations
@@ -17,10 +28,12 @@ import binascii
 import re
 import unicodedata
 from dataclasses import dataclass
-from typing import Iterator
+from functools import lru_cache
+from typing import Callable, Final, Iterator
 
-MIN_DECODED = 16  # bytes: the shortest token the rules know (an AWS key id) is 20
-MAX_DEPTH = 2
+MIN_RUN: Final = 20  # characters of the base64 alphabet: 15 bytes, the shortest sentence or token worth a look
+MIN_DECODED: Final = 12  # characters of decoded text
+MAX_DEPTH: Final = 2
 _INVISIBLE_CHARS = ("\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e"
                     "\u2060-\u2064\u2066-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0")
 _INVISIBLE = re.compile(f"[{_INVISIBLE_CHARS}]")
@@ -30,18 +43,29 @@ _FOLDS_TO_TOKEN = ("\uff0b\uff0d\uff0f\uff10-\uff19\uff1d\uff21-\uff3a\uff3f\uff
                    "\u2460-\u24ff\U0001f100-\U0001f1ff\u2070-\u209f\u2100-\u214f\u02b0-\u02ff\u1d2c-\u1dbf"
                    "\ufb00-\ufb06\ufe50-\ufe6f\u3251-\u32bf")
 _DISGUISED = re.compile(f"[{_INVISIBLE_CHARS}{_FOLDS_TO_TOKEN}]")
-_B64_RUN = re.compile(r"[A-Za-z0-9+/_-]{%d,}={0,2}" % ((MIN_DECODED + 2) // 3 * 4))  # a run is matched whole
-_HEX = re.compile(r"(?:0x)?((?:[0-9a-fA-F]{2}){%d,})" % MIN_DECODED)
-_PCT_RUN = re.compile(r"(?<![A-Za-z0-9._~+/=:%-])(?:%[0-9A-Fa-f]{2}|[A-Za-z0-9._~+/=:-]){" + str(MIN_DECODED) + r",}")
-_ESCAPE = re.compile(rb"%([0-9A-Fa-f]{2})")
-_NOT_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd]")
+
+# Maximal runs (a match starts where a run does: a run is matched whole). No lookbehind, so that the search
+# skips to the characters of the class, which is much faster.
+_B64_RUN: Final = re.compile(r"[A-Za-z0-9+/_-]{%d,}={0,2}" % MIN_RUN)
+_HEX: Final = re.compile(r"(?:0x)?((?:[0-9a-fA-F]{2})+)")
+_HEX_PART: Final = re.compile(r"(?<![0-9A-Za-z])(?:[0-9a-fA-F]{2}){%d,}(?![0-9A-Za-z])" % (MIN_RUN // 2))
+_X_ESCAPES: Final = re.compile(r"(?:\\x[0-9a-fA-F]{2}){8,}")
+_PCT_RUN: Final = re.compile(r"(?<![A-Za-z0-9._~+/=:%-])(?:%[0-9A-Fa-f]{2}|[A-Za-z0-9._~+/=:-]){16,}")
+_PCT_HINT: Final = re.compile(r"%[0-9A-Fa-f]{2}")
+_PCT_BYTE: Final = re.compile(rb"%([0-9A-Fa-f]{2})")
+_TAGS: Final = re.compile("[\U000e0020-\U000e007e]{4,}")
+_TAG_HINT: Final = re.compile("[\U000e0020-\U000e007e]")
+_NOT_TEXT: Final = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd]")
+_REVERSED_HINTS: Final = ("snoitcurtsni", "erongi", "dragersid", "tpmorp", "drowssap", "noitasrevnoc", "eteled",
+                          "tnatsissa", " eht ", "uoy ", "ruoy ", "令指", "略忽", "码密", "除删", "答回")
 
 
 @dataclass(frozen=True)
 class Run:
-    start: int  # where the encoded run begins in the text it was found in (the outermost text for nested runs)
-    encoding: str
-    text: str
+    start: int  # the run's span in the text it was found in (the outermost text for nested runs)
+    end: int
+    encoding: str  # base64, hex, percent, tags, reversed; "base64/hex" for a nested run
+    text: str  # what it decodes to
 
 
 def normalise(text: str) -> str:
@@ -51,36 +75,91 @@ def normalise(text: str) -> str:
     return unicodedata.normalize("NFKC", _INVISIBLE.sub("", text))
 
 
-def decoded_runs(text: str, depth: int = 1) -> Iterator[Run]:
-    """Each encoded run of `text` that decodes to text, and the runs inside those (see the module)."""
-    for start, encoding, decoded in _runs(text):
-        yield Run(start, encoding, decoded)
+@lru_cache(maxsize=8)
+def runs(text: str) -> tuple[Run, ...]:
+    """Every encoded run of `text` that decodes to text (see the module), in order of position."""
+    return _decoded(text)
+
+
+def nested(text: str) -> Iterator[Run]:
+    """Each run of `text` and the runs inside what it decodes to, up to MAX_DEPTH layers."""
+    return _nested(runs(text), 1)
+
+
+def _nested(found: tuple[Run, ...], depth: int) -> Iterator[Run]:
+    for run in found:
+        yield run
         if depth < MAX_DEPTH:
-            for inner in decoded_runs(decoded, depth + 1):
-                yield Run(start, f"{encoding}/{inner.encoding}", inner.text)
+            for inner in _nested(_decoded(run.text), depth + 1):
+                yield Run(run.start, run.end, f"{run.encoding}/{inner.encoding}", inner.text)
 
 
-def _runs(text: str) -> Iterator[tuple[int, str, str]]:
+def _decoded(text: str) -> tuple[Run, ...]:
+    found = [*_alphabet_runs(text), *_escaped_runs(text), *_reversed_lines(text)]
+    return tuple(sorted(found, key=lambda r: (r.start, r.end)))
+
+
+def readable(text: str) -> bool:
+    """Whether decoded text looks like words: mostly letters, with some spaces or CJK characters."""
+    letters = sum(c.isalpha() for c in text)
+    wide = sum("\u4e00" <= c <= "\u9fff" for c in text)
+    return letters >= 0.6 * len(text.replace(" ", "")) and (text.count(" ") >= 2 or wide >= 4)
+
+
+def _alphabet_runs(text: str) -> Iterator[Run]:
     for m in _B64_RUN.finditer(text):
-        run = m.group()
-        hexed = _HEX.fullmatch(run)
-        decoded = _from_hex(hexed.group(1)) if hexed else None
-        if decoded is not None:
-            yield m.start(), "hex", decoded
-        elif (decoded := _from_base64(run)) is not None:
-            yield m.start(), "base64", decoded
+        run, at = m.group(), m.start()
+        if hexed := _HEX.fullmatch(run):
+            yield from _kept(at, m.end(), "hex", _from_hex(hexed.group(1)))
+            continue
+        yield from _kept(at, m.end(), "base64", _from_base64(run))
+        for part in _HEX_PART.finditer(run):  # hex digits between separators: `id-4865…`
+            yield from _kept(at + part.start(), at + part.end(), "hex", _from_hex(part.group()))
+
+
+def _kept(start: int, end: int, encoding: str, decoded: str | None) -> Iterator[Run]:
+    if decoded is not None:
+        yield Run(start, end, encoding, decoded)
+
+
+def _escaped_runs(text: str) -> Iterator[Run]:
+    decoders: list[tuple[str, re.Pattern[str], Callable[[str], str | None]]] = []
+    if "\\x" in text:
+        decoders.append(("hex", _X_ESCAPES, lambda run: _from_hex(run.replace("\\x", ""))))
     if "%" in text:
-        for m in _PCT_RUN.finditer(text):
-            if "%" in m.group() and (decoded := _as_text(_ESCAPE.sub(_byte, m.group().encode("ascii")))):
-                yield m.start(), "percent", decoded
+        yield from _percent_runs(text)
+    if not text.isascii() and _TAG_HINT.search(text):
+        decoders.append(("tags", _TAGS, lambda run: _as_text("".join(chr(ord(c) - 0xE0000) for c in run))))
+    for encoding, pattern, decode in decoders:
+        for m in pattern.finditer(text):
+            yield from _kept(m.start(), m.end(), encoding, decode(m.group()))
 
 
-def _byte(m: re.Match[bytes]) -> bytes:
-    return bytes((int(m.group(1), 16),))
+def _percent_runs(text: str) -> Iterator[Run]:
+    """The percent-encoded runs, searched for only on the lines that hold an escape (no run crosses a line)."""
+    end = -1
+    for hint in _PCT_HINT.finditer(text):
+        if hint.start() < end:
+            continue
+        start, end = text.rfind("\n", 0, hint.start()) + 1, text.find("\n", hint.start())
+        end = len(text) if end < 0 else end
+        for m in _PCT_RUN.finditer(text, start, end):
+            yield from _kept(m.start(), m.end(), "percent", _from_percent(m.group()))
+
+
+def _reversed_lines(text: str) -> Iterator[Run]:
+    low = text.lower()
+    if not any(h in low for h in _REVERSED_HINTS):
+        return
+    at = 0
+    for line in text.split("\n"):
+        if any(h in line.lower() for h in _REVERSED_HINTS):
+            yield Run(at, at + len(line), "reversed", line[::-1])
+        at += len(line) + 1
 
 
 def _from_hex(digits: str) -> str | None:
-    return _as_text(bytes.fromhex(digits))
+    return _from_bytes(bytes.fromhex(digits))
 
 
 def _from_base64(run: str) -> str | None:
@@ -90,15 +169,21 @@ def _from_base64(run: str) -> str | None:
         data = base64.b64decode(body + "=" * (-len(body) % 4), validate=True)
     except (binascii.Error, ValueError):
         return None
-    return _as_text(data)
+    return _from_bytes(data)
 
 
-def _as_text(data: bytes) -> str | None:
-    """`data` as UTF-8 text, or None where it is not text (binary, or too short to hide a token)."""
-    if len(data) < MIN_DECODED:
-        return None
+def _from_percent(run: str) -> str | None:
+    return _from_bytes(_PCT_BYTE.sub(lambda m: bytes((int(m.group(1), 16),)), run.encode("utf-8"))) if "%" in run \
+        else None
+
+
+def _from_bytes(data: bytes) -> str | None:
     try:
-        text = data.decode("utf-8")
+        return _as_text(data.decode("utf-8"))
     except UnicodeDecodeError:
         return None
-    return None if _NOT_TEXT.search(text) else normalise(text)
+
+
+def _as_text(text: str) -> str | None:
+    """`text` where it is text: MIN_DECODED characters and more, no control character; None otherwise."""
+    return None if len(text) < MIN_DECODED or _NOT_TEXT.search(text) else text

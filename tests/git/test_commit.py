@@ -80,6 +80,21 @@ def test_deletions_are_committed(ws: Workspace) -> None:
     assert rel not in git(ws.root, "ls-tree", "-r", "--name-only", "HEAD")
 
 
+def test_a_removal_under_a_held_lock_waits_for_its_writer(ws: Workspace) -> None:
+    """A writer removing a file as one step of several (settling a conflict) holds its lock: a timed commit
+    leaves the removal out, and the writer's own commit, naming the lock as its own, takes it."""
+    rel = session_relpath(2)
+    write(ws.root, rel, session_text(rel), age_s=OLD)
+    committer.commit_pending(ws, reason="hourly")
+    with fsio.locked(ws.path(rel)):
+        ws.path(rel).unlink()
+        timed = committer.commit_pending(ws, reason="hourly")
+        assert timed.skipped == {rel: "locked"} and rel in git(ws.root, "ls-tree", "-r", "--name-only", "HEAD")
+        assert committer.commit_paths(ws, [rel], "settled\n").skipped == {rel: "locked"}
+        own = committer.commit_paths(ws, [rel], "settled\n", held=frozenset({rel}))
+    assert own.sha and rel not in git(ws.root, "ls-tree", "-r", "--name-only", "HEAD")
+
+
 def test_runtime_files_are_never_committed(ws: Workspace) -> None:
     (ws.root / ".gitignore").unlink()
     write(ws.root, ".kbsync/status.json", "{}", age_s=OLD)

@@ -206,6 +206,7 @@ def read_settled(ws: Workspace, path: str) -> str:
 def resolve(ws: Workspace, path: str, keep: str) -> Resolved:
     """Settle one conflict: write the kept result through the file's lock, remove the copy, commit both."""
     from kbsync.core import conflictmerge
+    from kbsync.store import fsio
 
     if keep not in KEEPS:
         raise UsageError(f"--keep {keep!r}; use mine, theirs or both")
@@ -217,9 +218,12 @@ def resolve(ws: Workspace, path: str, keep: str) -> Resolved:
         result = conflictmerge.kept(item.original, _text(ws, item.original), copy, keep)
     except ValueError as exc:
         raise InputError(str(exc), path=item.path) from exc
-    _write(ws, item.original, lambda _old: result)
-    _remove_copy(ws, item.path, copy)
-    return Resolved(item.original, item.path, keep, _commit(ws, [item.original, item.path], item, keep))
+    daemon = ws.config.daemon
+    with fsio.locked(ws.path(item.path), ttl_s=daemon.lock_ttl_s, wait_s=daemon.lock_wait_s):
+        _write(ws, item.original, lambda _old: result)
+        _remove_copy(ws, item.path, copy)  # under its lock, so no timed commit takes the removal on its own
+        sha = _commit(ws, [item.original, item.path], item, keep, held=frozenset({item.path}))
+    return Resolved(item.original, item.path, keep, sha)
 
 
 def _settle_status(ws: Workspace, item: ConflictItem, keep: str) -> Resolved:
@@ -249,13 +253,14 @@ def _remove_copy(ws: Workspace, rel: str, text: str) -> None:
     os.unlink(ws.path(rel))
 
 
-def _commit(ws: Workspace, relpaths: list[str], item: ConflictItem, keep: str) -> str | None:
+def _commit(ws: Workspace, relpaths: list[str], item: ConflictItem, keep: str,
+            held: frozenset[str] = frozenset()) -> str | None:
     from kbsync.git import repo as gitrepo
     from kbsync.git.commit import commit_paths
 
     if not gitrepo.is_repo(ws.root):
         return None
-    done = commit_paths(ws, relpaths, f"conflict: {item.original} settled, kept {keep} ({item.path})\n")
+    done = commit_paths(ws, relpaths, f"conflict: {item.original} settled, kept {keep} ({item.path})\n", held)
     if done.skipped:
         why = "; ".join(f"{p}: {w}" for p, w in sorted(done.skipped.items()))
         raise KbsyncError(f"settled on disk but not committed ({why}); fix that and run `kbsync commit`")

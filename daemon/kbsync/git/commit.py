@@ -101,13 +101,18 @@ def content_problem(ws: Workspace, relpath: str, data: bytes, scan: SecretScan) 
     return None
 
 
-def _stage_one(ws: Workspace, relpath: str, now: float, scan: SecretScan) -> gitrepo.Staged | str:
-    """The file as a Staged entry, or the reason it stays out."""
+def _stage_one(ws: Workspace, relpath: str, now: float, scan: SecretScan, mine: bool) -> gitrepo.Staged | str:
+    """The file as a Staged entry, or the reason it stays out. A lock on it (on a removed file too: a writer
+    may be removing it as one step of several) keeps it out, unless `mine`: the committing caller holds it."""
     if "\n" in relpath:
         return "invalid: its name holds a line break, which git's batch commands cannot name; rename it"
     path = ws.path(relpath)
+
+    def locked() -> bool:
+        return not mine and fsio.lock_held(path)
+
     if not os.path.lexists(path):
-        return gitrepo.Staged(relpath, None)
+        return "locked" if locked() else gitrepo.Staged(relpath, None)
     unreadable = fsio.unreadable_reason(path)
     if unreadable:
         return unreadable
@@ -116,7 +121,7 @@ def _stage_one(ws: Workspace, relpath: str, now: float, scan: SecretScan) -> git
         return why
     if not path.is_file():
         return "not a regular file"
-    if fsio.lock_held(path):
+    if locked():
         return "locked"
     try:
         data, fp = fsio.read_with_fingerprint(path)
@@ -130,20 +135,22 @@ def _stage_one(ws: Workspace, relpath: str, now: float, scan: SecretScan) -> git
     if problem:
         return problem
     st = path.stat()
-    if st.st_mtime_ns != fp.mtime_ns or st.st_size != len(data) or fsio.lock_held(path):
+    if st.st_mtime_ns != fp.mtime_ns or st.st_size != len(data) or locked():
         return "changing"
     return gitrepo.Staged(relpath, data, bool(st.st_mode & stat.S_IXUSR))
 
 
-def select(ws: Workspace, relpaths: Sequence[str], now: float) -> tuple[list[gitrepo.Staged], dict[str, str]]:
-    """Split changed paths into what is staged and what is left out (with why)."""
+def select(ws: Workspace, relpaths: Sequence[str], now: float,
+           held: frozenset[str] = frozenset()) -> tuple[list[gitrepo.Staged], dict[str, str]]:
+    """Split changed paths into what is staged and what is left out (with why); the caller holds the locks
+    of the paths in `held`."""
     scan = secret_scanner(ws)
     staged: list[gitrepo.Staged] = []
     skipped: dict[str, str] = {}
     for rel in relpaths:
         if is_runtime_path(rel):
             continue
-        got = _stage_one(ws, rel, now, scan)
+        got = _stage_one(ws, rel, now, scan, rel in held)
         if isinstance(got, str):
             skipped[rel] = got
         else:
@@ -277,13 +284,14 @@ def with_machine(ws: Workspace, text: str) -> str:
     return f"{text.rstrip()}\n\n{history.MACHINE_TRAILER}: {machine_id(ws)}\n"
 
 
-def commit_paths(ws: Workspace, relpaths: Sequence[str], message: str) -> CommitResult:
+def commit_paths(ws: Workspace, relpaths: Sequence[str], message: str, held: frozenset[str] = frozenset()) -> CommitResult:
     """Commit exactly `relpaths` as they are now (a person's action: no quiet time), each checked as by every
-    commit (valid, no secret, unlocked); nothing is committed when one of them is left out."""
+    commit (valid, no secret, unlocked but for the locks in `held`, which the caller holds); nothing is
+    committed when one of them is left out."""
     dcfg = ws.config.daemon
     for _ in range(CAS_ATTEMPTS):
         head = gitrepo.head_sha(ws.root)
-        staged, skipped = select(ws, relpaths, math.inf)
+        staged, skipped = select(ws, relpaths, math.inf, held)
         if skipped:
             return CommitResult(None, "", skipped=skipped)
         text = with_machine(ws, message)

@@ -76,4 +76,5 @@ def test_hunks_that_do_not_fit_give_none(tmp_path: Path) -> None:
     assert hunks.apply(b"one\nTWO\nthree\n", patch) is None  # a removed line that is not there
     assert hunks.apply(b"", patch) is None  # a hunk past the end
     assert hunks.apply(old, "not a diff at all") is None
+    assert hunks.apply(old, "@@ -2 +2 @@\n-two\n+\ud800") is not None  # a lone surrogate: bytes no sha will match
     assert hunks.apply(old, "@@ -2,1 +2,1 @@\n-two\n+2\n@@ -1,1 +1,1 @@\n-one\n+1") is None  # hunks out of order

@@ -100,13 +100,13 @@ class ApiTransport:
         entries = changed_entries(files, found.changes) if found.complete else None
         if entries is None or found.tree is None:
             return None
+        removed = {p for p, _m, sha in entries if sha is None}
+        now = {p: m for p, (m, _s) in files.items() if p not in removed} | {p: m for p, m, sha in entries if sha}
+        pathgate.check_remote_tree(found.head, now.items())  # before any path of it is handed to git
         if gitrepo.tree_id(self.root, old_tree, entries) != found.tree:
             log.info("the changes GitHub listed up to %s do not rebuild its tree %s; listing the tree instead",
                      found.head[:12], found.tree)
             return None
-        removed = {p for p, _m, sha in entries if sha is None}
-        now = {p: m for p, (m, _s) in files.items() if p not in removed} | {p: m for p, m, sha in entries if sha}
-        pathgate.check_remote_tree(found.head, now.items())  # before anything of it is stored
         self._store_blobs(files, found.changes, {s for _p, _m, s in entries if s})
         tree = gitrepo.build_tree(self.root, old_tree, entries)
         self.remote_blobs |= {s for _p, _m, s in entries if s}

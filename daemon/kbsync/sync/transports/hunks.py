@@ -21,7 +21,7 @@ def lines(data: bytes) -> list[bytes]:
 def apply(old: bytes, patch: str) -> bytes | None:
     """`old` with the hunks of `patch` applied; None when they do not fit it."""
     source, out, pos, last = lines(old), list[bytes](), 0, b""
-    for raw in patch.encode("utf-8").split(b"\n"):
+    for raw in patch.encode("utf-8", "surrogatepass").split(b"\n"):  # a lone surrogate from JSON never matches
         head = HUNK.match(raw)
         if head:
             start = int(head.group(1)) - (0 if head.group(2) == b"0" else 1)

@@ -19,14 +19,14 @@ from kbsync.web.pages.render import page
 router = APIRouter(include_in_schema=False)
 LABELS: dict[str, dict[str, str]] = {
     "en": {"title": "Sessions", "months": "By month", "days": "By day", "tags": "By tag", "all": "All",
-           "search": "Search", "search_label": "Words, or filters such as tag:git", 
+           "search": "Search", "search_label": "Words, or filters such as tag:git",
            "results": "Results for", "no_results": "Nothing found.", "none": "No sessions here yet.",
            "next": "Next page", "first": "First page", "state": "Status", "when": "Time", "failed": "Not answered",
            "frontmatter": "Frontmatter", "field": "Field", "value": "Value", "parent": "Split from",
            "children": "Split into", "missing": "not in this workspace", "export": "Export HTML",
            "preamble": "Before the first section", "path": "File", "source": "Source"},
     "zh": {"title": "会话", "months": "按月份", "days": "按日期", "tags": "按标签", "all": "全部",
-           "search": "搜索", "search_label": "关键词，或 tag:git 这样的筛选", 
+           "search": "搜索", "search_label": "关键词，或 tag:git 这样的筛选",
            "results": "搜索结果：", "no_results": "没有找到。", "none": "这里还没有会话。",
            "next": "下一页", "first": "第一页", "state": "状态", "when": "时间", "failed": "未响应",
            "frontmatter": "元数据", "field": "字段", "value": "值", "parent": "拆分自",

@@ -30,3 +30,35 @@ def test_initialize_is_answered_before_what_only_tool_calls_need_is_imported(ws_
     loaded = out.stderr.split("LOADED ", 1)[1].split()
     assert "kbsync.mcp.tools" in loaded  # the tools are registered: the probe saw the real start-up
     assert [m for m in loaded if m.startswith(TOOL_CALL_ONLY)] == []
+
+
+LOADED_PROBE = ("import sys\nfrom kbsync.main import main\nrc = main(['-w', sys.argv[1], 'mcp'])\n"
+                "print('LOADED', ' '.join(sorted(m for m, v in sys.modules.items() if v is not None)), file=sys.stderr)\n")
+SEARCH = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "search", "arguments": {"query": "x"}}}
+NOT_OVER_STDIO = ("uvicorn", "rich", "click")  # what only an HTTP server or the SDK's own log handler would use
+
+
+def answer(proc: subprocess.Popen[str], *messages: dict[str, object]) -> dict[str, object]:
+    """Send `messages`, then read the server's lines until the answer to the last one."""
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write("".join(json.dumps(m) + "\n" for m in messages))
+    proc.stdin.flush()
+    while line := proc.stdout.readline():
+        got: dict[str, object] = json.loads(line)
+        if got.get("id") == messages[-1]["id"]:
+            return got
+    raise AssertionError("the server stopped before answering")
+
+
+def test_a_stdio_server_never_loads_uvicorn_or_rich(ws_root: Path) -> None:
+    proc = subprocess.Popen([sys.executable, "-c", LOADED_PROBE, str(ws_root)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        answer(proc, OPENING[0])
+        found = answer(proc, OPENING[1], SEARCH)
+    finally:
+        _, err = proc.communicate(timeout=60)  # end of input: the server stops and prints what it loaded
+    assert "result" in found and not found["result"].get("isError"), err  # type: ignore[attr-defined]
+    loaded = err.split("LOADED ", 1)[1].split()
+    assert "mcp.server.mcpserver" in loaded
+    assert [m for m in loaded if m.split(".")[0] in NOT_OVER_STDIO] == []

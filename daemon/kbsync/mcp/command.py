@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from kbsync.app.workspace import open_workspace
 
 HELP = "serve the workspace to an assistant over the Model Context Protocol (stdio); see docs/mcp.md"
+# Optional imports of the SDK's that a stdio server never uses, each taken as "not installed" when it fails:
+# the SDK's log set-up imports rich for a log handler (kbsync's own handler is already in place, so none is
+# added), and sse_starlette imports uvicorn to hook its shutdown (nothing here runs uvicorn). Together with
+# click, which uvicorn imports, some 4.5 MB of the stdio server's memory (docs/mcp.md).
+UNUSED_OVER_STDIO = ("uvicorn", "rich")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -16,8 +22,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def run(args: argparse.Namespace) -> int:
+    from kbsync import allocator
+
     ws = open_workspace(args.workspace, args.config)
+    allocator.tune()
+    leave_out(UNUSED_OVER_STDIO)
     from kbsync.mcp.server import run_stdio
 
     run_stdio(ws)
     return 0
+
+
+def leave_out(modules: tuple[str, ...]) -> None:
+    """Make importing these modules fail as if they were not installed (unless one is loaded already)."""
+    for name in modules:
+        sys.modules.setdefault(name, None)  # type: ignore[arg-type]

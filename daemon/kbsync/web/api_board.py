@@ -8,18 +8,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Literal
 
-from fastapi import APIRouter, Path, Query, Response
+from fastapi import Path, Query, Response
 
 from kbsync.app.guard import field_flags
 from kbsync.app import board, candidates
 from kbsync.web import boardmodels as b
 from kbsync.web.models import Empty
 from kbsync.web.deps import WS
+from kbsync.web.routing import Router
 
 if TYPE_CHECKING:
     from kbsync.core.boardentry import Entry
 
-router = APIRouter(tags=["board"])
+router = Router(tags=["board"])
 Key = Annotated[str, Path(description=b.BOARD_KEY, examples=["部署回滚流程@2025-06-11"])]
 When = Annotated[str | None, Query(description="the reference time, ISO 8601 (default: now)")]
 Days = Annotated[float, Query(gt=0, le=36500, description="days without being applied")]

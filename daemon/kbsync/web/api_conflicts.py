@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path
+from fastapi import Path
 
 from kbsync.app import conflicts
 from kbsync.web import models as m
 from kbsync.web.deps import WS
+from kbsync.web.routing import Router
 
-router = APIRouter(tags=["conflicts"])
+router = Router(tags=["conflicts"])
 WsPath = Annotated[str, Path(description="the conflict copy's path from the workspace root, or the file's when it has "
                                          "one copy", examples=["memory/facts.conflict-20250611T143207Z-a1b2c3.md"])]
 

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query, Response
+from fastapi import Path, Query, Response
 
 from kbsync.app import memory
 from kbsync.web import models as m
 from kbsync.web.deps import WS
+from kbsync.web.routing import Router
 
-router = APIRouter(tags=["memory"])
+router = Router(tags=["memory"])
 Key = Annotated[str, Path(description="the fact's key, e.g. `language` (matched without case or emphasis)",
                           examples=["language"])]
 Entity = Annotated[str | None, Query(description="the entity's file, memory/entities/<slug of the name>.md")]

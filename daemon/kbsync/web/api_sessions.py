@@ -5,13 +5,14 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query, Response
+from fastapi import Path, Query, Response
 
 from kbsync.app import sessions
 from kbsync.web import models as m
 from kbsync.web.deps import WS
+from kbsync.web.routing import Router
 
-router = APIRouter(tags=["sessions"])
+router = Router(tags=["sessions"])
 SessionId = Annotated[str, Path(pattern=sessions.ID_PATTERN, description="YYYYMMDD-HHMM-<7 hex>")]
 
 

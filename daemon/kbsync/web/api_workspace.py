@@ -5,18 +5,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Literal
 
-from fastapi import APIRouter, Query
+from fastapi import Query
 
 from kbsync.app import repo, retrieval, status
 from kbsync.app.guard import guard, record_flags
 from kbsync.errors import LockedError
 from kbsync.web import models as m
 from kbsync.web.deps import WS
+from kbsync.web.routing import Router
 
 if TYPE_CHECKING:
     from kbsync.retrieval.fusion import Fused
 
-router = APIRouter(tags=["workspace"])
+router = Router(tags=["workspace"])
 
 
 @router.get("/status", response_model=m.Status, summary="the daemon's state and what waits for a person")

@@ -9,7 +9,8 @@ from fastapi import Depends, Request
 from kbsync.app.workspace import Workspace
 
 
-def current_workspace(request: Request) -> Workspace:
+async def current_workspace(request: Request) -> Workspace:
+    """A coroutine, so that FastAPI calls it on the event loop (a plain function goes to a worker thread)."""
     ws: Workspace = request.app.state.current()
     return ws
 

@@ -33,7 +33,6 @@ def _run_serve(args: argparse.Namespace) -> int:
     from kbsync.app.workspace import open_workspace
     from kbsync.web.server import serve_foreground
 
-
     return serve_foreground(open_workspace(args.workspace, args.config), args.door_mounts)  # composed by kbsync.main
 
 

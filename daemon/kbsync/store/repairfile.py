@@ -6,7 +6,7 @@ import difflib
 import functools
 import logging
 from dataclasses import dataclass, field
-from typing import Iterator, Literal
+from typing import Iterable, Iterator, Literal, Sized
 
 from kbsync import parallel
 from kbsync.core import protocol
@@ -107,14 +107,20 @@ def _write(ws: Workspace, relpath: str, fp: fsio.Fingerprint, result: RepairResu
     return RepairOutcome(relpath, "repaired", result.fixes, result.findings)
 
 
-def repair_paths(ws: Workspace, relpaths: list[str], *, dry_run: bool = False) -> Iterator[RepairOutcome]:
+def repair_paths(ws: Workspace, relpaths: Iterable[str], *, dry_run: bool = False) -> Iterator[RepairOutcome]:
     """`repair_file` of each file, in order, each outcome as soon as it is known. The reading and checking
-    run on every core (kbsync.parallel); the writes are this process's alone, one file at a time."""
-    with Progress("repair", len(relpaths)) as shown:
+    run on every core (kbsync.parallel); the writes are this process's alone, one file at a time. `relpaths`
+    may be a walk, read as the work goes."""
+    with Progress("repair", _count(relpaths)) as shown:
         for batch, found in parallel.batches(functools.partial(_check_batch, ws, dry_run), relpaths):
             for rel, outcome in zip(batch, found):
                 yield outcome if outcome is not None else repair_file(ws, rel, dry_run=dry_run)
                 shown.advance()
+
+
+def _count(relpaths: Iterable[str]) -> int | None:
+    """How many files the progress counts to: unknown (None) for a walk still under way."""
+    return len(relpaths) if isinstance(relpaths, Sized) else None
 
 
 def _check_batch(ws: Workspace, dry_run: bool, relpaths: list[str]) -> list[RepairOutcome | None]:
@@ -122,12 +128,13 @@ def _check_batch(ws: Workspace, dry_run: bool, relpaths: list[str]) -> list[Repa
 
 
 def validate_paths(ws: Workspace, relpaths: list[str] | None = None) -> Iterator[Finding]:
-    """Findings for the given workspace files, or for every Markdown file of the workspace; for index.md,
+    """Findings for the given workspace files, or for every Markdown file of the workspace (walked as the
+    work goes: no list of all paths is made); for index.md,
     also each row that names a session that no longer exists. The files are checked on every core
     (kbsync.parallel); the findings come in the order of the files, as a serial run gives them, each batch's
     as soon as it and those before it are done."""
-    rels = relpaths if relpaths is not None else list(ws.iter_files())
-    with Progress("validate", len(rels)) as shown:
+    rels = relpaths if relpaths is not None else ws.iter_files()
+    with Progress("validate", _count(rels)) as shown:
         for batch, found in parallel.batches(functools.partial(_validate_batch, ws), rels):
             yield from found
             shown.advance(len(batch))

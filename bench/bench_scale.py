@@ -7,9 +7,10 @@ Per size, on a corpus from bench/gen_workspace.py made once under --out (a tempo
 deleted at the end unless --keep; 100,000 sessions take about 1 GB), prints one line per figure with the
 load average (`uptime`) beside it:
 
-- `kbsync validate` over the whole workspace (a new process each run): median wall and CPU seconds (user +
-  system, of the command and its worker processes), peak RSS of any one process; `rg -l '^status:' sessions`
-  in the same runs and the ratio; `git status --porcelain` as plain git's reference;
+- `kbsync -q validate` over the whole workspace (a new process each run; with `-q` no progress is shown,
+  so the files are not counted first): median wall and CPU seconds (user + system, of the command and its
+  worker processes), peak RSS of any one process; `rg -l '^status:' sessions` in the same runs and the
+  ratio; `git status --porcelain` as plain git's reference;
 - `kbsync index rebuild --search`: wall seconds and RSS, the database's size against `du -sb sessions`;
 - search in process (kbsync.retrieval.search.federated, bench_search's query set): p50 and p95;
 - the daemon's restart with every file unchanged since its last run (the last run's scan mark is taken as
@@ -57,7 +58,7 @@ def git(root: Path, *args: str) -> None:
 
 
 def bench_validate(ws: Path, runs: int) -> None:
-    rows = [(run([*KBSYNC, "-w", str(ws), "validate"]), run(["rg", "-l", "^status:", "sessions"], cwd=ws),
+    rows = [(run([*KBSYNC, "-q", "-w", str(ws), "validate"]), run(["rg", "-l", "^status:", "sessions"], cwd=ws),
              run(["git", "status", "--porcelain"], cwd=ws)) for _ in range(runs)]
     assert all(r[0][3] == 0 for r in rows), "validate found errors in a clean corpus"
     v, g, s = (median([r[i][0] for r in rows]) for i in range(3))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import time
+from typing import Iterable, Iterator
 
 import pytest
 
@@ -33,7 +34,7 @@ def raises_on_777(batch: list[int]) -> list[int]:
     return batch
 
 
-def joined(fn: object, items: list[int], **kw: object) -> list[object]:
+def joined(fn: object, items: Iterable[int], **kw: object) -> list[object]:
     return [r for _batch, found in parallel.batches(fn, items, **kw) for r in found]  # type: ignore[arg-type]
 
 
@@ -74,3 +75,31 @@ def test_a_batch_past_its_time_bound_is_an_error_and_no_worker_stays() -> None:
     import multiprocessing
 
     assert multiprocessing.active_children() == []
+
+
+def test_an_iterator_is_read_as_the_work_goes_and_never_far_ahead() -> None:
+    pulled = 0
+
+    def walk() -> Iterator[int]:
+        nonlocal pulled
+        for n in range(5000):
+            pulled += 1
+            yield n
+
+    ahead, got = 0, []
+    for batch, found in parallel.batches(square_with_pid, walk(), size=50, jobs=2):
+        got += [sq for sq, _pid in found]
+        ahead = max(ahead, pulled - len(got))
+    assert got == [n * n for n in range(5000)]
+    assert ahead <= parallel.MIN_PARALLEL + (parallel.WINDOW * 2 + 1) * 50  # not the 5,000 of a list made first
+
+
+def test_a_failure_over_an_iterator_names_its_batch_without_a_total() -> None:
+    with pytest.raises(PoolError) as caught:
+        joined(raises_on_777, iter(range(2000)), size=100, jobs=2)
+    assert "files 700 to 799 (batch 8)" in str(caught.value)
+
+
+def test_a_short_iterator_stays_in_this_process() -> None:
+    got = joined(square_with_pid, iter(range(parallel.MIN_PARALLEL - 1)), jobs=2)
+    assert {pid for _sq, pid in got} == {os.getpid()}  # type: ignore[misc]

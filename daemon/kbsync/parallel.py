@@ -4,7 +4,9 @@
 caller that joins the results gets what a serial run gives, byte for byte. With fewer than `MIN_PARALLEL`
 items, or one core, everything is done in this process, a batch of one item each (no start-up cost for the
 hook or one file, and a caller's progress counts every item).
-Otherwise one worker process per core takes one batch at a time. Each batch has a time bound; a batch that
+Otherwise one worker process per core takes one batch at a time. `items` may be an iterator (a walk of the
+workspace): it is read as batches are handed out, never more than `WINDOW` batches per worker ahead of the
+one to yield next, so neither the input nor the results wait in memory as a whole. Each batch has a time bound; a batch that
 outlives it, a worker that dies or a worker whose `fn` raised is a PoolError naming the batch's first and
 last item: nothing is skipped silently. The workers are forked where this process runs a single thread (the
 command line), and started from a fresh server process where it runs several (forking a threaded process can
@@ -14,12 +16,13 @@ copy a held lock); they never outlive the call.
 from __future__ import annotations
 
 import gc
+import itertools
 import os
 import signal
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Generic, Iterator, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Generic, Iterable, Iterator, Sized, TypeVar
 
 from kbsync.errors import EXIT_REMOTE, KbsyncError
 
@@ -32,6 +35,7 @@ R = TypeVar("R")
 MIN_PARALLEL = 400  # fewer items than this are done in this process: a pool's start-up would cost more
 BATCH = 200
 BATCH_TIMEOUT_S = 120.0  # one batch of files takes well under a second; this bound is for a worker that hangs
+WINDOW = 4  # batches per worker handed out or done ahead of the one to yield next: a slow batch holds up no more
 
 
 class PoolError(KbsyncError):
@@ -52,15 +56,23 @@ def workers() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
-def batches(fn: Callable[[list[T]], R], items: Sequence[T], *, size: int = BATCH,
+def batches(fn: Callable[[list[T]], R], items: Iterable[T], *, size: int = BATCH,
             timeout_s: float = BATCH_TIMEOUT_S, jobs: int | None = None) -> Iterator[tuple[list[T], R]]:
     """`(batch, fn(batch))` for consecutive batches of `items`, in order; see the module's docstring. `fn` must
     be picklable (a module-level function, or a functools.partial of one over picklable values)."""
-    cut = [list(items[i : i + size]) for i in range(0, len(items), size)]
-    n = min(jobs or workers(), len(cut))
-    if len(items) < MIN_PARALLEL or n < 2:  # in this process, a batch of one each: progress counts every item
-        return (([item], fn([item])) for item in items)
-    return _Pool(fn, cut, n, timeout_s).run()
+    total = -(-len(items) // size) if isinstance(items, Sized) else None
+    rest = iter(items)
+    n = jobs or workers()
+    head = list(itertools.islice(rest, max(MIN_PARALLEL, n * size)))
+    n = min(n, -(-len(head) // size))
+    if len(head) < MIN_PARALLEL or n < 2:  # in this process, a batch of one each: progress counts every item
+        return (([item], fn([item])) for item in itertools.chain(head, rest))
+    return _Pool(fn, _cut(itertools.chain(head, rest), size), n, timeout_s, total).run()
+
+
+def _cut(items: Iterator[T], size: int) -> Iterator[list[T]]:
+    while batch := list(itertools.islice(items, size)):
+        yield batch
 
 
 @dataclass
@@ -74,21 +86,31 @@ class _Worker:
 @dataclass
 class _Pool(Generic[T, R]):
     fn: Callable[[list[T]], R]
-    cut: list[list[T]]
+    source: Iterator[list[T]]
     n: int
     timeout_s: float
+    total: int | None  # the number of batches, when known ahead
+    given: dict[int, list[T]] = field(default_factory=dict)  # handed out or done, not yet yielded
     done: dict[int, R] = field(default_factory=dict)
     sent: int = 0
+    next: int = 0  # the batch to yield next
 
     def run(self) -> Iterator[tuple[list[T], R]]:
         crew = [self._start() for _ in range(self.n)]
         try:
             for w in crew:
                 self._give(w)
-            for i, batch in enumerate(self.cut):
-                while i not in self.done:
+            while True:
+                while self.next not in self.done:
+                    if all(w.index is None for w in crew):
+                        return  # every batch was yielded, and the input is used up
                     self._collect(crew)
-                yield batch, self.done.pop(i)
+                index, self.next = self.next, self.next + 1
+                batch, result = self.given.pop(index), self.done.pop(index)
+                for w in crew:  # the window moved on: a worker held back gets a batch again
+                    if w.index is None:
+                        self._give(w)
+                yield batch, result
         finally:
             _stop(crew)
 
@@ -104,12 +126,16 @@ class _Pool(Generic[T, R]):
         return _Worker(process, ours)
 
     def _give(self, w: _Worker) -> None:
-        if self.sent < len(self.cut):
+        """Hand `w` the next batch of the input, unless the input is used up or the window is full."""
+        w.index = None
+        if self.sent - self.next >= WINDOW * self.n:
+            return
+        batch = next(self.source, None)
+        if batch is not None:
             w.index, w.since = self.sent, time.monotonic()
-            w.conn.send((self.sent, self.cut[self.sent]))
+            self.given[self.sent] = batch
+            w.conn.send((self.sent, batch))
             self.sent += 1
-        else:
-            w.index = None
 
     def _collect(self, crew: list[_Worker]) -> None:
         """Wait for a worker to hand back its batch (within the batch's time bound) and give it the next."""
@@ -141,8 +167,9 @@ class _Pool(Generic[T, R]):
 
     def _name(self, w: _Worker) -> str:
         assert w.index is not None
-        batch = self.cut[w.index]
-        return f"files {batch[0]} to {batch[-1]} (batch {w.index + 1} of {len(self.cut)})"
+        batch = self.given[w.index]
+        of = f" of {self.total}" if self.total is not None else ""
+        return f"files {batch[0]} to {batch[-1]} (batch {w.index + 1}{of})"
 
 
 def _stop(crew: list[_Worker]) -> None:

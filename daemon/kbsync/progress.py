@@ -32,6 +32,11 @@ def configure(*, enabled: bool, terminal: bool | None = None) -> None:
     _mode = "off" if not enabled else "bar" if tty else "log"
 
 
+def shown() -> bool:
+    """Whether this process shows progress at all (a caller may skip counting the work when it does not)."""
+    return _mode != "off"
+
+
 def every_s() -> float:
     """Seconds between log lines (and the bar's delay, when shorter than a second)."""
     try:

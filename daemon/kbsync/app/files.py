@@ -28,7 +28,7 @@ def repair(ws: Workspace, paths: list[str] | None = None, *, dry_run: bool = Fal
     its file is done, so that a caller can say it at once."""
     from kbsync.store.repairfile import repair_paths
 
-    yield from repair_paths(ws, ws.expand(paths) if paths else list(ws.iter_files()), dry_run=dry_run)
+    yield from repair_paths(ws, ws.expand(paths) if paths else None, dry_run=dry_run)
 
 
 def rebuild_index(ws: Workspace) -> Rebuilt:

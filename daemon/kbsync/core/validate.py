@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Iterable, Iterator
 
-from kbsync.core import board, body, frontmatter, protocol
+from kbsync.core import board, body, frontmatter, protocol, sessionfast
 from kbsync.config import Config
 from kbsync.core.findings import Finding, Level
 from kbsync.core.session import typed_field
@@ -169,6 +169,13 @@ def section_findings(relpath: str, body_text: str, first_line: int, cfg: Config)
 
 
 def check_session(relpath: str, text: str, cfg: Config) -> list[Finding]:
+    if sessionfast.is_clean(relpath, text, cfg.protocol.max_session_kb * 1024):
+        return []
+    return check_session_fully(relpath, text, cfg)
+
+
+def check_session_fully(relpath: str, text: str, cfg: Config) -> list[Finding]:
+    """`check_session` without its fast path (`kbsync.core.sessionfast`): every rule, one by one."""
     sp = frontmatter.split(text)
     if sp.state == "none":
         return [Finding(relpath, 1, "error", f"no frontmatter (a `---` block at the top); {_repair_hint(relpath)}")]

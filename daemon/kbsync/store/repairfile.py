@@ -8,7 +8,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Iterator, Literal
 
-from kbsync import parallel
+from kbsync import parallel, progress
 from kbsync.core import protocol
 from kbsync.progress import Progress
 from kbsync.store import appendscan, fsio
@@ -107,14 +107,24 @@ def _write(ws: Workspace, relpath: str, fp: fsio.Fingerprint, result: RepairResu
     return RepairOutcome(relpath, "repaired", result.fixes, result.findings)
 
 
-def repair_paths(ws: Workspace, relpaths: list[str], *, dry_run: bool = False) -> Iterator[RepairOutcome]:
-    """`repair_file` of each file, in order, each outcome as soon as it is known. The reading and checking
-    run on every core (kbsync.parallel); the writes are this process's alone, one file at a time."""
-    with Progress("repair", len(relpaths)) as shown:
-        for batch, found in parallel.batches(functools.partial(_check_batch, ws, dry_run), relpaths):
+def repair_paths(ws: Workspace, relpaths: list[str] | None = None, *, dry_run: bool = False) -> Iterator[RepairOutcome]:
+    """`repair_file` of each given file, or of every Markdown file of the workspace (walked as the work goes),
+    in order, each outcome as soon as it is known. The reading and checking run on every core
+    (kbsync.parallel); the writes are this process's alone, one file at a time."""
+    rels = relpaths if relpaths is not None else ws.iter_files()
+    with Progress("repair", _count(ws, relpaths)) as shown:
+        for batch, found in parallel.batches(functools.partial(_check_batch, ws, dry_run), rels):
             for rel, outcome in zip(batch, found):
                 yield outcome if outcome is not None else repair_file(ws, rel, dry_run=dry_run)
                 shown.advance()
+
+
+def _count(ws: Workspace, relpaths: list[str] | None) -> int | None:
+    """How many files the progress counts to; for the whole workspace, a count of its files (a walk that
+    keeps nothing) when progress is shown at all, else None (the bar then counts without an estimate)."""
+    if relpaths is not None:
+        return len(relpaths)
+    return sum(1 for _ in ws.scan()) if progress.shown() else None
 
 
 def _check_batch(ws: Workspace, dry_run: bool, relpaths: list[str]) -> list[RepairOutcome | None]:
@@ -122,12 +132,13 @@ def _check_batch(ws: Workspace, dry_run: bool, relpaths: list[str]) -> list[Repa
 
 
 def validate_paths(ws: Workspace, relpaths: list[str] | None = None) -> Iterator[Finding]:
-    """Findings for the given workspace files, or for every Markdown file of the workspace; for index.md,
-    also each row that names a session that no longer exists. The files are checked on every core
+    """Findings for the given workspace files, or for every Markdown file of the workspace (walked as the
+    work goes: no list of all paths is made); for index.md, also each row that names a session that no
+    longer exists. The files are checked on every core
     (kbsync.parallel); the findings come in the order of the files, as a serial run gives them, each batch's
     as soon as it and those before it are done."""
-    rels = relpaths if relpaths is not None else list(ws.iter_files())
-    with Progress("validate", len(rels)) as shown:
+    rels = relpaths if relpaths is not None else ws.iter_files()
+    with Progress("validate", _count(ws, relpaths)) as shown:
         for batch, found in parallel.batches(functools.partial(_validate_batch, ws), rels):
             yield from found
             shown.advance(len(batch))

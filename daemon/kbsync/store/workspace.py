@@ -125,27 +125,56 @@ class Workspace:
 
     def iter_files(self, under: str = "", suffix: str | tuple[str, ...] = ".md") -> Iterator[str]:
         """Every Markdown file (or file ending in `suffix`, or one of them) of the workspace or of folder `under`,
-        workspace-relative, sorted; skips .git and .kbsync."""
-        yield from sorted(rel for rel, _ in self.scan(under, suffix))
+        workspace-relative, sorted; skips .git and .kbsync. A walk in that order, one folder's listing at a
+        time: a folder's files and subfolders are sorted by name, a subfolder's with its `/` (so that, as in
+        the sorted full paths, `a-b` comes before `a/b` and `a/z` before `a0`)."""
+        stack: list[Iterator[str | tuple[str, str]]] = [iter([self._top(under)])]
+        while stack:
+            item = next(stack[-1], None)
+            if item is None:
+                stack.pop()
+            elif isinstance(item, str):
+                yield item
+            else:
+                files, folders = _listing(*item, suffix)
+                keyed: list[tuple[str, str | tuple[str, str]]] = [(rel, rel) for rel, _ in files]
+                keyed += [(rel_dir, (rel_dir, path)) for rel_dir, path in folders]
+                stack.append(value for _, value in sorted(keyed, key=lambda kv: kv[0]))
 
     def scan(self, under: str = "", suffix: str | tuple[str, ...] = ".md") -> Iterator[tuple[str, os.DirEntry[str]]]:
         """What `iter_files` lists, unsorted, each with its directory entry (whose `stat(follow_symlinks=False)`
         is the file's lstat, without building its path again)."""
+        stack = [self._top(under)]
+        while stack:
+            files, folders = _listing(*stack.pop(), suffix)
+            stack += folders
+            yield from files
+
+    def _top(self, under: str) -> tuple[str, str]:
+        """The folder a walk of `under` starts at: its workspace-relative prefix ("" or ending in `/`), its path."""
         top = self.path(under) if under not in ("", ".") else self.root
         rel_top = os.path.relpath(top, self.root).replace(os.sep, "/")
-        stack = [("" if rel_top == "." else rel_top + "/", str(top))]
-        while stack:
-            rel_dir, folder = stack.pop()
-            try:
-                entries = list(os.scandir(folder))
-            except OSError:  # gone or unreadable meanwhile: os.walk skips it too
-                continue
-            for entry in entries:
-                if entry.is_dir():  # a link to a folder is neither entered nor listed, as with os.walk
-                    if not (entry.is_symlink() or (rel_dir == "" and entry.name in protocol.IGNORED_DIRS)):
-                        stack.append((rel_dir + entry.name + "/", entry.path))
-                elif entry.name.endswith(suffix):
-                    yield rel_dir + entry.name, entry
+        return ("" if rel_top == "." else rel_top + "/", str(top))
+
+
+def _listing(rel_dir: str, folder: str, suffix: str | tuple[str, ...]) -> tuple[list[tuple[str, os.DirEntry[str]]],
+                                                                             list[tuple[str, str]]]:
+    """One folder of a walk: its files ending in `suffix` (relative path, entry) and the subfolders to enter
+    (relative prefix, path); a link to a folder is neither entered nor listed, as with os.walk, and nor is
+    .git or .kbsync at the top."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:  # gone or unreadable meanwhile: os.walk skips it too
+        return [], []
+    files, folders = [], []
+    for entry in entries:
+        if entry.is_dir():
+            if not (entry.is_symlink() or (rel_dir == "" and entry.name in protocol.IGNORED_DIRS)):
+                folders.append((rel_dir + entry.name + "/", entry.path))
+        elif entry.name.endswith(suffix):
+            files.append((rel_dir + entry.name, entry))
+    return files, folders
+
 
 class _Reading:
     """Around the reading of the workspace file `relpath`: what reading can raise, as an InputError naming it."""

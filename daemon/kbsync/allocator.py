@@ -1,4 +1,4 @@
-"""The C allocator of a long-running kbsync process (the daemon, `kbsync mcp`), set so
+"""The C allocator of a long-running kbsync process (the daemon, `kbsync web serve`, `kbsync mcp`), set so
 that memory freed goes back to the system.
 
 Two defaults of glibc's malloc kept tens of MB mapped that nothing used any more:

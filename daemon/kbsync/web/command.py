@@ -30,9 +30,11 @@ def register(subparsers: Any) -> None:
 
 
 def _run_serve(args: argparse.Namespace) -> int:
+    from kbsync import allocator
     from kbsync.app.workspace import open_workspace
     from kbsync.web.server import serve_foreground
 
+    allocator.tune()
     return serve_foreground(open_workspace(args.workspace, args.config), args.door_mounts)  # composed by kbsync.main
 
 

@@ -34,7 +34,7 @@ from typing import Final, Iterable
 
 from ahocorasick_rs import AhoCorasick, Implementation
 
-from kbsync.core import injectionrules, unveil
+from kbsync.core import anchors, injectionrules, unveil
 from kbsync.core.injectionrules import RULES, WHY, Rule
 from kbsync.core.normalize import BIDI, INVISIBLE, TAGS, View, fold, visible
 
@@ -170,6 +170,9 @@ class _Index:
 
     def __init__(self, text: str) -> None:
         self.low = low = text.lower()
+        # whether a rule's match starts where one of its prefixes starts in `low` (see anchors): not when lower-casing
+        # changed a length, or when the text holds a letter that `re` matches case-insensitively to another
+        self.anchored = len(low) == len(text) and (low.isascii() or not _CASE_TWINS.search(low))
         words = _WORD_KEYS.keys() & low.encode("utf-8").translate(_LETTERS_ONLY).split()
         self.present = {_WORD_KEYS[w] for w in words} | set(_substring_automaton().find_matches_as_strings(
             low, overlapping=True))
@@ -226,17 +229,41 @@ def _substring_automaton() -> AhoCorasick:
     return AhoCorasick(_SUBSTRING_KEYS, implementation=Implementation.DFA)
 
 
+# Letters that `re` matches case-insensitively to an ASCII letter although their lower case is another letter
+# (re._casefix: i and dotless ı, s and long ſ).
+_CASE_TWINS: Final = re.compile("[\u0131\u017f]")
+
+
+@lru_cache(maxsize=None)
+def _starts(i: int) -> AhoCorasick | None:
+    """An automaton of the prefixes that begin every match of rule `i` (built when the rule first runs), or None
+    when the rule has none (its pattern is then tried at every position of its windows)."""
+    found = anchors.prefixes(RULES[i].regex)
+    return AhoCorasick(sorted(found)) if found else None
+
+
 def _matches(i: int, text: str, index: _Index) -> Iterable[re.Match[str]]:
     rule = RULES[i]
     if any(group.isdisjoint(index.present) for group in _ALSO[i]):
         return
     present = tuple(k for k in rule.keys if index.has(k))
+    starts = _starts(i) if index.anchored else None
     seen: set[tuple[int, int]] = set()
     for lo, hi in index.windows(present) if present else []:
-        for m in rule.pattern.finditer(text, lo, hi):
+        found = rule.pattern.finditer(text, lo, hi) if starts is None else _anchored(rule.pattern, starts, text, index.low, lo, hi)
+        for m in found:
             if m.span() not in seen:
                 seen.add(m.span())
                 yield m
+
+
+def _anchored(pattern: re.Pattern[str], starts: AhoCorasick, text: str, low: str, lo: int, hi: int) -> Iterable[re.Match[str]]:
+    """What `pattern.finditer(text, lo, hi)` finds, trying only the positions where one of `starts` begins."""
+    end = lo
+    for at in sorted({lo + s for _, s, _ in starts.find_matches_as_indexes(low[lo:hi], overlapping=True)}):
+        if at >= end and (m := pattern.match(text, at, hi)):
+            end = m.end()
+            yield m
 
 
 def _factor(rule: Rule, p: _Passages, i: int, start: int, end: int, meta: dict[int, bool]) -> float:

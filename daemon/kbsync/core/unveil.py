@@ -44,9 +44,6 @@ _FOLDS_TO_TOKEN = ("\uff0b\uff0d\uff0f\uff10-\uff19\uff1d\uff21-\uff3a\uff3f\uff
                    "\ufb00-\ufb06\ufe50-\ufe6f\u3251-\u32bf")
 _DISGUISED = re.compile(f"[{_INVISIBLE_CHARS}{_FOLDS_TO_TOKEN}]")
 
-# Maximal runs (a match starts where a run does: a run is matched whole). No lookbehind, so that the search
-# skips to the characters of the class, which is much faster.
-_B64_RUN: Final = re.compile(r"[A-Za-z0-9+/_-]{%d,}={0,2}" % MIN_RUN)
 _HEX: Final = re.compile(r"(?:0x)?((?:[0-9a-fA-F]{2})+)")
 _HEX_PART: Final = re.compile(r"(?<![0-9A-Za-z])(?:[0-9a-fA-F]{2}){%d,}(?![0-9A-Za-z])" % (MIN_RUN // 2))
 _X_ESCAPES: Final = re.compile(r"(?:\\x[0-9a-fA-F]{2}){8,}")
@@ -58,6 +55,7 @@ _TAG_HINT: Final = re.compile("[\U000e0020-\U000e007e]")
 _NOT_TEXT: Final = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd]")
 _REVERSED_HINTS: Final = ("snoitcurtsni", "erongi", "dragersid", "tpmorp", "drowssap", "noitasrevnoc", "eteled",
                           "tnatsissa", " eht ", "uoy ", "ruoy ", "令指", "略忽", "码密", "除删", "答回")
+_REVERSED_BYTES: Final = tuple(h.encode("utf-8") for h in _REVERSED_HINTS)
 
 
 @dataclass(frozen=True)
@@ -95,7 +93,8 @@ def _nested(found: tuple[Run, ...], depth: int) -> Iterator[Run]:
 
 
 def _decoded(text: str) -> tuple[Run, ...]:
-    found = [*_alphabet_runs(text), *_escaped_runs(text), *_reversed_lines(text)]
+    data = text.encode("utf-8", "surrogatepass")  # looked through by the bytes searches of both
+    found = [*_alphabet_runs(text, data), *_escaped_runs(text), *_reversed_lines(text, data)]
     return tuple(sorted(found, key=lambda r: (r.start, r.end)))
 
 
@@ -106,15 +105,44 @@ def readable(text: str) -> bool:
     return letters >= 0.6 * len(text.replace(" ", "")) and (text.count(" ") >= 2 or wide >= 4)
 
 
-def _alphabet_runs(text: str) -> Iterator[Run]:
-    for m in _B64_RUN.finditer(text):
-        run, at = m.group(), m.start()
-        if hexed := _HEX.fullmatch(run):
-            yield from _kept(at, m.end(), "hex", _from_hex(hexed.group(1)))
-            continue
-        yield from _kept(at, m.end(), "base64", _from_base64(run))
-        for part in _HEX_PART.finditer(run):  # hex digits between separators: `id-4865…`
-            yield from _kept(at + part.start(), at + part.end(), "hex", _from_hex(part.group()))
+def _alphabet_runs(text: str, data: bytes) -> Iterator[Run]:
+    for at, end in _long_runs(text, data):
+        for r in _run_decoded(text[at:end]):
+            yield Run(at + r.start, at + r.end, r.encoding, r.text)
+
+
+_ALPHABET: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-")
+_ALPHABET_ONLY: Final = bytes(c if chr(c) in _ALPHABET else 32 for c in range(256))  # every other byte a space
+
+
+def _long_runs(text: str, data: bytes) -> list[tuple[int, int]]:
+    """The spans of the maximal runs of the alphabet of MIN_RUN characters and more, each with up to two `=` after it,
+    in order: what `re.finditer("[A-Za-z0-9+/_-]{20,}={0,2}", text)` finds. They are picked out of a bytes
+    translation of the text split at every other byte (that regex's search, restarted inside every shorter run,
+    costs several times more). `data`: the text in UTF-8."""
+    words = {w for w in data.translate(_ALPHABET_ONLY).split() if len(w) >= MIN_RUN}
+    spans = []
+    for word in words:
+        run = word.decode("ascii")
+        at = text.find(run)
+        while at >= 0:
+            end = at + len(run)
+            if text[at - 1:at] not in _ALPHABET and text[end:end + 1] not in _ALPHABET:
+                spans.append((at, end + (text[end:end + 2] == "==") + (text[end:end + 1] == "=")))
+            at = text.find(run, end)
+    return sorted(spans)
+
+
+@lru_cache(maxsize=4096)
+def _run_decoded(run: str) -> tuple[Run, ...]:
+    """The decoded runs of one run of the alphabet (offsets within it): the same identifiers and paths recur in a
+    workspace's files, each decoded once."""
+    if hexed := _HEX.fullmatch(run):
+        return tuple(_kept(0, len(run), "hex", _from_hex(hexed.group(1))))
+    found = [*_kept(0, len(run), "base64", _from_base64(run))]
+    for part in _HEX_PART.finditer(run):  # hex digits between separators: `id-4865…`
+        found += _kept(part.start(), part.end(), "hex", _from_hex(part.group()))
+    return tuple(found)
 
 
 def _kept(start: int, end: int, encoding: str, decoded: str | None) -> Iterator[Run]:
@@ -147,9 +175,12 @@ def _percent_runs(text: str) -> Iterator[Run]:
             yield from _kept(m.start(), m.end(), "percent", _from_percent(m.group()))
 
 
-def _reversed_lines(text: str) -> Iterator[Run]:
-    low = text.lower()
-    if not any(h in low for h in _REVERSED_HINTS):
+def _reversed_lines(text: str, data: bytes) -> Iterator[Run]:
+    """Each line holding a reversed hint (in any case), read backwards. The hints are looked for first in `data`, the
+    text's UTF-8, with its ASCII letters lower-cased: that is the lower-cased text's UTF-8 unless the text holds one
+    of the two characters whose lower case holds an ASCII letter (İ, the Kelvin sign)."""
+    low = data.lower()
+    if not any(h in low for h in _REVERSED_BYTES) and ("\u0130" not in text and "\u212a" not in text):
         return
     at = 0
     for line in text.split("\n"):

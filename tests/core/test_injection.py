@@ -161,3 +161,18 @@ def test_flags_are_exactly_as_pinned_on_labelled_texts_and_on_session_prose_with
     for row in rows:
         text = row["text"] if "text" in row else texts[(row["set"], row["n"])]
         assert [f.as_dict() for f in injection.detect(text)] == row["flags"], text[:80]
+
+
+def test_ordinary_prose_characters_hold_no_invisible_or_look_alike_one_even_after_nfkc() -> None:
+    """fold looks for invisible and look-alike characters only in a text holding a character outside ordinary prose:
+    no character of ordinary prose is one of them, nor does NFKC make one of it."""
+    import unicodedata
+
+    from kbsync.core import normalize
+
+    for cp in range(0x10000):
+        c = chr(cp)
+        if normalize._UNUSUAL.match(c) is None:
+            folded = unicodedata.normalize("NFKC", c)
+            assert not normalize.INVISIBLE.search(folded) and not normalize._LOOKALIKE_HINT.search(folded), hex(cp)
+    assert all(normalize._UNUSUAL.match(chr(cp)) for cp in (0x200B, 0x202E, 0x2066, 0xFEFF, 0xE0041))

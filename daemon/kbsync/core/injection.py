@@ -36,7 +36,7 @@ from ahocorasick_rs import AhoCorasick, Implementation
 
 from kbsync.core import anchors, injectionrules, unveil
 from kbsync.core.injectionrules import RULES, WHY, Rule
-from kbsync.core.normalize import BIDI, INVISIBLE, TAGS, View, fold, visible
+from kbsync.core.normalize import BIDI, TAGS, View, fold, visible
 
 THRESHOLD: Final = 1.0
 HIDDEN_BONUS: Final = 0.4
@@ -327,7 +327,7 @@ def _sentence(p: _Passages, start: int, end: int) -> tuple[int, int]:
 
 
 def _hidden_evidence(text: str, p: _Passages) -> list[_Evidence]:
-    if not INVISIBLE.search(text):
+    if not p.view.invisible:
         return []
     out = []
     at = 0

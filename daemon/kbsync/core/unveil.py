@@ -96,7 +96,7 @@ def _nested(found: tuple[Run, ...], depth: int) -> Iterator[Run]:
 
 def _decoded(text: str) -> tuple[Run, ...]:
     data = text.encode("utf-8", "surrogatepass")  # looked through by the bytes searches of both
-    found = [*_alphabet_runs(text, data), *_escaped_runs(text), *_reversed_lines(text, data)]
+    found = [*_alphabet_runs(text, data), *_escaped_runs(text, data), *_reversed_lines(text, data)]
     return tuple(sorted(found, key=lambda r: (r.start, r.end)))
 
 
@@ -153,13 +153,13 @@ def _kept(start: int, end: int, encoding: str, decoded: str | None) -> Iterator[
         yield Run(start, end, encoding, decoded)
 
 
-def _escaped_runs(text: str) -> Iterator[Run]:
+def _escaped_runs(text: str, data: bytes) -> Iterator[Run]:
     decoders: list[tuple[str, re.Pattern[str], Callable[[str], str | None]]] = []
     if "\\x" in text:
         decoders.append(("hex", _X_ESCAPES, lambda run: _from_hex(run.replace("\\x", ""))))
     if "%" in text:
         yield from _percent_runs(text)
-    if not text.isascii() and _TAG_HINT.search(text):
+    if b"\xf3\xa0" in data and _TAG_HINT.search(text):  # tag characters are F3 A0 80 xx and F3 A0 81 xx in UTF-8
         decoders.append(("tags", _TAGS, lambda run: _as_text("".join(chr(ord(c) - 0xE0000) for c in run))))
     for encoding, pattern, decode in decoders:
         for m in pattern.finditer(text):

@@ -22,7 +22,7 @@ with warnings.catch_warnings():  # the parser `re` itself uses, under its docume
     import sre_constants as C
     import sre_parse
 
-MAX_LEN: Final = 3
+MAX_LEN: Final = 4
 MAX_COUNT: Final = 2000
 SMALL_CLASS: Final = 8  # a class of at most this many single characters is read as a choice between them
 Node = tuple[Any, Any]

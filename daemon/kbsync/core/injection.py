@@ -11,9 +11,9 @@ this finds the passages that would act as an instruction if a model took them as
 2. The rules of kbsync.core.injectionrules run over the folded text, each within WINDOW of
    one of its keywords and there only where one of the literal prefixes that begin its every
    match occurs (kbsync.core.anchors: one pass finds all rules' prefixes, and the matches
-   are those a search at every position finds); each match is evidence of a family (override, role, address, output, exfiltration, tool, secrecy)
-   with a weight. Invisible characters inside words and bidirectional controls are
-   evidence of the family `hidden`.
+   are those a search at every position finds); each match is evidence of a family
+   (override, role, address, output, exfiltration, tool, secrecy) with a weight. Invisible
+   characters inside words and bidirectional controls are evidence of the family `hidden`.
 3. Evidence is added up per passage (a line once soft breaks are joined): the best
    weight of each family, plus HIDDEN_BONUS when it sits in an HTML comment or a hidden
    element, ENCODED_BONUS when it was decoded, OBFUSCATED_BONUS when it was written with

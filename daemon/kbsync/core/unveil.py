@@ -57,7 +57,8 @@ _TAG_HINT: Final = re.compile("[\U000e0020-\U000e007e]")
 _NOT_TEXT: Final = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd]")
 _REVERSED_HINTS: Final = ("snoitcurtsni", "erongi", "dragersid", "tpmorp", "drowssap", "noitasrevnoc", "eteled",
                           "tnatsissa", " eht ", "uoy ", "ruoy ", "令指", "略忽", "码密", "除删", "答回")
-_REVERSED_BYTES: Final = BytesAhoCorasick([h.encode("utf-8") for h in _REVERSED_HINTS], implementation=Implementation.DFA)
+_REVERSED_BYTES: Final = BytesAhoCorasick([h.encode("utf-8") for h in _REVERSED_HINTS],
+                                          implementation=Implementation.DFA)
 
 
 @dataclass(frozen=True)

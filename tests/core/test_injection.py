@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import json
 import importlib.util
 import sys
 from pathlib import Path
@@ -144,3 +145,34 @@ def test_fold_maps_every_span_back_to_the_original() -> None:
     assert view.text == "ab cd ef"
     assert text[slice(*view.span(3, 5))] == "cd"
     assert text[slice(*view.span(6, 8))] == "ｅｆ"
+
+
+PINNED = Path(__file__).resolve().parents[1] / "data" / "injection_pinned.jsonl"
+
+
+def test_flags_are_exactly_as_pinned_on_labelled_texts_and_on_session_prose_with_them_spliced_in() -> None:
+    """Every flag, with all its fields (why, excerpt, decoded and score included), as the detector gave them
+    before its matching was made faster: on the labelled texts of both sets, and on generated session files
+    (bench/gen_workspace.py, cut at 3,000 characters) with labelled texts spliced in at random lines."""
+    bench = _bench()
+    texts = {(name, i): str(r["text"]) for name, path in bench.SETS.items() for i, r in enumerate(bench.load(path))}
+    rows = [json.loads(line) for line in PINNED.read_text(encoding="utf-8").splitlines()]
+    assert len(rows) == len(texts) + 36
+    for row in rows:
+        text = row["text"] if "text" in row else texts[(row["set"], row["n"])]
+        assert [f.as_dict() for f in injection.detect(text)] == row["flags"], text[:80]
+
+
+def test_ordinary_prose_characters_hold_no_invisible_or_look_alike_one_even_after_nfkc() -> None:
+    """fold looks for invisible and look-alike characters only in a text holding a character outside ordinary prose:
+    no character of ordinary prose is one of them, nor does NFKC make one of it."""
+    import unicodedata
+
+    from kbsync.core import normalize
+
+    for cp in range(0x10000):
+        c = chr(cp)
+        if normalize._UNUSUAL.match(c) is None:
+            folded = unicodedata.normalize("NFKC", c)
+            assert not normalize.INVISIBLE.search(folded) and not normalize._LOOKALIKE_HINT.search(folded), hex(cp)
+    assert all(normalize._UNUSUAL.match(chr(cp)) for cp in (0x200B, 0x202E, 0x2066, 0xFEFF, 0xE0041))

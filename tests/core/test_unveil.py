@@ -183,3 +183,18 @@ def test_the_generated_corpus_raises_no_flag_and_no_secret(tmp_path: object) -> 
     assert len(texts) > 60
     assert {k: injection.detect(t) for k, t in texts.items() if injection.detect(t)} == {}
     assert {k: scan_text(k, t) for k, t in texts.items() if scan_text(k, t)} == {}
+
+
+def test_long_runs_are_what_a_search_for_the_alphabet_finds() -> None:
+    """The runs picked out of the text's bytes are the maximal runs of 20 and more characters of the base64 alphabet
+    that the plain regular expression finds, `=` padding included, in texts mixing the alphabet, padding, other
+    ASCII, Chinese, accented letters and line breaks."""
+    import random
+    import re
+
+    plain = re.compile(r"[A-Za-z0-9+/_-]{20,}={0,2}")
+    rng = random.Random(19)
+    for _ in range(3000):
+        text = "".join(rng.choice("aZ09+/_-=== é中\n.") if rng.random() < 0.3 else rng.choice("ab")
+                       for _ in range(rng.randrange(80)))
+        assert unveil._long_runs(text, text.encode("utf-8")) == [m.span() for m in plain.finditer(text)], text

@@ -8,10 +8,12 @@ this finds the passages that would act as an instruction if a model took them as
    phrase. Encoded runs (base64, hex, percent-encoding, tag characters, reversed text:
    kbsync.core.unveil, which the secret scan shares) are decoded and checked as well when what
    they decode to reads as words.
-2. The rules of kbsync.core.injectionrules run over the folded text; each match is
-   evidence of a family (override, role, address, output, exfiltration, tool, secrecy)
-   with a weight. Invisible characters inside words and bidirectional controls are
-   evidence of the family `hidden`.
+2. The rules of kbsync.core.injectionrules run over the folded text, each within WINDOW of
+   one of its keywords and there only where one of the literal prefixes that begin its every
+   match occurs (kbsync.core.anchors: one pass finds all rules' prefixes, and the matches
+   are those a search at every position finds); each match is evidence of a family
+   (override, role, address, output, exfiltration, tool, secrecy) with a weight. Invisible
+   characters inside words and bidirectional controls are evidence of the family `hidden`.
 3. Evidence is added up per passage (a line once soft breaks are joined): the best
    weight of each family, plus HIDDEN_BONUS when it sits in an HTML comment or a hidden
    element, ENCODED_BONUS when it was decoded, OBFUSCATED_BONUS when it was written with
@@ -34,9 +36,9 @@ from typing import Final, Iterable
 
 from ahocorasick_rs import AhoCorasick, Implementation
 
-from kbsync.core import injectionrules, unveil
+from kbsync.core import anchors, injectionrules, unveil
 from kbsync.core.injectionrules import RULES, WHY, Rule
-from kbsync.core.normalize import BIDI, INVISIBLE, TAGS, View, fold, visible
+from kbsync.core.normalize import BIDI, TAGS, View, fold, visible
 
 THRESHOLD: Final = 1.0
 HIDDEN_BONUS: Final = 0.4
@@ -170,11 +172,29 @@ class _Index:
 
     def __init__(self, text: str) -> None:
         self.low = low = text.lower()
+        # whether a rule's match starts where one of its prefixes starts in `low` (see anchors): not when lower-casing
+        # changed a length, or when the text holds a letter that `re` matches case-insensitively to another
+        self.anchored = len(low) == len(text) and (low.isascii() or not _CASE_TWINS.search(low))
         words = _WORD_KEYS.keys() & low.encode("utf-8").translate(_LETTERS_ONLY).split()
         self.present = {_WORD_KEYS[w] for w in words} | set(_substring_automaton().find_matches_as_strings(
             low, overlapping=True))
         self._hits: dict[str, list[int]] = {}
         self._windows: dict[tuple[str, ...], list[tuple[int, int]]] = {}
+        self._prefix_hits: dict[int, list[int]] | None = None
+
+    def starts(self, i: int) -> list[int] | None:
+        """Where one of the prefixes that begin every match of rule `i` occurs, in order (all rules' prefixes are
+        found in one pass over the text, when a rule first asks); None when the rule has no prefixes or the text
+        is not `anchored`."""
+        automaton, of_rule = _prefixes()
+        if not self.anchored or of_rule[i] is None:
+            return None
+        if self._prefix_hits is None:
+            self._prefix_hits = {}
+            for k, at, _end in automaton.find_matches_as_indexes(self.low, overlapping=True):
+                self._prefix_hits.setdefault(k, []).append(at)
+        hits = self._prefix_hits
+        return sorted({at for k in of_rule[i] or () for at in hits.get(k, ())})
 
     def has(self, key: str) -> bool:
         return key in self.present
@@ -226,17 +246,53 @@ def _substring_automaton() -> AhoCorasick:
     return AhoCorasick(_SUBSTRING_KEYS, implementation=Implementation.DFA)
 
 
+# Letters that `re` matches case-insensitively to an ASCII letter although their lower case is another letter
+# (re._casefix: i and dotless ı, s and long ſ).
+_CASE_TWINS: Final = re.compile("[\u0131\u017f]")
+
+
+@lru_cache(maxsize=1)
+def _prefixes() -> tuple[AhoCorasick, tuple[tuple[int, ...] | None, ...]]:
+    """One automaton of the prefixes that begin every match of a rule (kbsync.core.anchors), all rules' together,
+    and for each rule the places of its prefixes in it (None for a rule that has none: its pattern is tried at
+    every position of its windows). Built when the first text is checked."""
+    found = [_useful(anchors.prefixes(rule.regex)) for rule in RULES]
+    every = sorted(set().union(*(f for f in found if f)))
+    place = {p: k for k, p in enumerate(every)}
+    return (AhoCorasick(every, implementation=Implementation.DFA),
+            tuple(None if f is None else tuple(place[p] for p in f) for f in found))
+
+
+def _useful(prefixes: frozenset[str] | None) -> frozenset[str] | None:
+    """Prefixes worth looking for: not when one is a single ASCII character (a letter or a full stop occurs everywhere,
+    and trying the rule at each costs more than its search)."""
+    return None if prefixes is None or any(len(p) == 1 and p.isascii() for p in prefixes) else prefixes
+
+
 def _matches(i: int, text: str, index: _Index) -> Iterable[re.Match[str]]:
     rule = RULES[i]
     if any(group.isdisjoint(index.present) for group in _ALSO[i]):
         return
     present = tuple(k for k in rule.keys if index.has(k))
+    if not present:
+        return
+    starts = index.starts(i)
     seen: set[tuple[int, int]] = set()
-    for lo, hi in index.windows(present) if present else []:
-        for m in rule.pattern.finditer(text, lo, hi):
+    for lo, hi in index.windows(present):
+        found = rule.pattern.finditer(text, lo, hi) if starts is None else _anchored(rule.pattern, starts, text, lo, hi)
+        for m in found:
             if m.span() not in seen:
                 seen.add(m.span())
                 yield m
+
+
+def _anchored(pattern: re.Pattern[str], starts: list[int], text: str, lo: int, hi: int) -> Iterable[re.Match[str]]:
+    """What `pattern.finditer(text, lo, hi)` finds, trying only at `starts` (in order) and nowhere else."""
+    end = lo
+    for at in starts[bisect.bisect_left(starts, lo):bisect.bisect_left(starts, hi)]:
+        if at >= end and (m := pattern.match(text, at, hi)):
+            end = m.end()
+            yield m
 
 
 def _factor(rule: Rule, p: _Passages, i: int, start: int, end: int, meta: dict[int, bool]) -> float:
@@ -254,7 +310,8 @@ def _factor(rule: Rule, p: _Passages, i: int, start: int, end: int, meta: dict[i
 
 def _rule_evidence(p: _Passages) -> list[_Evidence]:
     text, out = p.view.text, []
-    hidden = [(m.start(), m.end()) for m in _HIDDEN_REGIONS.finditer(text)] if _HIDDEN_HINT.search(text) else []
+    hinted = ("<" in text or "[//]" in text) and _HIDDEN_HINT.search(text)  # a character search first: much cheaper
+    hidden = [(m.start(), m.end()) for m in _HIDDEN_REGIONS.finditer(text)] if hinted else []
     index, meta = _Index(text), dict[int, bool]()
     for r in index.rules():
         rule = RULES[r]
@@ -300,7 +357,7 @@ def _sentence(p: _Passages, start: int, end: int) -> tuple[int, int]:
 
 
 def _hidden_evidence(text: str, p: _Passages) -> list[_Evidence]:
-    if not INVISIBLE.search(text):
+    if not p.view.invisible:
         return []
     out = []
     at = 0

@@ -42,6 +42,10 @@ _LOOKALIKE_TABLE: Final = str.maketrans(_LOOKALIKES)
 _LOOKALIKE_HINT: Final = re.compile("[\u0370-\u04ff]")
 _FOLD_RANGES: Final = ((0x00A0, 0x00FF), (0x2000, 0x2BFF), (0x3000, 0x303F), (0xFF00, 0xFFEF), (0x1D400, 0x1D7FF),
                        (0x1F100, 0x1F1FF))
+# The characters of ordinary prose, Chinese or English: ASCII, CJK ideographs and punctuation, full-width forms and
+# general punctuation but its invisible and bidirectional controls. A text of these alone holds no invisible or
+# look-alike character, and NFKC makes none (it changes only full-width forms and a few dots, marks and spaces).
+_UNUSUAL: Final = re.compile("[^\x00-\x7f\u4e00-\u9fff\u3000-\u303f\uff00-\uffef\u2010-\u2027\u2030-\u205e]")
 _OTHER: Final = re.compile("[^\x00-\x7f\u4e00-\u9fff\u3000-\u303f\u2000-\u206f\uff00-\uffef]")
 _ENTITY: Final = re.compile(r"&(?:#\d{2,7}|#x[0-9a-fA-F]{2,6}|[A-Za-z]{2,8});")
 # A leetspeak digit beside a letter (found by the digit: a pattern that starts with one character class is
@@ -98,6 +102,7 @@ class View:
     text: str
     original_text: str
     maps: tuple[_Map, ...] = ()
+    invisible: bool = False  # whether the original holds an invisible character (INVISIBLE)
 
     def original(self, i: int) -> int:
         """The original offset of offset `i` of the folded text (an end offset maps to an end offset)."""
@@ -201,13 +206,15 @@ def _leet(text: str) -> str:
     return "".join(out) + text[at:]
 
 
-def _fold_compat(t: str, step: Callable[[str, re.Pattern[str], Callable[[re.Match[str]], str]], str]) -> str:
-    """NFKC and look-alikes: the whole text at once when that keeps its length (offsets stay put), else run by run."""
+def _fold_compat(t: str, step: Callable[[str, re.Pattern[str], Callable[[re.Match[str]], str]], str],
+                 unusual: bool) -> str:
+    """NFKC and look-alikes: the whole text at once when that keeps its length (offsets stay put), else run by run.
+    `unusual`: whether the text holds a character outside ordinary prose (else no look-alike is looked for)."""
     n = _nfkc(t)
     if len(n) == len(t):
-        return n.translate(_LOOKALIKE_TABLE) if _LOOKALIKE_HINT.search(n) else n
+        return n.translate(_LOOKALIKE_TABLE) if unusual and _LOOKALIKE_HINT.search(n) else n
     t = _foldable().sub(_fold_run, t)
-    return step(t, _OTHER, _nfkc_char) if _OTHER.search(t) else t
+    return step(t, _OTHER, _nfkc_char) if unusual and _OTHER.search(t) else t
 
 
 # The full-width forms of ASCII and the ideographic space: the characters of Chinese prose that NFKC changes.
@@ -218,9 +225,10 @@ _FULL_WIDTH_NFKC: Final = {chr(c): unicodedata.normalize("NFKC", chr(c)) for c i
 def _nfkc(t: str) -> str:
     """NFKC of `t`. Full-width punctuation is folded first, one character for one (NFKC of the result is NFKC of
     `t`), so that Chinese prose is often NFKC already, which `is_normalized` tells at once."""
-    quick = t
-    for c in set(_FULL_WIDTH.findall(t)):  # a few distinct ones, each replaced in one pass
-        quick = quick.replace(c, _FULL_WIDTH_NFKC[c])
+    quick, m = t, _FULL_WIDTH.search(t)
+    while m:  # a few distinct ones, each replaced in one pass (one for one: the next one is after this one)
+        quick = quick.replace(m.group(), _FULL_WIDTH_NFKC[m.group()])
+        m = _FULL_WIDTH.search(quick, m.start())
     return quick if unicodedata.is_normalized("NFKC", quick) else unicodedata.normalize("NFKC", quick)
 
 
@@ -246,9 +254,11 @@ def fold(text: str) -> View:
             maps.append(m)
         return out
 
-    t = step(text, INVISIBLE, lambda m: "") if INVISIBLE.search(text) else text
+    unusual = not text.isascii() and _UNUSUAL.search(text) is not None
+    invisible = unusual and INVISIBLE.search(text) is not None
+    t = step(text, INVISIBLE, lambda m: "") if invisible else text
     if not t.isascii():
-        t = _fold_compat(t, step)
+        t = _fold_compat(t, step, unusual)
     if "&" in t:
         t = step(t, _ENTITY, _entity)
     for hint, spaced in _SPACED:
@@ -256,7 +266,7 @@ def fold(text: str) -> View:
             t = step(t, spaced, _joined)
     t = _leet(t)
     t = step(t, _MARKS, lambda m: "" if _is_mark(m.string, m) else m.group())
-    return View(_SOFT_BREAK.sub(" ", t), text, tuple(maps))
+    return View(_SOFT_BREAK.sub(" ", t), text, tuple(maps), invisible)
 
 
 def visible(text: str) -> str:

@@ -31,6 +31,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Final, Iterator
 
+from ahocorasick_rs import BytesAhoCorasick, Implementation
+
 MIN_RUN: Final = 20  # characters of the base64 alphabet: 15 bytes, the shortest sentence or token worth a look
 MIN_DECODED: Final = 12  # characters of decoded text
 MAX_DEPTH: Final = 2
@@ -44,9 +46,6 @@ _FOLDS_TO_TOKEN = ("\uff0b\uff0d\uff0f\uff10-\uff19\uff1d\uff21-\uff3a\uff3f\uff
                    "\ufb00-\ufb06\ufe50-\ufe6f\u3251-\u32bf")
 _DISGUISED = re.compile(f"[{_INVISIBLE_CHARS}{_FOLDS_TO_TOKEN}]")
 
-# Maximal runs (a match starts where a run does: a run is matched whole). No lookbehind, so that the search
-# skips to the characters of the class, which is much faster.
-_B64_RUN: Final = re.compile(r"[A-Za-z0-9+/_-]{%d,}={0,2}" % MIN_RUN)
 _HEX: Final = re.compile(r"(?:0x)?((?:[0-9a-fA-F]{2})+)")
 _HEX_PART: Final = re.compile(r"(?<![0-9A-Za-z])(?:[0-9a-fA-F]{2}){%d,}(?![0-9A-Za-z])" % (MIN_RUN // 2))
 _X_ESCAPES: Final = re.compile(r"(?:\\x[0-9a-fA-F]{2}){8,}")
@@ -58,6 +57,8 @@ _TAG_HINT: Final = re.compile("[\U000e0020-\U000e007e]")
 _NOT_TEXT: Final = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd]")
 _REVERSED_HINTS: Final = ("snoitcurtsni", "erongi", "dragersid", "tpmorp", "drowssap", "noitasrevnoc", "eteled",
                           "tnatsissa", " eht ", "uoy ", "ruoy ", "令指", "略忽", "码密", "除删", "答回")
+_REVERSED_BYTES: Final = BytesAhoCorasick([h.encode("utf-8") for h in _REVERSED_HINTS],
+                                          implementation=Implementation.DFA)
 
 
 @dataclass(frozen=True)
@@ -95,7 +96,8 @@ def _nested(found: tuple[Run, ...], depth: int) -> Iterator[Run]:
 
 
 def _decoded(text: str) -> tuple[Run, ...]:
-    found = [*_alphabet_runs(text), *_escaped_runs(text), *_reversed_lines(text)]
+    data = text.encode("utf-8", "surrogatepass")  # looked through by the bytes searches of both
+    found = [*_alphabet_runs(text, data), *_escaped_runs(text, data), *_reversed_lines(text, data)]
     return tuple(sorted(found, key=lambda r: (r.start, r.end)))
 
 
@@ -106,15 +108,45 @@ def readable(text: str) -> bool:
     return letters >= 0.6 * len(text.replace(" ", "")) and (text.count(" ") >= 2 or wide >= 4)
 
 
-def _alphabet_runs(text: str) -> Iterator[Run]:
-    for m in _B64_RUN.finditer(text):
-        run, at = m.group(), m.start()
-        if hexed := _HEX.fullmatch(run):
-            yield from _kept(at, m.end(), "hex", _from_hex(hexed.group(1)))
-            continue
-        yield from _kept(at, m.end(), "base64", _from_base64(run))
-        for part in _HEX_PART.finditer(run):  # hex digits between separators: `id-4865…`
-            yield from _kept(at + part.start(), at + part.end(), "hex", _from_hex(part.group()))
+def _alphabet_runs(text: str, data: bytes) -> Iterator[Run]:
+    for at, end in _long_runs(text, data):
+        for r in _run_decoded(text[at:end]):
+            yield Run(at + r.start, at + r.end, r.encoding, r.text)
+
+
+_ALPHABET: Final = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-")
+# UTF-8 bytes marked: the alphabet's `a`, continuation bytes (each the second, third or fourth of a character) `c`,
+# the rest spaces
+_MARKED: Final = bytes(97 if c in _ALPHABET else 99 if 0x80 <= c < 0xC0 else 32 for c in range(256))
+# MIN_RUN `a`s and more: a literal prefix, which the search finds without restarting inside every shorter run
+_LONG: Final = re.compile(b"a" * (MIN_RUN - 1) + b"a+")
+
+
+def _long_runs(text: str, data: bytes) -> list[tuple[int, int]]:
+    """The spans of the maximal runs of the alphabet of MIN_RUN characters and more, each with up to two `=` after it,
+    in order: what `re.finditer("[A-Za-z0-9+/_-]{20,}={0,2}", text)` finds, at a fraction of its cost (its search
+    restarts inside every shorter run). They are found in `data`, the text's UTF-8; a byte offset less the
+    continuation bytes before it is the offset in the text."""
+    marked, out = data.translate(_MARKED), []
+    shift = last = 0
+    for m in _LONG.finditer(marked):
+        at, end = m.span()
+        shift, last = shift + marked.count(b"c", last, at), at
+        at, end = at - shift, end - shift
+        out.append((at, end + (text[end:end + 2] == "==") + (text[end:end + 1] == "=")))
+    return out
+
+
+@lru_cache(maxsize=4096)
+def _run_decoded(run: str) -> tuple[Run, ...]:
+    """The decoded runs of one run of the alphabet (offsets within it): the same identifiers and paths recur in a
+    workspace's files, each decoded once."""
+    if hexed := _HEX.fullmatch(run):
+        return tuple(_kept(0, len(run), "hex", _from_hex(hexed.group(1))))
+    found = [*_kept(0, len(run), "base64", _from_base64(run))]
+    for part in _HEX_PART.finditer(run):  # hex digits between separators: `id-4865…`
+        found += _kept(part.start(), part.end(), "hex", _from_hex(part.group()))
+    return tuple(found)
 
 
 def _kept(start: int, end: int, encoding: str, decoded: str | None) -> Iterator[Run]:
@@ -122,13 +154,13 @@ def _kept(start: int, end: int, encoding: str, decoded: str | None) -> Iterator[
         yield Run(start, end, encoding, decoded)
 
 
-def _escaped_runs(text: str) -> Iterator[Run]:
+def _escaped_runs(text: str, data: bytes) -> Iterator[Run]:
     decoders: list[tuple[str, re.Pattern[str], Callable[[str], str | None]]] = []
     if "\\x" in text:
         decoders.append(("hex", _X_ESCAPES, lambda run: _from_hex(run.replace("\\x", ""))))
     if "%" in text:
         yield from _percent_runs(text)
-    if not text.isascii() and _TAG_HINT.search(text):
+    if b"\xf3\xa0" in data and _TAG_HINT.search(text):  # tag characters are F3 A0 80 xx and F3 A0 81 xx in UTF-8
         decoders.append(("tags", _TAGS, lambda run: _as_text("".join(chr(ord(c) - 0xE0000) for c in run))))
     for encoding, pattern, decode in decoders:
         for m in pattern.finditer(text):
@@ -147,9 +179,12 @@ def _percent_runs(text: str) -> Iterator[Run]:
             yield from _kept(m.start(), m.end(), "percent", _from_percent(m.group()))
 
 
-def _reversed_lines(text: str) -> Iterator[Run]:
-    low = text.lower()
-    if not any(h in low for h in _REVERSED_HINTS):
+def _reversed_lines(text: str, data: bytes) -> Iterator[Run]:
+    """Each line holding a reversed hint (in any case), read backwards. The hints are looked for first in `data`, the
+    text's UTF-8, with its ASCII letters lower-cased: that is the lower-cased text's UTF-8 unless the text holds one
+    of the two characters whose lower case holds an ASCII letter (İ, the Kelvin sign: looked for in `data` too)."""
+    low = data.lower()
+    if not _REVERSED_BYTES.find_matches_as_indexes(low) and b"\xc4\xb0" not in data and b"\xe2\x84\xaa" not in data:
         return
     at = 0
     for line in text.split("\n"):

@@ -1,0 +1,77 @@
+"""Where a match of a regular expression can start: the literal strings that every match begins with. Pure.
+
+`prefixes(regex)` reads a pattern as `re` parses it (case-insensitively) and returns lower-cased
+strings one of which begins every match, or None when a match could begin otherwise (with a class of
+characters, a wildcard, or a repeat with nothing fixed before it). Zero-width items (`\\b`, `^`,
+lookarounds) are passed over: they only narrow where a match may start. A prefix is cut at MAX_LEN
+characters and a pattern has at most MAX_COUNT of them (else None).
+
+kbsync.core.injection tries a rule only at the positions where one of its prefixes occurs in the
+lower-cased text, which finds exactly the matches that a search trying every position finds: a
+position where no prefix starts cannot start a match.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from typing import Any, Final
+
+with warnings.catch_warnings():  # the parser `re` itself uses, under its documented older name
+    warnings.simplefilter("ignore", DeprecationWarning)
+    import sre_constants as C
+    import sre_parse
+
+MAX_LEN: Final = 4
+MAX_COUNT: Final = 2000
+SMALL_CLASS: Final = 8  # a class of at most this many single characters is read as a choice between them
+Node = tuple[Any, Any]
+
+
+class _Open(Exception):
+    """Some match may begin with no literal character."""
+
+
+def prefixes(regex: str) -> frozenset[str] | None:
+    """The lower-cased prefixes one of which begins every match of `regex` (compiled with re.IGNORECASE)."""
+    try:
+        return frozenset(_after(list(sre_parse.parse(regex, re.IGNORECASE).data), ""))
+    except _Open:
+        return None
+
+
+def _after(nodes: list[Node], acc: str) -> set[str]:
+    """`acc` followed by the prefixes of what `nodes` match."""
+    if len(acc) >= MAX_LEN or not nodes:
+        return _done(acc)
+    (op, av), rest = nodes[0], nodes[1:]
+    if op in (C.AT, C.ASSERT, C.ASSERT_NOT):
+        return _after(rest, acc)
+    if op is C.LITERAL:
+        return _after(rest, acc + chr(av).lower())
+    if op is C.SUBPATTERN:
+        return _after(list(av[-1].data) + rest, acc)
+    if op is C.BRANCH:
+        return _union(_after(list(alt.data) + rest, acc) for alt in av[1])
+    if op is C.IN and len(av) <= SMALL_CLASS and all(o is C.LITERAL for o, _ in av):
+        return _union(_after(rest, acc + chr(c).lower()) for _, c in av)
+    if op in (C.MAX_REPEAT, C.MIN_REPEAT):
+        low, _high, item = av
+        once = _after(list(item.data), acc)  # what the first repetition begins with (the rest is not followed)
+        return _union((once, _after(rest, acc))) if low == 0 else once
+    return _done(acc)
+
+
+def _done(acc: str) -> set[str]:
+    if not acc:
+        raise _Open
+    return {acc}
+
+
+def _union(parts: Any) -> set[str]:
+    out: set[str] = set()
+    for part in parts:
+        out |= part
+        if len(out) > MAX_COUNT:
+            raise _Open
+    return out

@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import argparse
 import re
-import sqlite3
 import subprocess
 import tempfile
 import time
 from pathlib import Path
 from typing import Callable, Iterator
+
+from kbsync.retrieval.db import sqlite3
 
 CJK = "\u3400-\u4dbf\u4e00-\u9fff"
 LAYOUTS: dict[str, tuple[str, Callable[[str], str]]] = {

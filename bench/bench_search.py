@@ -14,7 +14,6 @@ import argparse
 import os
 import random
 import shutil
-import sqlite3
 import statistics
 import subprocess
 import sys
@@ -28,6 +27,7 @@ sys.path.insert(0, str(REPO / "tests"))
 
 from kbsync.retrieval import search
 from kbsync.retrieval import db as searchdb
+from kbsync.retrieval.db import sqlite3
 from kbsync.retrieval import index as searchindex
 from kbsync.retrieval.text import CJK_RUN, parse_query
 from kbsync.store.workspace import Workspace

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import random
 import shutil
-import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
 from kbsync.retrieval import db as searchdb
+from kbsync.retrieval.db import sqlite3
 from kbsync.retrieval import index as searchindex
 from kbsync.core.board import Entry, upsert
 from kbsync.retrieval.text import parse_query

@@ -3,7 +3,6 @@ over every match joined to its record, whatever the filters and however the equa
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 from typing import Iterator
 
@@ -35,7 +34,7 @@ def _sessions(root: Path) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def conn(tmp_path_factory: pytest.TempPathFactory) -> Iterator[sqlite3.Connection]:
+def conn(tmp_path_factory: pytest.TempPathFactory) -> Iterator[searchdb.Connection]:
     root = tmp_path_factory.mktemp("ties")
     ws = Workspace(root)
     searchindex.rebuild(ws)
@@ -46,7 +45,7 @@ def conn(tmp_path_factory: pytest.TempPathFactory) -> Iterator[sqlite3.Connectio
     c.close()
 
 
-def _one_statement(conn: sqlite3.Connection, query: Query, limit: int) -> list[tuple[str, float]]:
+def _one_statement(conn: searchdb.Connection, query: Query, limit: int) -> list[tuple[str, float]]:
     """The order the search promises, as one statement: head matches, then body-only matches, each by bm25 then
     key, the filters applied to every match."""
     where, params = searchdb._filters(query)
@@ -58,7 +57,7 @@ def _one_statement(conn: sqlite3.Connection, query: Query, limit: int) -> list[t
     return head + conn.execute(sql, [body, *params, max(0, limit - len(head))]).fetchall()
 
 
-def test_the_corpus_has_equal_scores_across_a_batch(conn: sqlite3.Connection) -> None:
+def test_the_corpus_has_equal_scores_across_a_batch(conn: searchdb.Connection) -> None:
     ranked = _one_statement(conn, parse_query("合同"), 90)
     scores = [s for _, s in ranked]
     assert len(scores) > 40 and any(scores[i] == scores[i + 1] for i in range(1, 3))  # ties at the first batch's end
@@ -66,7 +65,7 @@ def test_the_corpus_has_equal_scores_across_a_batch(conn: sqlite3.Connection) ->
 
 @pytest.mark.parametrize("batch", [2, 16])
 @pytest.mark.parametrize("text", QUERIES)
-def test_batched_ranking_is_the_one_statement_order(conn: sqlite3.Connection, monkeypatch: pytest.MonkeyPatch,
+def test_batched_ranking_is_the_one_statement_order(conn: searchdb.Connection, monkeypatch: pytest.MonkeyPatch,
                                                     text: str, batch: int) -> None:
     monkeypatch.setattr(searchdb, "FIRST_BATCH", batch)
     query = parse_query(text)
@@ -75,12 +74,12 @@ def test_batched_ranking_is_the_one_statement_order(conn: sqlite3.Connection, mo
         assert [r.key for r in searchdb.search(conn, query, "session", limit)] == expected, (text, limit)
 
 
-def test_a_rare_filter_is_found_past_many_batches(conn: sqlite3.Connection, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_rare_filter_is_found_past_many_batches(conn: searchdb.Connection, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(searchdb, "FIRST_BATCH", 1)
     got = searchdb.search(conn, parse_query("tag:罕见 合同"), "session", 20)
     assert len(got) == 6 and all("罕见" in r.tags for r in got)
 
 
-def test_no_read_transaction_is_left_open(conn: sqlite3.Connection) -> None:
+def test_no_read_transaction_is_left_open(conn: searchdb.Connection) -> None:
     searchdb.search(conn, parse_query("合同"), "session", 5)
     assert not conn.in_transaction

@@ -8,7 +8,6 @@ one, a note names it; the others are counted in one note.
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 from kbsync.core import protocol
@@ -33,7 +32,7 @@ def gather(ws: Workspace, query: str, tags: list[str]) -> Materials:
         conn.close()
 
 
-def _gather(ws: Workspace, conn: sqlite3.Connection, query: str, tags: list[str]) -> Materials:
+def _gather(ws: Workspace, conn: searchdb.Connection, query: str, tags: list[str]) -> Materials:
     q = parse_query(query)
     if q.errors:
         raise UsageError("; ".join(q.errors))

@@ -12,15 +12,26 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
 from kbsync.errors import KbsyncError
 from kbsync.retrieval.records import KIND_SOURCES, Record
 from kbsync.retrieval.text import Query, fts_expression, index_text
+
+# Every connection to the search database is made by sqlean.py: the sqlite3 module's own code over a bundled
+# SQLite 3.50 (contentless FTS5 tables can delete rows from 3.43 on; Python's SQLite may be older). One
+# SQLite library per process on one file: two copies would not see each other's POSIX locks. Its API is
+# the sqlite3 module's, so it is typed as that module.
+if TYPE_CHECKING:
+    import sqlite3 as sqlite3
+else:
+    import sqlean as sqlite3
+
+Connection = sqlite3.Connection
+Error = sqlite3.Error
 
 DB_NAME = "search.sqlite"
 SCHEMA_VERSION = 3  # 2: a session's title is its `title` field where it has one; 3: docs.flags

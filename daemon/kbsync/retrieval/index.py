@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 import os
-import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
@@ -38,7 +37,7 @@ def indexable(relpath: str) -> bool:
     return protocol.classify(relpath) in INDEXED_KINDS and not protocol.is_conflict_copy(relpath)
 
 
-def open_index(ws: Workspace) -> sqlite3.Connection:
+def open_index(ws: Workspace) -> searchdb.Connection:
     """The workspace's search database, built first if it does not exist yet."""
     build_missing(ws)
     return searchdb.connect(searchdb.db_path(ws.state_dir))
@@ -76,7 +75,7 @@ def rebuild(ws: Workspace) -> BuildResult:
     return result
 
 
-def _load_all(conn: sqlite3.Connection, ws: Workspace) -> BuildResult:
+def _load_all(conn: searchdb.Connection, ws: Workspace) -> BuildResult:
     files = records = broken = 0
     for relpath in ws.iter_files():
         got = _index_one(conn, ws, relpath, fresh=True)
@@ -125,7 +124,7 @@ def refresh(ws: Workspace) -> int:
         conn.close()
 
 
-def _reindex(conn: sqlite3.Connection, ws: Workspace, relpath: str) -> bool:
+def _reindex(conn: searchdb.Connection, ws: Workspace, relpath: str) -> bool:
     """Index one file the daemon saw change (True if it is indexed now). One indexed at its current mtime and
     size is left as it is, as `refresh` judges it: the daemon's first catch-up hands over every file of the
     workspace just after the index was built from them."""
@@ -138,7 +137,7 @@ def _reindex(conn: sqlite3.Connection, ws: Workspace, relpath: str) -> bool:
     return _index_one(conn, ws, relpath) is not None
 
 
-def _index_one(conn: sqlite3.Connection, ws: Workspace, relpath: str, *, fresh: bool = False) -> list[Record] | None:
+def _index_one(conn: searchdb.Connection, ws: Workspace, relpath: str, *, fresh: bool = False) -> list[Record] | None:
     """Index one file (or drop it when it is gone or not indexable); its records, None when dropped."""
     path = ws.path(relpath)
     if not indexable(relpath) or left_out(path) or not path.is_file():
@@ -183,7 +182,7 @@ def folder_kind(name: str) -> str:
     return f"folder:{name}"
 
 
-def sync_folder(conn: sqlite3.Connection, name: str, root: Path) -> None:
+def sync_folder(conn: searchdb.Connection, name: str, root: Path) -> None:
     """Bring the index of an outside folder of Markdown up to date (files keyed `name:relpath`)."""
     prefix = f"{name}:"
     known = searchdb.indexed_files(conn, prefix)
@@ -192,7 +191,7 @@ def sync_folder(conn: sqlite3.Connection, name: str, root: Path) -> None:
     searchdb.in_chunks(conn, stale, lambda key: _index_folder_file(conn, name, root, key))
 
 
-def _index_folder_file(conn: sqlite3.Connection, name: str, root: Path, key: str) -> None:
+def _index_folder_file(conn: searchdb.Connection, name: str, root: Path, key: str) -> None:
     rel = key.split(":", 1)[1]
     path = root / rel
     try:

@@ -32,6 +32,7 @@ LAYOUTS: dict[str, tuple[str, Callable[[str], str]]] = {
     "column": (", detail=column", lambda t: t),
     "unigram": ("", lambda t: re.sub(f"(?<= )([{CJK}])[{CJK}](?= )", r"\1", t)),
     "no-trailing": ("", lambda t: re.sub(f" [{CJK}](?= )", " ", t)),
+    "column-no-trailing": (", detail=column", lambda t: re.sub(f" [{CJK}](?= )", " ", t)),
 }
 
 

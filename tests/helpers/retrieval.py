@@ -151,7 +151,7 @@ LABELLED: tuple[tuple[str, str, frozenset[str]], ...] = (
 def keys(ws: Workspace, query: str) -> list[str]:
     conn = searchindex.open_index(ws)
     try:
-        return [r.key for r in searchdb.search(conn, parse_query(query), "session", 10)]
+        return [r.key for r in searchdb.search(conn, parse_query(query), "session", 10, bodies=searchindex.bodies(ws))]
     finally:
         conn.close()
 

@@ -5,9 +5,10 @@ so a two-character word inside a sentence is never found. Before text goes
 into the index, every run of CJK characters is rewritten as its overlapping
 bigrams plus the run's last character alone (合同风险 -> 合同 同风 风险 险);
 other text is left to unicode61. A query is rewritten the same way: a CJK run
-of two or more characters becomes the phrase of its bigrams (an exact
-substring match), a single character becomes a prefix query (险*), which the
-trailing unigram makes complete.
+of two characters is its bigram, a single character a prefix query (险*),
+which the trailing unigram makes complete, and a longer run the AND of its
+bigrams. The index keeps no positions, so that AND also holds where the
+bigrams stand apart: such a match is checked against the text (`holds`).
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ def _run_tokens(m: re.Match[str]) -> str:
     run = m.group()
     if len(run) == 2:  # the commonest case, kept cheap
         return f" {run} {run[1]} "
-    return " " + " ".join(bigrams(run)) + " "
+    return " " + " ".join(map(str.__add__, run, run[1:])) + " " + run[-1] + " "
 
 
 @dataclass(frozen=True)
@@ -120,10 +121,12 @@ def _split(text: str) -> list[str]:
 
 def fts_expression(terms: tuple[str, ...]) -> str:
     """An FTS5 MATCH expression requiring every term; "" when there is nothing to match."""
-    parts: list[str] = []
-    for term in terms:
-        parts.extend(_term_parts(term))
-    return " AND ".join(parts)
+    return " AND ".join(fts_parts(terms))
+
+
+def fts_parts(terms: tuple[str, ...]) -> list[str]:
+    """The words of an FTS5 MATCH expression requiring every term, each once."""
+    return list(dict.fromkeys(p for term in terms for p in _term_parts(term)))
 
 
 def _term_parts(term: str) -> list[str]:
@@ -132,7 +135,7 @@ def _term_parts(term: str) -> list[str]:
     for m in CJK_RUN.finditer(term):
         parts.extend(_words(term[pos:m.start()]))
         run = m.group(0)
-        parts.append(f'"{run}"*' if len(run) == 1 else '"' + " ".join(bigrams(run)[:-1]) + '"')
+        parts.extend([f'"{run}"*'] if len(run) == 1 else [f'"{g}"' for g in dict.fromkeys(bigrams(run)[:-1])])
         pos = m.end()
     parts.extend(_words(term[pos:]))
     return parts
@@ -140,3 +143,19 @@ def _term_parts(term: str) -> list[str]:
 
 def _words(text: str) -> list[str]:
     return [f'"{w}"' for w in _WORD.findall(text)]
+
+
+def long_runs(terms: tuple[str, ...]) -> tuple[str, ...]:
+    """The CJK runs of three or more characters in `terms`: the parts of a match the index cannot confirm."""
+    return tuple(dict.fromkeys(run for term in terms for run in CJK_RUN.findall(term) if len(run) > 2))
+
+
+def holds(texts: tuple[str, ...], runs: tuple[str, ...]) -> bool:
+    """Whether every one of `runs` stands in one of `texts`."""
+    return all(any(run in text for text in texts) for run in runs)
+
+
+def kind_token(kind: str) -> str:
+    """The one token that stands for a record kind in the index (`folder:notes` would be two, and a phrase
+    of two words cannot be matched without positions): the kind itself when it is one word, else its hex."""
+    return kind if kind.isascii() and kind.isalnum() else "k" + kind.encode("utf-8").hex()

@@ -83,17 +83,21 @@ def rebuild(ws: Workspace) -> BuildResult:
 
 
 def _load_all(conn: searchdb.Connection, ws: Workspace) -> BuildResult:
-    files = records = broken = 0
-    prepare = functools.partial(_prepare_batch, ws)
-    for _, got in parallel.batches(prepare, list(ws.iter_files()), size=BUILD_BATCH):
+    done = BuildResult(0, 0, 0)
+    waiting: list[searchdb.Prepared] = []
+    for _, got in parallel.batches(functools.partial(_prepare_batch, ws), list(ws.iter_files()), size=BUILD_BATCH):
         for why in (g for g in got if isinstance(g, str)):
             log.warning("search index: %s", why)
-        ready = [g for g in got if isinstance(g, searchdb.Prepared)]
-        searchdb.put_rows(conn, ready)
-        files += len(ready)
-        records += sum(len(f.docs) for f in ready)
-        broken += sum(f.broken for f in ready)
-    return BuildResult(files, records, broken)
+        waiting += [g for g in got if isinstance(g, searchdb.Prepared)]
+        if len(waiting) >= BUILD_BATCH:  # in this process the files come one by one: written a batch at a time
+            done, waiting = _write(conn, waiting, done), []
+    return _write(conn, waiting, done)
+
+
+def _write(conn: searchdb.Connection, files: list[searchdb.Prepared], done: BuildResult) -> BuildResult:
+    searchdb.put_rows(conn, files)
+    return BuildResult(done.files + len(files), done.records + sum(len(f.docs) for f in files),
+                       done.broken + sum(f.broken for f in files))
 
 
 BUILD_BATCH = 100  # files a worker prepares at a time

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -36,13 +37,16 @@ def bigrams(run: str) -> list[str]:
 
 def index_text(text: str) -> str:
     """`text` with every CJK run replaced by its bigram tokens, for the FTS5 index."""
-    return CJK_RUN.sub(_run_tokens, text)
+    parts = _RUN_SPLIT.split(text)
+    parts[1::2] = map(_run_tokens, parts[1::2])
+    return "".join(parts)
 
 
-def _run_tokens(m: re.Match[str]) -> str:
-    run = m.group()
-    if len(run) == 2:  # the commonest case, kept cheap
-        return f" {run} {run[1]} "
+_RUN_SPLIT = re.compile(f"([{_CJK}]+)")
+
+
+@functools.lru_cache(maxsize=8192)  # runs repeat (words, set phrases): most are rewritten once
+def _run_tokens(run: str) -> str:
     return " " + " ".join(map(str.__add__, run, run[1:])) + " " + run[-1] + " "
 
 

@@ -296,13 +296,14 @@ def search(conn: sqlite3.Connection, query: Query, kind: str, limit: int, *, bod
     runs = long_runs(query.terms)
     parts = fts_parts(query.terms)
     with _snapshot(conn):  # the ranking and the records it names read one state of the database
-        head = _ranked(conn, f"{scope} AND head : ({match})", parts, in_head=True)
+        sizes = _sizes(conn)
+        head = _ranked(conn, f"{scope} AND head : ({match})", parts, sizes, in_head=True)
         rows = _best(conn, head, where, params, limit, _head_check(runs))
         if len(rows) < limit and not runs:
-            body = _ranked(conn, f"{scope} AND ({match}) NOT head : ({match})", parts, in_head=False)
+            body = _ranked(conn, f"{scope} AND ({match}) NOT head : ({match})", parts, sizes, in_head=False)
             rows += _best(conn, body, where, params, limit - len(rows), None)
         elif len(rows) < limit:  # the head tier, all of it, is in `rows`: every other match is of the body tier
-            body = _ranked(conn, f"{scope} AND ({match})", parts, in_head=False)
+            body = _ranked(conn, f"{scope} AND ({match})", parts, sizes, in_head=False)
             rows += _best(conn, body, where, params, limit - len(rows), _record_check(runs, bodies, {r.key for r in rows}))
     return rows
 
@@ -338,10 +339,12 @@ HEAD_WEIGHT, BODY_WEIGHT = 8.0, 1.0
 Ranked = tuple[str, list[object]]  # a statement giving (rowid, score) of the matches, best first; its values
 
 
-def _ranked(conn: sqlite3.Connection, expression: str, parts: list[str], *, in_head: bool) -> Ranked:
+def _ranked(conn: sqlite3.Connection, expression: str, parts: list[str], sizes: tuple[int, float], *,
+            in_head: bool) -> Ranked:
     """The ranking of the matches of `expression`, whose words `parts` are each in every match: in its head
-    (`in_head`), else in its head or its body (then a word's column is looked up in the head's index)."""
-    records, average = _sizes(conn)
+    (`in_head`), else in its head or its body (then a word's column is looked up in the head's index).
+    `sizes`: the number of records and their average length (`_sizes`)."""
+    records, average = sizes
     norm = K1 * B / max(average, 1.0)
     terms: list[str] = []
     values: list[object] = []

@@ -59,9 +59,9 @@ def _one_statement(conn: searchdb.Connection, query: Query, limit: int) -> list[
     where, params = searchdb._filters(query)
     match, parts = fts_expression(query.terms), fts_parts(query.terms)
     out: list[tuple[str, float]] = []
-    for expression, in_head in ((f'kind : "session" AND head : ({match})', True),
-                                (f'kind : "session" AND ({match}) NOT head : ({match})', False)):
-        ranked, values = searchdb._ranked(conn, expression, parts, searchdb._sizes(conn), in_head=in_head)
+    for expression, sizes in ((f'kind : "session" AND head : ({match})', None),
+                              (f'kind : "session" AND ({match}) NOT head : ({match})', searchdb._sizes(conn))):
+        ranked, values = searchdb._ranked(conn, expression, parts, sizes)
         sql = (f"SELECT d.key, r.score FROM ({ranked}) r JOIN docs d ON d.id = r.id WHERE 1 = 1{where}"
                " ORDER BY r.score, d.key LIMIT ?")
         out += conn.execute(sql, [*values, *params, max(0, limit - len(out))]).fetchall()

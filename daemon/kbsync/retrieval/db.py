@@ -296,14 +296,13 @@ def search(conn: sqlite3.Connection, query: Query, kind: str, limit: int, *, bod
     runs = long_runs(query.terms)
     parts = fts_parts(query.terms)
     with _snapshot(conn):  # the ranking and the records it names read one state of the database
-        sizes = _sizes(conn)
-        head = _ranked(conn, f"{scope} AND head : ({match})", parts, sizes, in_head=True)
+        head = _ranked(conn, f"{scope} AND head : ({match})", parts, None)
         rows = _best(conn, head, where, params, limit, _head_check(runs))
         if len(rows) < limit and not runs:
-            body = _ranked(conn, f"{scope} AND ({match}) NOT head : ({match})", parts, sizes, in_head=False)
+            body = _ranked(conn, f"{scope} AND ({match}) NOT head : ({match})", parts, _sizes(conn))
             rows += _best(conn, body, where, params, limit - len(rows), None)
         elif len(rows) < limit:  # the head tier, all of it, is in `rows`: every other match is of the body tier
-            body = _ranked(conn, f"{scope} AND ({match})", parts, sizes, in_head=False)
+            body = _ranked(conn, f"{scope} AND ({match})", parts, _sizes(conn))
             rows += _best(conn, body, where, params, limit - len(rows), _record_check(runs, bodies, {r.key for r in rows}))
     return rows
 
@@ -339,27 +338,29 @@ HEAD_WEIGHT, BODY_WEIGHT = 8.0, 1.0
 Ranked = tuple[str, list[object]]  # a statement giving (rowid, score) of the matches, best first; its values
 
 
-def _ranked(conn: sqlite3.Connection, expression: str, parts: list[str], sizes: tuple[int, float], *,
-            in_head: bool) -> Ranked:
-    """The ranking of the matches of `expression`, whose words `parts` are each in every match: in its head
-    (`in_head`), else in its head or its body (then a word's column is looked up in the head's index).
-    `sizes`: the number of records and their average length (`_sizes`)."""
+def _ranked(conn: sqlite3.Connection, expression: str, parts: list[str], sizes: tuple[int, float] | None) -> Ranked:
+    """The ranking of the matches of `expression`, whose words `parts` are each in every match. With `sizes`
+    (the number of records and their average length) they are in its head or its body, and a word's column is
+    looked up in the head's index; None: in its head (the head tier), where every word weighs the same in
+    every match and the score orders by length alone. The inverse document frequency weighs the words of
+    one record against one another, so it is counted only where it can change the order: for several words
+    outside the head tier."""
+    if sizes is None:
+        score = f"{HEAD_WEIGHT * (K1 + 1)!r} / ({HEAD_WEIGHT + K1 * (1 - B)!r} + {K1 * B!r} * l.n)"
+        return f"SELECT f.rowid AS id, -{score} AS score {_RANK_FROM}", [expression]
     records, average = sizes
     norm = K1 * B / max(average, 1.0)
     terms: list[str] = []
-    values: list[object] = []
     for part in parts:
-        idf = _idf(conn, part, records)
+        idf = _idf(conn, part, records) if len(parts) > 1 else 1.0
         head = f"{idf * HEAD_WEIGHT * (K1 + 1)!r} / ({HEAD_WEIGHT + K1 * (1 - B)!r} + {norm!r} * l.n)"
         body = f"{idf * BODY_WEIGHT * (K1 + 1)!r} / ({BODY_WEIGHT + K1 * (1 - B)!r} + {norm!r} * l.n)"
-        if in_head:
-            terms.append(head)
-        else:
-            terms.append(f"(CASE WHEN f.rowid IN (SELECT rowid FROM fts WHERE fts MATCH ?) THEN {head} ELSE {body} END)")
-            values.append(f"head : ({part})")
-    sql = (f"SELECT f.rowid AS id, -({' + '.join(terms)}) AS score FROM fts f JOIN lengths l ON l.id = f.rowid"
-           " WHERE fts MATCH ? ORDER BY 2")
-    return sql, [*values, expression]
+        terms.append(f"(CASE WHEN f.rowid IN (SELECT rowid FROM fts WHERE fts MATCH ?) THEN {head} ELSE {body} END)")
+    return (f"SELECT f.rowid AS id, -({' + '.join(terms)}) AS score {_RANK_FROM}",
+            [*(f"head : ({part})" for part in parts), expression])
+
+
+_RANK_FROM = "FROM fts f JOIN lengths l ON l.id = f.rowid WHERE fts MATCH ? ORDER BY 2"
 
 
 def _idf(conn: sqlite3.Connection, part: str, records: int) -> float:

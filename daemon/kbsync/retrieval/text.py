@@ -22,7 +22,10 @@ from dataclasses import dataclass, field
 from kbsync.core.highlight import CJK as _CJK
 
 CJK_RUN = re.compile(f"[{_CJK}]+")
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+# A query word: letters and digits, as unicode61 keeps them in one token. The few letters Python counts but
+# SQLite's tables do not (New Tai Lue vowel signs, two Vedic signs) split a word, as the index split it: a
+# word of two tokens would be a phrase, which an index without positions cannot match.
+_WORD = re.compile(r"[^\W_\u19b0-\u19c0\u19c8\u19c9\u1cf2\u1cf3]+")
 FILTER_KEYS = ("tag", "status", "type", "since", "until", "source")
 _FILTER = re.compile(r'^(%s):(?:"([^"]*)"|(\S*))$' % "|".join(FILTER_KEYS))
 _DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")

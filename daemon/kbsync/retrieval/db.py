@@ -303,7 +303,8 @@ def search(conn: sqlite3.Connection, query: Query, kind: str, limit: int, *, bod
             rows += _best(conn, body, where, params, limit - len(rows), None)
         elif len(rows) < limit:  # the head tier, all of it, is in `rows`: every other match is of the body tier
             body = _ranked(conn, f"{scope} AND ({match})", parts, _sizes(conn))
-            rows += _best(conn, body, where, params, limit - len(rows), _record_check(runs, bodies, {r.key for r in rows}))
+            check = _record_check(runs, bodies, {r.key for r in rows})
+            rows += _best(conn, body, where, params, limit - len(rows), check)
     return rows
 
 

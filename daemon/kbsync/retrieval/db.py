@@ -361,7 +361,7 @@ def _ranked(conn: sqlite3.Connection, expression: str, parts: list[str], sizes: 
             [*(f"head : ({part})" for part in parts), expression])
 
 
-_RANK_FROM = "FROM fts f JOIN lengths l ON l.id = f.rowid WHERE fts MATCH ? ORDER BY 2"
+_RANK_FROM = "FROM fts f JOIN lengths l ON l.id = f.rowid WHERE fts MATCH ? ORDER BY 2, 1"
 
 
 def _idf(conn: sqlite3.Connection, part: str, records: int) -> float:
@@ -385,22 +385,23 @@ def _best(conn: sqlite3.Connection, ranking: Ranked, where: str, params: list[ob
           check: Check | None) -> list[Row]:
     """The best `limit` records of `ranking` that pass the filters `where` and `check`, by score then key: the
     matches are taken in score order in growing batches, until `limit` records passed and the next match
-    ranks below the last of them (so no tie on its score is left unseen), or the matches run out."""
+    ranks below the last of them (so no tie on its score is left unseen), or the matches run out. Each batch
+    is a statement of its own (LIMIT, OFFSET; the score and the rowid order the matches fully): SQLite then
+    keeps the best few while it scores the matches instead of sorting them all, which a common word's
+    hundred thousand matches made the larger part of a search."""
     if limit <= 0:
         return []
-    ranked = conn.execute(*ranking)
-    try:
-        chosen: list[_Cand] = []
-        batch = max(FIRST_BATCH, limit + 1)
-        while True:
-            got = ranked.fetchmany(batch)
-            pool = sorted(chosen + _passing(conn, got, where, params), key=lambda c: (c[0], c[1]))
-            chosen = pool[:limit] if check is None else _checked(pool, limit, check, {c[1] for c in chosen})
-            if len(got) < batch or (len(chosen) == limit and got[-1][1] != chosen[-1][0]):
-                return [_row(c[2]) for c in chosen]
-            batch = min(batch * 4, MAX_BATCH)
-    finally:
-        ranked.close()
+    sql, values = ranking
+    chosen: list[_Cand] = []
+    batch, seen = max(FIRST_BATCH, limit + 1), 0
+    while True:
+        got = conn.execute(f"{sql} LIMIT ? OFFSET ?", [*values, batch, seen]).fetchall()
+        seen += len(got)
+        pool = sorted(chosen + _passing(conn, got, where, params), key=lambda c: (c[0], c[1]))
+        chosen = pool[:limit] if check is None else _checked(pool, limit, check, {c[1] for c in chosen})
+        if len(got) < batch or (len(chosen) == limit and got[-1][1] != chosen[-1][0]):
+            return [_row(c[2]) for c in chosen]
+        batch = min(batch * 4, MAX_BATCH)
 
 
 def _checked(pool: list[_Cand], limit: int, check: Check, passed: set[str]) -> list[_Cand]:

@@ -27,10 +27,10 @@ FRONT_DOORS = {"cli", "web", "mcp"}
 TOP = {"main", "__main__"}  # the entry point: above every floor
 # Pure modules: no I/O library, nothing of the package but other pure modules and the root floor.
 PURE_OUTSIDE_CORE = {"kbsync.sync.plan", "kbsync.git.objects", "kbsync.retrieval.fusion"}
-FORBIDDEN_TOP = {"subprocess", "sqlite3", "git", "gitdb", "requests", "urllib3", "watchdog", "schedule", "socket",
+FORBIDDEN_TOP = {"subprocess", "sqlite3", "sqlean", "git", "gitdb", "requests", "urllib3", "watchdog", "schedule", "socket",
                  "http", "urllib", "shutil", "tempfile"}
 # Libraries a `kbsync --help` (and the pre-commit hook) must not load at start-up.
-HEAVY = {"git", "requests", "watchdog", "sqlite3", "_sqlite3", "schedule", "markdown_it", "starlette", "uvicorn",
+HEAVY = {"git", "requests", "watchdog", "sqlite3", "_sqlite3", "sqlean", "schedule", "markdown_it", "starlette", "uvicorn",
          "fastapi", "pydantic", "mcp", "jinja2", "tqdm"}
 _MODULE_STRING = re.compile(r"kbsync(?:\.[A-Za-z_]\w*)+(?=$|:)")
 

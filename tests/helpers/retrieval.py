@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import random
 import shutil
-import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
 from kbsync.retrieval import db as searchdb
+from kbsync.retrieval.db import sqlite3
 from kbsync.retrieval import index as searchindex
 from kbsync.core.board import Entry, upsert
 from kbsync.retrieval.text import parse_query
@@ -151,7 +151,7 @@ LABELLED: tuple[tuple[str, str, frozenset[str]], ...] = (
 def keys(ws: Workspace, query: str) -> list[str]:
     conn = searchindex.open_index(ws)
     try:
-        return [r.key for r in searchdb.search(conn, parse_query(query), "session", 10)]
+        return [r.key for r in searchdb.search(conn, parse_query(query), "session", 10, bodies=searchindex.bodies(ws))]
     finally:
         conn.close()
 

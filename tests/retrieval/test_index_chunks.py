@@ -3,10 +3,10 @@ behind one long transaction ("database is locked")."""
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 from kbsync.retrieval import db as searchdb
+from kbsync.retrieval.db import sqlite3
 
 
 def test_each_chunk_is_committed_before_the_next_is_written(tmp_path: Path) -> None:

@@ -3,7 +3,6 @@ over every match joined to its record, whatever the filters and however the equa
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 from typing import Iterator
 
@@ -12,7 +11,7 @@ import pytest
 from helpers.retrieval import session_text, sid_for, write
 from kbsync.retrieval import db as searchdb
 from kbsync.retrieval import index as searchindex
-from kbsync.retrieval.text import Query, fts_expression, parse_query
+from kbsync.retrieval.text import Query, fts_expression, fts_parts, parse_query
 from kbsync.store.workspace import Workspace
 
 QUERIES = ("合同", "付款", "合同 付款", "rollback", "tag:法务 合同", "status:open 合同", "tag:罕见 合同",
@@ -35,9 +34,10 @@ def _sessions(root: Path) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def conn(tmp_path_factory: pytest.TempPathFactory) -> Iterator[sqlite3.Connection]:
+def conn(tmp_path_factory: pytest.TempPathFactory) -> Iterator[searchdb.Connection]:
     root = tmp_path_factory.mktemp("ties")
     ws = Workspace(root)
+    _BODIES.append(searchindex.bodies(ws))
     searchindex.rebuild(ws)
     made = sorted(_sessions(root), reverse=True)
     searchindex.update(ws, made)  # indexed in reverse key order: equal scores come from FTS against key order
@@ -46,19 +46,29 @@ def conn(tmp_path_factory: pytest.TempPathFactory) -> Iterator[sqlite3.Connectio
     c.close()
 
 
-def _one_statement(conn: sqlite3.Connection, query: Query, limit: int) -> list[tuple[str, float]]:
-    """The order the search promises, as one statement: head matches, then body-only matches, each by bm25 then
-    key, the filters applied to every match."""
+_BODIES: list[searchdb.Bodies] = []  # the fixture's workspace's
+
+
+def _search(conn: searchdb.Connection, query: Query, limit: int) -> list[searchdb.Row]:
+    return searchdb.search(conn, query, "session", limit, bodies=_BODIES[-1])
+
+
+def _one_statement(conn: searchdb.Connection, query: Query, limit: int) -> list[tuple[str, float]]:
+    """The order the search promises, as one statement per tier: head matches, then body-only matches, each by
+    score then key, the filters applied to every match."""
     where, params = searchdb._filters(query)
-    match = fts_expression(query.terms)
-    sql = (f"SELECT d.key, {searchdb._RANK} FROM fts JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ?{where}"
-           f" ORDER BY 2, d.key LIMIT ?")
-    head = conn.execute(sql, [f'kind : "session" AND head : ({match})', *params, limit]).fetchall()
-    body = f'kind : "session" AND ({match}) NOT head : ({match})'
-    return head + conn.execute(sql, [body, *params, max(0, limit - len(head))]).fetchall()
+    match, parts = fts_expression(query.terms), fts_parts(query.terms)
+    out: list[tuple[str, float]] = []
+    for expression, sizes in ((f'kind : "session" AND head : ({match})', None),
+                              (f'kind : "session" AND ({match}) NOT head : ({match})', searchdb._sizes(conn))):
+        ranked, values = searchdb._ranked(conn, expression, parts, sizes)
+        sql = (f"SELECT d.key, r.score FROM ({ranked}) r JOIN docs d ON d.id = r.id WHERE 1 = 1{where}"
+               " ORDER BY r.score, d.key LIMIT ?")
+        out += conn.execute(sql, [*values, *params, max(0, limit - len(out))]).fetchall()
+    return out
 
 
-def test_the_corpus_has_equal_scores_across_a_batch(conn: sqlite3.Connection) -> None:
+def test_the_corpus_has_equal_scores_across_a_batch(conn: searchdb.Connection) -> None:
     ranked = _one_statement(conn, parse_query("合同"), 90)
     scores = [s for _, s in ranked]
     assert len(scores) > 40 and any(scores[i] == scores[i + 1] for i in range(1, 3))  # ties at the first batch's end
@@ -66,21 +76,21 @@ def test_the_corpus_has_equal_scores_across_a_batch(conn: sqlite3.Connection) ->
 
 @pytest.mark.parametrize("batch", [2, 16])
 @pytest.mark.parametrize("text", QUERIES)
-def test_batched_ranking_is_the_one_statement_order(conn: sqlite3.Connection, monkeypatch: pytest.MonkeyPatch,
+def test_batched_ranking_is_the_one_statement_order(conn: searchdb.Connection, monkeypatch: pytest.MonkeyPatch,
                                                     text: str, batch: int) -> None:
     monkeypatch.setattr(searchdb, "FIRST_BATCH", batch)
     query = parse_query(text)
     for limit in (1, 2, 3, 5, 8, 13, 40, 100):
         expected = [k for k, _ in _one_statement(conn, query, limit)]
-        assert [r.key for r in searchdb.search(conn, query, "session", limit)] == expected, (text, limit)
+        assert [r.key for r in _search(conn, query, limit)] == expected, (text, limit)
 
 
-def test_a_rare_filter_is_found_past_many_batches(conn: sqlite3.Connection, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_rare_filter_is_found_past_many_batches(conn: searchdb.Connection, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(searchdb, "FIRST_BATCH", 1)
-    got = searchdb.search(conn, parse_query("tag:罕见 合同"), "session", 20)
+    got = _search(conn, parse_query("tag:罕见 合同"), 20)
     assert len(got) == 6 and all("罕见" in r.tags for r in got)
 
 
-def test_no_read_transaction_is_left_open(conn: sqlite3.Connection) -> None:
-    searchdb.search(conn, parse_query("合同"), "session", 5)
+def test_no_read_transaction_is_left_open(conn: searchdb.Connection) -> None:
+    _search(conn, parse_query("合同"), 5)
     assert not conn.in_transaction

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import sqlite3
 import sys
 from pathlib import Path
 from typing import Iterator
@@ -13,6 +12,7 @@ import pytest
 
 from helpers.retrieval import (LABELLED, PLANTED, assert_index_matches_rebuild, keys, make_workspace, session_text, sid_for, write)
 from kbsync.retrieval import db as searchdb
+from kbsync.retrieval.db import sqlite3
 from kbsync.retrieval import index as searchindex
 from kbsync.retrieval.text import index_text, parse_query
 from kbsync.store.workspace import Workspace
@@ -28,33 +28,35 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, s
 
 
 @pytest.fixture
-def conn(planted: tuple[Path, dict[str, str]]) -> Iterator[sqlite3.Connection]:
+def conn(planted: tuple[Path, dict[str, str]]) -> Iterator[searchdb.Connection]:
     c = searchdb.connect(searchdb.db_path(planted[0] / ".kbsync"))
     yield c
     c.close()
 
 
-def found(conn: sqlite3.Connection, names: dict[str, str], query: str, kind: str, limit: int = 10) -> list[str]:
-    by_key = {v: k for k, v in names.items()}
-    return [by_key.get(r.key, r.key) for r in searchdb.search(conn, parse_query(query), kind, limit)]
+def found(conn: searchdb.Connection, planted: tuple[Path, dict[str, str]], query: str, kind: str,
+          limit: int = 10) -> list[str]:
+    by_key = {v: k for k, v in planted[1].items()}
+    bodies = searchindex.bodies(Workspace(planted[0]))
+    return [by_key.get(r.key, r.key) for r in searchdb.search(conn, parse_query(query), kind, limit, bodies=bodies)]
 
 
 @pytest.mark.parametrize("query,kind,expected", LABELLED, ids=[f"{k}:{q}" for q, k, _ in LABELLED])
-def test_labelled_query_finds_exactly_its_records(conn: sqlite3.Connection, planted: tuple[Path, dict[str, str]],
+def test_labelled_query_finds_exactly_its_records(conn: searchdb.Connection, planted: tuple[Path, dict[str, str]],
                                                   query: str, kind: str, expected: frozenset[str]) -> None:
-    assert set(found(conn, planted[1], query, kind)) == expected
+    assert set(found(conn, planted, query, kind)) == expected
 
 
-def test_ranking_prefers_title_and_summary_over_body(conn: sqlite3.Connection,
+def test_ranking_prefers_title_and_summary_over_body(conn: searchdb.Connection,
                                                       planted: tuple[Path, dict[str, str]]) -> None:
-    assert found(conn, planted[1], "合同", "session")[0] == "P1"
-    assert found(conn, planted[1], "rollback", "session")[0] == "P5"  # in the summary, not only the body
-    assert found(conn, planted[1], "数据迁移", "session") == ["P4"]
+    assert found(conn, planted, "合同", "session")[0] == "P1"
+    assert found(conn, planted, "rollback", "session")[0] == "P5"  # in the summary, not only the body
+    assert found(conn, planted, "数据迁移", "session") == ["P4"]
 
 
-def test_filters_without_words_list_newest_first(conn: sqlite3.Connection,
+def test_filters_without_words_list_newest_first(conn: searchdb.Connection,
                                                  planted: tuple[Path, dict[str, str]]) -> None:
-    assert found(conn, planted[1], "tag:法务", "session") == ["P2", "P1"]
+    assert found(conn, planted, "tag:法务", "session") == ["P2", "P1"]
 
 
 def test_plain_unicode61_misses_two_character_words(planted: tuple[Path, dict[str, str]]) -> None:

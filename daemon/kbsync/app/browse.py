@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 import re
-import sqlite3
 import threading
 import time
 from dataclasses import dataclass
@@ -117,11 +116,12 @@ def _due(ws: Workspace) -> bool:
 
 
 def _catch_up(ws: Workspace) -> None:
+    from kbsync.retrieval import db as searchdb
     from kbsync.retrieval import index as searchindex
 
     try:
         searchindex.refresh(ws)
-    except (KbsyncError, OSError, sqlite3.Error) as exc:
+    except (KbsyncError, OSError, searchdb.Error) as exc:
         log.warning("the search index did not catch up with the files: %s; the next view tries again", exc)
         with _lock:
             _refreshed.pop(str(ws.root), None)

@@ -8,7 +8,6 @@ one, a note names it; the others are counted in one note.
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 from kbsync.core import protocol
@@ -33,11 +32,12 @@ def gather(ws: Workspace, query: str, tags: list[str]) -> Materials:
         conn.close()
 
 
-def _gather(ws: Workspace, conn: sqlite3.Connection, query: str, tags: list[str]) -> Materials:
+def _gather(ws: Workspace, conn: searchdb.Connection, query: str, tags: list[str]) -> Materials:
     q = parse_query(query)
     if q.errors:
         raise UsageError("; ".join(q.errors))
-    hits = {r.key for r in searchdb.search(conn, q, "session", MAX_HITS)} if query.strip() else set()
+    bodies = searchindex.bodies(ws)
+    hits = {r.key for r in searchdb.search(conn, q, "session", MAX_HITS, bodies=bodies)} if query.strip() else set()
     rows = list(searchdb.records(conn, "session"))
     notes = [f"{r.relpath}: skipped, its frontmatter cannot be read ({r.broken})"
              for r in rows if r.broken and r.key in hits]
@@ -46,7 +46,7 @@ def _gather(ws: Workspace, conn: sqlite3.Connection, query: str, tags: list[str]
         notes.append(f"{unseen} other session(s) with unreadable frontmatter were not considered")
     ranked = _rank([r for r in rows if not r.broken], hits, tags, focused=bool(query.strip() or tags))
     sessions = [_session_item(ws, r, full=i < MAX_EXPANDED) for i, r in enumerate(ranked)]
-    board_hits = {r.key for r in searchdb.search(conn, q, "board", MAX_HITS)} if query.strip() else set()
+    board_hits = {r.key for r in searchdb.search(conn, q, "board", MAX_HITS, bodies=bodies)} if query.strip() else set()
     board = [r for r in searchdb.records(conn, "board") if r.status != "retired"]
     board_ranked = _rank(board, board_hits, tags, focused=bool(query.strip() or tags))
     items = tuple(BoardItem(r.title, r.type, str(r.fields.get("confidence", "")), r.summary) for r in board_ranked)

@@ -3,27 +3,44 @@
 Tables: `files` (what was indexed, at which mtime and size), `docs` (one row per
 record: fields for filters, display and statistics) and `fts` (FTS5 over the
 record's head: title, summary, tags; and its body; both rewritten into CJK
-bigram tokens by kbsync.searchtext). Everything here is derived from the
-files and can be deleted; `rebuild` writes a new database beside the old one
-and swaps it in, so readers never see a half-built index.
+bigram tokens by kbsync.retrieval.text). The full-text index stores no text
+and no positions (contentless, detail=column): the text is in the files, and
+a match that only the text can confirm (a CJK run of three or more characters,
+whose bigrams the index also holds where they stand apart) is checked against
+the record's head in `docs` and its body as read from its file now (`Bodies`).
+Everything here is derived from the files and can be deleted; `rebuild` writes
+a new database beside the old one and swaps it in, so readers never see a
+half-built index.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
-import sqlite3
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
 from kbsync.errors import KbsyncError
 from kbsync.retrieval.records import KIND_SOURCES, Record
-from kbsync.retrieval.text import Query, fts_expression, index_text
+from kbsync.retrieval.text import Query, fts_expression, fts_parts, holds, index_text, kind_token, long_runs
+
+# Every connection to the search database is made by sqlean.py: the sqlite3 module's own code over a bundled
+# SQLite 3.50 (contentless FTS5 tables can delete rows from 3.43 on; Python's SQLite may be older). One
+# SQLite library per process on one file: two copies would not see each other's POSIX locks. Its API is
+# the sqlite3 module's, so it is typed as that module.
+if TYPE_CHECKING:
+    import sqlite3 as sqlite3
+else:
+    import sqlean as sqlite3
+
+Connection = sqlite3.Connection
+Error = sqlite3.Error
 
 DB_NAME = "search.sqlite"
-SCHEMA_VERSION = 3  # 2: a session's title is its `title` field where it has one; 3: docs.flags
+SCHEMA_VERSION = 4  # 2: a session's title is its `title` field where it has one; 3: docs.flags; 4: contentless
 _SCHEMA = """
 CREATE TABLE files (relpath TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL);
 CREATE TABLE docs (
@@ -31,12 +48,12 @@ CREATE TABLE docs (
   title TEXT NOT NULL, summary TEXT NOT NULL, tags TEXT NOT NULL, status TEXT NOT NULL,
   type TEXT NOT NULL, source TEXT NOT NULL, date TEXT NOT NULL, broken TEXT NOT NULL, fields TEXT NOT NULL,
   flags TEXT NOT NULL);
+CREATE TABLE lengths (id INTEGER PRIMARY KEY, n INTEGER NOT NULL);
 CREATE INDEX docs_relpath ON docs(relpath);
 CREATE INDEX docs_kind_date ON docs(kind, date);
-CREATE VIRTUAL TABLE fts USING fts5(kind, head, body, tokenize = 'unicode61 remove_diacritics 2');
+CREATE VIRTUAL TABLE fts USING fts5(kind, head, body, content = '', contentless_delete = 1, detail = column,
+  tokenize = 'unicode61 remove_diacritics 2');
 """
-# bm25 weights for the fts columns: kind (only used as a filter), head, body.
-_RANK = "bm25(fts, 0.0, 8.0, 1.0)"
 
 
 @dataclass(frozen=True)
@@ -117,12 +134,20 @@ def _open(path: Path) -> sqlite3.Connection:
     return sqlite3.connect(path, timeout=10.0, isolation_level=None, check_same_thread=False)
 
 
+BULK_CACHE_KB = 32768  # a bulk load's page cache
+BULK_HASH_BYTES = 16 << 20  # the full-text terms a bulk load gathers in memory before it writes a segment
+
+
 def new_database(path: Path) -> sqlite3.Connection:
-    """A fresh database at `path` (replacing what is there), tuned for a bulk load."""
+    """A fresh database at `path` (replacing what is there), tuned for a bulk load: no sync (the file is
+    flushed once, by `swap_in`), the rollback journal in memory (a failed build deletes the file), a larger
+    page cache and fewer, larger full-text segments."""
     for suffix in ("", "-journal"):
         Path(str(path) + suffix).unlink(missing_ok=True)
     conn = connect(path)
-    conn.execute("PRAGMA synchronous = OFF")
+    for pragma in ("synchronous = OFF", "journal_mode = MEMORY", f"cache_size = -{BULK_CACHE_KB}"):
+        conn.execute(f"PRAGMA {pragma}")
+    conn.execute("INSERT INTO fts (fts, rank) VALUES ('hashsize', ?)", (BULK_HASH_BYTES,))
     return conn
 
 
@@ -156,30 +181,53 @@ def indexed_state(conn: sqlite3.Connection, relpath: str) -> FileState | None:
     return FileState(row[0], row[1]) if row else None
 
 
-def put_file(conn: sqlite3.Connection, relpath: str, state: FileState, records: Iterable[Record],
-             *, fresh: bool = False) -> None:
-    """Replace everything indexed for `relpath` with `records` (call inside `transaction`).
+def put_file(conn: sqlite3.Connection, relpath: str, state: FileState, records: Iterable[Record]) -> None:
+    """Replace everything indexed for `relpath` with `records` (call inside `transaction`)."""
+    drop_file(conn, relpath)
+    put_rows(conn, [prepared(relpath, state, records)])
 
-    `fresh`: the database is being built and holds nothing for `relpath` yet.
-    """
-    if not fresh:
-        drop_file(conn, relpath)
-    conn.execute("INSERT INTO files VALUES (?, ?, ?)", (relpath, state.mtime_ns, state.size))
-    for r in records:
-        cur = conn.execute(
-            "INSERT OR REPLACE INTO docs (key, relpath, kind, title, summary, tags, status, type, source, date,"
-            " broken, fields, flags) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (r.key, r.relpath, r.kind, r.title, r.summary, _tags_cell(r.tags), r.status, r.type, r.source,
-             r.date, r.broken, json.dumps(r.fields, ensure_ascii=False, default=str),
-             json.dumps(r.flags, ensure_ascii=False)))
-        head = index_text(" ".join([r.title, r.summary, *r.tags]))
-        conn.execute("INSERT INTO fts (rowid, kind, head, body) VALUES (?, ?, ?, ?)",
-                     (cur.lastrowid, r.kind, head, index_text(r.body)))
+
+@dataclass(frozen=True)
+class Prepared:
+    """One file's rows, made ready for the database (the costly part of indexing, done anywhere)."""
+
+    relpath: str
+    state: FileState
+    docs: list[tuple[object, ...]]  # docs' columns after id, one tuple per record
+    texts: list[tuple[str, str, str]]  # the fts columns (kind, head, body) of each record
+    broken: int  # records whose frontmatter cannot be read
+
+
+def prepared(relpath: str, state: FileState, records: Iterable[Record]) -> Prepared:
+    """The rows of `records`; of two with one key, the later (as the index keeps one record per key)."""
+    unique = list({r.key: r for r in records}.values())
+    docs: list[tuple[object, ...]] = [
+        (r.key, r.relpath, r.kind, r.title, r.summary, _tags_cell(r.tags), r.status, r.type, r.source, r.date,
+         r.broken, json.dumps(r.fields, ensure_ascii=False, default=str), json.dumps(r.flags, ensure_ascii=False))
+        for r in unique]
+    texts = [(kind_token(r.kind), index_text(" ".join([r.title, r.summary, *r.tags])), index_text(r.body)) for r in unique]
+    return Prepared(relpath, state, docs, texts, sum(1 for r in unique if r.broken))
+
+
+def put_rows(conn: sqlite3.Connection, files: Sequence[Prepared]) -> None:
+    """Insert prepared files that the database holds nothing of (call inside `transaction`): three statements
+    for all of them. Record ids follow the largest in use, so the full-text rows get the same ids."""
+    start = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM docs").fetchone()[0]
+    conn.executemany("INSERT INTO files VALUES (?, ?, ?)", ((f.relpath, f.state.mtime_ns, f.state.size) for f in files))
+    docs = [d for f in files for d in f.docs]
+    texts = [t for f in files for t in f.texts]
+    conn.executemany("INSERT INTO docs (id, key, relpath, kind, title, summary, tags, status, type, source, date,"
+                     " broken, fields, flags) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                     ((start + i, *d) for i, d in enumerate(docs)))
+    conn.executemany("INSERT INTO fts (rowid, kind, head, body) VALUES (?, ?, ?, ?)",
+                     ((start + i, *t) for i, t in enumerate(texts)))
+    conn.executemany("INSERT INTO lengths VALUES (?, ?)", ((start + i, len(t[1]) + len(t[2])) for i, t in enumerate(texts)))
 
 
 def drop_file(conn: sqlite3.Connection, relpath: str) -> None:
     """Forget `relpath` and its records (call inside `transaction`)."""
     conn.execute("DELETE FROM fts WHERE rowid IN (SELECT id FROM docs WHERE relpath = ?)", (relpath,))
+    conn.execute("DELETE FROM lengths WHERE id IN (SELECT id FROM docs WHERE relpath = ?)", (relpath,))
     conn.execute("DELETE FROM docs WHERE relpath = ?", (relpath,))
     conn.execute("DELETE FROM files WHERE relpath = ?", (relpath,))
 
@@ -225,57 +273,152 @@ _COLUMNS = ("d.key, d.relpath, d.kind, d.title, d.summary, d.tags, d.status, d.t
             "d.fields, d.flags")
 
 
-def search(conn: sqlite3.Connection, query: Query, kind: str, limit: int) -> list[Row]:
+Bodies = Callable[[list[Row]], dict[str, str]]  # record key -> the body its file holds now (none: gone)
+Check = Callable[[list[Row]], set[str]]  # the keys of those rows whose text bears their match out
+
+
+def search(conn: sqlite3.Connection, query: Query, kind: str, limit: int, *, bodies: Bodies) -> list[Row]:
     """The best `limit` records of `kind` for `query`; newest first when it has no words.
 
     Ranking is tiered: records whose head (title, summary, tags) holds every word
     come first, then those that hold them only in the body; within a tier by
     bm25 (head weighted 8, body 1), then by key. The tiers keep a common word
-    cheap: bm25 is computed over the head matches, not over every body.
+    cheap: bm25 is computed over the head matches, not over every body. A CJK
+    run of three or more characters is checked in the text (`bodies` reads the
+    body where the head does not hold it).
     """
     where, params = _filters(query)
     match = fts_expression(query.terms)
     if not match:
         sql = f"SELECT {_COLUMNS} FROM docs d WHERE d.kind = ?{where} ORDER BY d.date DESC, d.key LIMIT ?"
         return [_row(r) for r in conn.execute(sql, [kind, *params, limit])]
-    scope = f'kind : "{kind}"'
+    scope = f'kind : "{kind_token(kind)}"'
+    runs = long_runs(query.terms)
+    parts = fts_parts(query.terms)
     with _snapshot(conn):  # the ranking and the records it names read one state of the database
-        rows = _best(conn, f"{scope} AND head : ({match})", where, params, limit)
-        if len(rows) < limit:
-            rows += _best(conn, f"{scope} AND ({match}) NOT head : ({match})", where, params, limit - len(rows))
+        head = _ranked(conn, f"{scope} AND head : ({match})", parts, None)
+        rows = _best(conn, head, where, params, limit, _head_check(runs))
+        if len(rows) < limit and not runs:
+            body = _ranked(conn, f"{scope} AND ({match}) NOT head : ({match})", parts, _sizes(conn))
+            rows += _best(conn, body, where, params, limit - len(rows), None)
+        elif len(rows) < limit:  # the head tier, all of it, is in `rows`: every other match is of the body tier
+            body = _ranked(conn, f"{scope} AND ({match})", parts, _sizes(conn))
+            check = _record_check(runs, bodies, {r.key for r in rows})
+            rows += _best(conn, body, where, params, limit - len(rows), check)
     return rows
 
 
-# The full-text ranking alone: FTS5 orders its matches by bm25 without reading a record of `docs`. Joining
-# `docs` to every match (for the filters and the key that breaks ties) read thousands of records to keep a
-# handful, about half of a search's time on a common word.
-_RANKED = f"SELECT rowid, {_RANK} FROM fts WHERE fts MATCH ? ORDER BY 2"
+def _head_check(runs: tuple[str, ...]) -> Check | None:
+    """Keeps the rows whose head holds every one of `runs` (None: nothing to check)."""
+    if not runs:
+        return None
+    return lambda rows: {r.key for r in rows if holds(_head(r), runs)}
+
+
+def _record_check(runs: tuple[str, ...], bodies: Bodies, taken: set[str] | frozenset[str] = frozenset()) -> Check:
+    """Keeps the rows not in `taken` whose head or body holds each one of `runs` (a body is read only for a row
+    whose head does not hold them all)."""
+    def check(rows: list[Row]) -> set[str]:
+        rows = [r for r in rows if r.key not in taken]
+        read = bodies([r for r in rows if not holds(_head(r), runs)])
+        return {r.key for r in rows if holds((*_head(r), read.get(r.key, "")), runs)}
+    return check
+
+
+def _head(row: Row) -> tuple[str, ...]:
+    return (row.title, row.summary, *row.tags)
+
+
+# The ranking is FTS5's bm25 formula (k1 1.2, b 0.75; a word in the head weighs 8, in the body 1) over what
+# an index without positions knows: whether a record holds a word, not how often. A word counts once per
+# record: 8 where the head holds it, else 1; a record's length is the characters of its indexed text. FTS5's
+# own bm25 reads the text of each match to count (none is stored), so the score is computed here, in SQL
+# over the matches alone (never joining `docs`: that read thousands of records to keep a handful).
+K1, B = 1.2, 0.75
+HEAD_WEIGHT, BODY_WEIGHT = 8.0, 1.0
+Ranked = tuple[str, list[object]]  # a statement giving (rowid, score) of the matches, best first; its values
+
+
+def _ranked(conn: sqlite3.Connection, expression: str, parts: list[str], sizes: tuple[int, float] | None) -> Ranked:
+    """The ranking of the matches of `expression`, whose words `parts` are each in every match. With `sizes`
+    (the number of records and their average length) they are in its head or its body, and a word's column is
+    looked up in the head's index; None: in its head (the head tier), where every word weighs the same in
+    every match and the score orders by length alone. The inverse document frequency weighs the words of
+    one record against one another, so it is counted only where it can change the order: for several words
+    outside the head tier."""
+    if sizes is None:
+        score = f"{HEAD_WEIGHT * (K1 + 1)!r} / ({HEAD_WEIGHT + K1 * (1 - B)!r} + {K1 * B!r} * l.n)"
+        return f"SELECT f.rowid AS id, -{score} AS score {_RANK_FROM}", [expression]
+    records, average = sizes
+    norm = K1 * B / max(average, 1.0)
+    terms: list[str] = []
+    for part in parts:
+        idf = _idf(conn, part, records) if len(parts) > 1 else 1.0
+        head = f"{idf * HEAD_WEIGHT * (K1 + 1)!r} / ({HEAD_WEIGHT + K1 * (1 - B)!r} + {norm!r} * l.n)"
+        body = f"{idf * BODY_WEIGHT * (K1 + 1)!r} / ({BODY_WEIGHT + K1 * (1 - B)!r} + {norm!r} * l.n)"
+        terms.append(f"(CASE WHEN f.rowid IN (SELECT rowid FROM fts WHERE fts MATCH ?) THEN {head} ELSE {body} END)")
+    return (f"SELECT f.rowid AS id, -({' + '.join(terms)}) AS score {_RANK_FROM}",
+            [*(f"head : ({part})" for part in parts), expression])
+
+
+_RANK_FROM = "FROM fts f JOIN lengths l ON l.id = f.rowid WHERE fts MATCH ? ORDER BY 2, 1"
+
+
+def _idf(conn: sqlite3.Connection, part: str, records: int) -> float:
+    """bm25's inverse document frequency of one word (FTS5's: over every record; never below 1e-6)."""
+    n = conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (part,)).fetchone()[0]
+    return max(math.log((records - n + 0.5) / (n + 0.5)), 1e-6)
+
+
+def _sizes(conn: sqlite3.Connection) -> tuple[int, float]:
+    """The number of records and their average length."""
+    n, average = conn.execute("SELECT count(*), avg(n) FROM lengths").fetchone()
+    return int(n), float(average or 0.0)
+
+
 FIRST_BATCH = 16  # ranked matches looked at first; each further batch is four times the one before,
 MAX_BATCH = 4096  # up to this many (SQLite takes at most 32,766 parameters to a statement)
+_Cand = tuple[float, str, tuple[Any, ...]]  # (score, key, stored columns)
 
 
-def _best(conn: sqlite3.Connection, expression: str, where: str, params: list[object], limit: int) -> list[Row]:
-    """The best `limit` records matching `expression` that pass the filters `where`, by bm25 then key: the
-    matches are taken in bm25 order in growing batches, until `limit` records passed and the next match
-    ranks below the last of them (so no tie on its score is left unseen), or the matches run out."""
+def _best(conn: sqlite3.Connection, ranking: Ranked, where: str, params: list[object], limit: int,
+          check: Check | None) -> list[Row]:
+    """The best `limit` records of `ranking` that pass the filters `where` and `check`, by score then key: the
+    matches are taken in score order in growing batches, until `limit` records passed and the next match
+    ranks below the last of them (so no tie on its score is left unseen), or the matches run out. Each batch
+    is a statement of its own (LIMIT, OFFSET; the score and the rowid order the matches fully): SQLite then
+    keeps the best few while it scores the matches instead of sorting them all, which a common word's
+    hundred thousand matches made the larger part of a search."""
     if limit <= 0:
         return []
-    ranked = conn.execute(_RANKED, [expression])
-    try:
-        chosen: list[tuple[float, str, tuple[Any, ...]]] = []
-        batch = max(FIRST_BATCH, limit + 1)
-        while True:
-            got = ranked.fetchmany(batch)
-            chosen = sorted(chosen + _passing(conn, got, where, params), key=lambda c: (c[0], c[1]))[:limit]
-            if len(got) < batch or (len(chosen) == limit and got[-1][1] != chosen[-1][0]):
-                return [_row(c[2]) for c in chosen]
-            batch = min(batch * 4, MAX_BATCH)
-    finally:
-        ranked.close()
+    sql, values = ranking
+    chosen: list[_Cand] = []
+    batch, seen = max(FIRST_BATCH, limit + 1), 0
+    while True:
+        got = conn.execute(f"{sql} LIMIT ? OFFSET ?", [*values, batch, seen]).fetchall()
+        seen += len(got)
+        pool = sorted(chosen + _passing(conn, got, where, params), key=lambda c: (c[0], c[1]))
+        chosen = pool[:limit] if check is None else _checked(pool, limit, check, {c[1] for c in chosen})
+        if len(got) < batch or (len(chosen) == limit and got[-1][1] != chosen[-1][0]):
+            return [_row(c[2]) for c in chosen]
+        batch = min(batch * 4, MAX_BATCH)
+
+
+def _checked(pool: list[_Cand], limit: int, check: Check, passed: set[str]) -> list[_Cand]:
+    """The first `limit` of `pool` that pass `check` (those in `passed` did before), checking no more of them
+    than it takes: the rest rank below `limit` that passed, now and after any later batch."""
+    out: list[_Cand] = []
+    at = 0
+    while len(out) < limit and at < len(pool):
+        part = pool[at:at + limit - len(out)]
+        at += len(part)
+        passed |= check([_row(c[2]) for c in part if c[1] not in passed])
+        out += [c for c in part if c[1] in passed]
+    return out
 
 
 def _passing(conn: sqlite3.Connection, ranked: list[tuple[int, float]], where: str,
-             params: list[object]) -> list[tuple[float, str, tuple[Any, ...]]]:
+             params: list[object]) -> list[_Cand]:
     """(score, key, stored columns) of the ranked matches whose records pass the filters."""
     if not ranked:
         return []
@@ -298,9 +441,28 @@ class _snapshot:
 
 
 def listing(conn: sqlite3.Connection, query: Query, kind: str, limit: int,
-            after: tuple[str, str] | None = None) -> list[Row]:
+            after: tuple[str, str] | None = None, *, bodies: Bodies) -> list[Row]:
     """Records of `kind` that pass the query's filters and hold all its words, newest first (then by key),
-    from just past `after` (the date and key of the last record of the previous page)."""
+    from just past `after` (the date and key of the last record of the previous page). A CJK run of three
+    or more characters is checked in the text, page by page, until `limit` records passed."""
+    runs = long_runs(query.terms)
+    if not runs:
+        return _page(conn, query, kind, limit, after)
+    check = _record_check(runs, bodies)
+    out: list[Row] = []
+    fetch = max(FIRST_BATCH, limit)
+    with _snapshot(conn):
+        while len(out) < limit:
+            page = _page(conn, query, kind, fetch, after)
+            passed = check(page)
+            out += [r for r in page if r.key in passed]
+            if len(page) < fetch:
+                break
+            after, fetch = (page[-1].date, page[-1].key), min(fetch * 4, MAX_BATCH)
+    return out[:limit]
+
+
+def _page(conn: sqlite3.Connection, query: Query, kind: str, limit: int, after: tuple[str, str] | None) -> list[Row]:
     where, params = _filters(query)
     if after is not None:
         where += " AND (d.date < ? OR (d.date = ? AND d.key > ?))"
@@ -311,7 +473,7 @@ def listing(conn: sqlite3.Connection, query: Query, kind: str, limit: int,
         sql = f"SELECT {_COLUMNS} FROM docs d WHERE d.kind = ?{where}{order}"
         return [_row(r) for r in conn.execute(sql, [kind, *params, limit])]
     sql = f"SELECT {_COLUMNS} FROM fts JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ?{where}{order}"
-    return [_row(r) for r in conn.execute(sql, [f'kind : "{kind}" AND ({match})', *params, limit])]
+    return [_row(r) for r in conn.execute(sql, [f'kind : "{kind_token(kind)}" AND ({match})', *params, limit])]
 
 
 def date_counts(conn: sqlite3.Connection, query: Query, kind: str, width: int) -> list[tuple[str, int]]:

@@ -3,18 +3,24 @@
 The daemon calls `update(ws, relpaths)` after each processed write (a rename is
 the old path and the new one); `rebuild(ws)` is `kbsync index rebuild --search`;
 `refresh(ws)` re-reads only the files whose mtime or size differ from what was
-indexed. Conflict copies are not indexed (a person resolves them first).
+indexed. Conflict copies are not indexed (a person resolves them first). A
+rebuild prepares the files' rows (parsing, bigrams, the embedded-instruction
+flags) in worker processes over every core, in batches, and this process
+writes them in the files' order, so a rebuild gives the same database as a
+serial run. `bodies(ws)` reads the records' bodies back from the files, for
+the matches the index cannot confirm alone.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
-import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
+from kbsync import parallel
 from kbsync.core import protocol
 from kbsync.store import fsio
 from kbsync.retrieval import db as searchdb
@@ -38,7 +44,7 @@ def indexable(relpath: str) -> bool:
     return protocol.classify(relpath) in INDEXED_KINDS and not protocol.is_conflict_copy(relpath)
 
 
-def open_index(ws: Workspace) -> sqlite3.Connection:
+def open_index(ws: Workspace) -> searchdb.Connection:
     """The workspace's search database, built first if it does not exist yet."""
     build_missing(ws)
     return searchdb.connect(searchdb.db_path(ws.state_dir))
@@ -76,15 +82,50 @@ def rebuild(ws: Workspace) -> BuildResult:
     return result
 
 
-def _load_all(conn: sqlite3.Connection, ws: Workspace) -> BuildResult:
-    files = records = broken = 0
-    for relpath in ws.iter_files():
-        got = _index_one(conn, ws, relpath, fresh=True)
-        if got is not None:
-            files += 1
-            records += len(got)
-            broken += sum(1 for r in got if r.broken)
-    return BuildResult(files, records, broken)
+def _load_all(conn: searchdb.Connection, ws: Workspace) -> BuildResult:
+    done = BuildResult(0, 0, 0)
+    waiting: list[searchdb.Prepared] = []
+    for _, got in parallel.batches(functools.partial(_prepare_batch, ws), list(ws.iter_files()), size=BUILD_BATCH):
+        for why in (g for g in got if isinstance(g, str)):
+            log.warning("search index: %s", why)
+        waiting += [g for g in got if isinstance(g, searchdb.Prepared)]
+        if len(waiting) >= BUILD_BATCH:  # in this process the files come one by one: written a batch at a time
+            done, waiting = _write(conn, waiting, done), []
+    return _write(conn, waiting, done)
+
+
+def _write(conn: searchdb.Connection, files: list[searchdb.Prepared], done: BuildResult) -> BuildResult:
+    searchdb.put_rows(conn, files)
+    return BuildResult(done.files + len(files), done.records + sum(len(f.docs) for f in files),
+                       done.broken + sum(f.broken for f in files))
+
+
+BUILD_BATCH = 100  # files a worker prepares at a time
+
+
+def _prepare_batch(ws: Workspace, relpaths: list[str]) -> list[searchdb.Prepared | str | None]:
+    """The rows of each file (in a worker process): a file not indexed is None, one that cannot be read the
+    reason it is left out."""
+    return [_prepare(ws, rp) for rp in relpaths]
+
+
+def _prepare(ws: Workspace, relpath: str) -> searchdb.Prepared | str | None:
+    got = _read(ws, relpath)
+    if not isinstance(got, tuple):
+        return got
+    text, state = got
+    return searchdb.prepared(relpath, state, records_for(relpath, text, ws.config.protocol.default_offset))
+
+
+def _read(ws: Workspace, relpath: str) -> tuple[str, FileState] | str | None:
+    """A file's text and state; None when it is not indexed, the reason it is left out when it cannot be read."""
+    path = ws.path(relpath)
+    if not indexable(relpath) or left_out(path) or not path.is_file():
+        return None
+    try:
+        return ws.read_text(relpath), _state(path)
+    except (InputError, OSError) as exc:
+        return f"{relpath} left out: {exc}"
 
 
 def update(ws: Workspace, relpaths: Iterable[str]) -> int:
@@ -125,7 +166,7 @@ def refresh(ws: Workspace) -> int:
         conn.close()
 
 
-def _reindex(conn: sqlite3.Connection, ws: Workspace, relpath: str) -> bool:
+def _reindex(conn: searchdb.Connection, ws: Workspace, relpath: str) -> bool:
     """Index one file the daemon saw change (True if it is indexed now). One indexed at its current mtime and
     size is left as it is, as `refresh` judges it: the daemon's first catch-up hands over every file of the
     workspace just after the index was built from them."""
@@ -135,25 +176,32 @@ def _reindex(conn: sqlite3.Connection, ws: Workspace, relpath: str) -> bool:
             return True
     except OSError:
         pass  # gone or unreadable: _index_one drops it
-    return _index_one(conn, ws, relpath) is not None
+    return _index_one(conn, ws, relpath)
 
 
-def _index_one(conn: sqlite3.Connection, ws: Workspace, relpath: str, *, fresh: bool = False) -> list[Record] | None:
-    """Index one file (or drop it when it is gone or not indexable); its records, None when dropped."""
-    path = ws.path(relpath)
-    if not indexable(relpath) or left_out(path) or not path.is_file():
-        searchdb.drop_file(conn, relpath)
-        return None
-    try:
-        text = ws.read_text(relpath)
-        state = _state(path)
-    except (InputError, OSError) as exc:
-        log.warning("search index: %s left out: %s", relpath, exc)
-        searchdb.drop_file(conn, relpath)
-        return None
-    got = records_for(relpath, text, ws.config.protocol.default_offset)
-    searchdb.put_file(conn, relpath, state, got, fresh=fresh)
-    return got
+def _index_one(conn: searchdb.Connection, ws: Workspace, relpath: str) -> bool:
+    """Index one file (or drop it when it is gone or not indexable); True if it is indexed now."""
+    got = _prepare(ws, relpath)
+    if isinstance(got, str):
+        log.warning("search index: %s", got)
+    searchdb.drop_file(conn, relpath)
+    if isinstance(got, searchdb.Prepared):
+        searchdb.put_rows(conn, [got])
+    return isinstance(got, searchdb.Prepared)
+
+
+def bodies(ws: Workspace) -> searchdb.Bodies:
+    """Reads the bodies of workspace records from their files as they are now (a file that is gone, not
+    indexable or unreadable gives none; one edited since it was indexed gives its records as they read now)."""
+    def read(rows: list[searchdb.Row]) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for relpath in dict.fromkeys(r.relpath for r in rows):
+            got = _read(ws, relpath)
+            if isinstance(got, tuple):
+                recs = records_for(relpath, got[0], ws.config.protocol.default_offset, flagged=False)
+                out.update((r.key, r.body) for r in recs)
+        return out
+    return read
 
 
 def current_states(ws: Workspace) -> dict[str, FileState]:
@@ -183,7 +231,7 @@ def folder_kind(name: str) -> str:
     return f"folder:{name}"
 
 
-def sync_folder(conn: sqlite3.Connection, name: str, root: Path) -> None:
+def sync_folder(conn: searchdb.Connection, name: str, root: Path) -> None:
     """Bring the index of an outside folder of Markdown up to date (files keyed `name:relpath`)."""
     prefix = f"{name}:"
     known = searchdb.indexed_files(conn, prefix)
@@ -192,7 +240,7 @@ def sync_folder(conn: sqlite3.Connection, name: str, root: Path) -> None:
     searchdb.in_chunks(conn, stale, lambda key: _index_folder_file(conn, name, root, key))
 
 
-def _index_folder_file(conn: sqlite3.Connection, name: str, root: Path, key: str) -> None:
+def _index_folder_file(conn: searchdb.Connection, name: str, root: Path, key: str) -> None:
     rel = key.split(":", 1)[1]
     path = root / rel
     try:
@@ -209,6 +257,20 @@ def _index_folder_file(conn: sqlite3.Connection, name: str, root: Path, key: str
     searchdb.put_file(conn, key, state, [Record(key=key, relpath=key, kind=rec.kind, title=rec.title,
                                                 summary=rec.summary, body=rec.body, date=rec.date,
                                                 flags=flags_of(text))])
+
+
+def folder_bodies(root: Path) -> searchdb.Bodies:
+    """Reads the bodies of an outside folder's records (keyed `name:relpath`; a document's body is its text)
+    from its files as they are now."""
+    def read(rows: list[searchdb.Row]) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for r in rows:
+            try:
+                out[r.key] = decode((root / r.key.split(":", 1)[1]).read_bytes(), r.key)
+            except (InputError, OSError):
+                continue
+        return out
+    return read
 
 
 def _markdown_under(root: Path) -> list[str]:

@@ -25,7 +25,7 @@ def list_sessions(ws: Workspace, query: Query, limit: int, after: tuple[str, str
         searchindex.refresh(ws)
     conn = searchindex.open_index(ws)
     try:
-        return searchdb.listing(conn, query, "session", limit, after)
+        return searchdb.listing(conn, query, "session", limit, after, bodies=searchindex.bodies(ws))
     finally:
         conn.close()
 

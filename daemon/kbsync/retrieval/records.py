@@ -46,18 +46,19 @@ class Record:
     flags: tuple[dict[str, object], ...] = field(default=(), compare=False)  # Flag.as_dict(), in the file's offsets
 
 
-def records_for(relpath: str, text: str, default_offset: str = "+08:00") -> list[Record]:
-    """The records a workspace file contributes to the search index (none for logs, index.md ...)."""
+def records_for(relpath: str, text: str, default_offset: str = "+08:00", *, flagged: bool = True) -> list[Record]:
+    """The records a workspace file contributes to the search index (none for logs, index.md ...); with
+    `flagged` False, without their embedded-instruction flags (the costly part)."""
     kind = protocol.classify(relpath)
     if kind == "board" and relpath == protocol.BOARD_MD:
-        return board_records(relpath, text)
+        return board_records(relpath, text, flagged=flagged)
     if kind == "session":
         rec = session_record(relpath, text, default_offset)
     elif kind in ("memory", "artifact"):
         rec = plain_record(relpath, text, kind)
     else:
         return []
-    return [dataclasses.replace(rec, flags=flags_of(text))]
+    return [dataclasses.replace(rec, flags=flags_of(text)) if flagged else rec]
 
 
 def flags_of(text: str) -> tuple[dict[str, object], ...]:
@@ -132,11 +133,12 @@ def _first_line(text: str, title: str) -> str:
     return ""
 
 
-def board_records(relpath: str, text: str) -> list[Record]:
+def board_records(relpath: str, text: str, *, flagged: bool = True) -> list[Record]:
     """One record per knowledge-board entry, keyed `LEARNING_BOARD.md#<title>@<source_date>`. The board is
-    checked for embedded instructions as a whole, once; each entry keeps the flags whose line falls within it."""
+    checked for embedded instructions as a whole, once (unless `flagged` is False); each entry keeps the
+    flags whose line falls within it."""
     out = []
-    flags = injection.detect(text)
+    flags = injection.detect(text) if flagged else []
     for block in parse_board(text).entries():
         e = block.entry
         end = block.start + len(block.raw.splitlines())  # the entry's last line, 1-based

@@ -163,7 +163,8 @@ def _run_one(ws: Workspace, spec: SourceSpec, query: Query, limit: int) -> tuple
 
 
 def _workspace_hits(ws: Workspace, spec: SourceSpec, query: Query, limit: int) -> list[Hit]:
-    rows = searchdb.search(searchdb.reader(searchdb.db_path(ws.state_dir)), query, WORKSPACE_KINDS[spec.kind], limit)
+    rows = searchdb.search(searchdb.reader(searchdb.db_path(ws.state_dir)), query, WORKSPACE_KINDS[spec.kind], limit,
+                           bodies=searchindex.bodies(ws))
     return [_hit(spec.name, i, r, r.relpath) for i, r in enumerate(rows, start=1)]
 
 
@@ -174,7 +175,8 @@ def _folder_hits(ws: Workspace, spec: SourceSpec, query: Query, limit: int) -> l
     conn = searchdb.connect(searchdb.db_path(ws.state_dir))
     try:
         searchindex.sync_folder(conn, spec.name, root)
-        rows = searchdb.search(conn, query, searchindex.folder_kind(spec.name), limit)
+        rows = searchdb.search(conn, query, searchindex.folder_kind(spec.name), limit,
+                               bodies=searchindex.folder_bodies(root))
     finally:
         conn.close()
     return [_hit(spec.name, i, r, str(root / r.relpath.split(":", 1)[1])) for i, r in enumerate(rows, start=1)]

@@ -5,22 +5,27 @@ so a two-character word inside a sentence is never found. Before text goes
 into the index, every run of CJK characters is rewritten as its overlapping
 bigrams plus the run's last character alone (合同风险 -> 合同 同风 风险 险);
 other text is left to unicode61. A query is rewritten the same way: a CJK run
-of two or more characters becomes the phrase of its bigrams (an exact
-substring match), a single character becomes a prefix query (险*), which the
-trailing unigram makes complete.
+of two characters is its bigram, a single character a prefix query (险*),
+which the trailing unigram makes complete, and a longer run the AND of its
+bigrams. The index keeps no positions, so that AND also holds where the
+bigrams stand apart: such a match is checked against the text (`holds`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import functools
 import re
 from dataclasses import dataclass, field
 
 from kbsync.core.highlight import CJK as _CJK
 
 CJK_RUN = re.compile(f"[{_CJK}]+")
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+# A query word: letters and digits, as unicode61 keeps them in one token. The few letters Python counts but
+# SQLite's tables do not (New Tai Lue vowel signs, two Vedic signs) split a word, as the index split it: a
+# word of two tokens would be a phrase, which an index without positions cannot match.
+_WORD = re.compile(r"[^\W_\u19b0-\u19c0\u19c8\u19c9\u1cf2\u1cf3]+")
 FILTER_KEYS = ("tag", "status", "type", "since", "until", "source")
 _FILTER = re.compile(r'^(%s):(?:"([^"]*)"|(\S*))$' % "|".join(FILTER_KEYS))
 _DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
@@ -35,14 +40,17 @@ def bigrams(run: str) -> list[str]:
 
 def index_text(text: str) -> str:
     """`text` with every CJK run replaced by its bigram tokens, for the FTS5 index."""
-    return CJK_RUN.sub(_run_tokens, text)
+    parts = _RUN_SPLIT.split(text)
+    parts[1::2] = map(_run_tokens, parts[1::2])
+    return "".join(parts)
 
 
-def _run_tokens(m: re.Match[str]) -> str:
-    run = m.group()
-    if len(run) == 2:  # the commonest case, kept cheap
-        return f" {run} {run[1]} "
-    return " " + " ".join(bigrams(run)) + " "
+_RUN_SPLIT = re.compile(f"([{_CJK}]+)")
+
+
+@functools.lru_cache(maxsize=8192)  # runs repeat (words, set phrases): most are rewritten once
+def _run_tokens(run: str) -> str:
+    return " " + " ".join(map(str.__add__, run, run[1:])) + " " + run[-1] + " "
 
 
 @dataclass(frozen=True)
@@ -120,10 +128,12 @@ def _split(text: str) -> list[str]:
 
 def fts_expression(terms: tuple[str, ...]) -> str:
     """An FTS5 MATCH expression requiring every term; "" when there is nothing to match."""
-    parts: list[str] = []
-    for term in terms:
-        parts.extend(_term_parts(term))
-    return " AND ".join(parts)
+    return " AND ".join(fts_parts(terms))
+
+
+def fts_parts(terms: tuple[str, ...]) -> list[str]:
+    """The words of an FTS5 MATCH expression requiring every term, each once."""
+    return list(dict.fromkeys(p for term in terms for p in _term_parts(term)))
 
 
 def _term_parts(term: str) -> list[str]:
@@ -132,7 +142,7 @@ def _term_parts(term: str) -> list[str]:
     for m in CJK_RUN.finditer(term):
         parts.extend(_words(term[pos:m.start()]))
         run = m.group(0)
-        parts.append(f'"{run}"*' if len(run) == 1 else '"' + " ".join(bigrams(run)[:-1]) + '"')
+        parts.extend([f'"{run}"*'] if len(run) == 1 else [f'"{g}"' for g in dict.fromkeys(bigrams(run)[:-1])])
         pos = m.end()
     parts.extend(_words(term[pos:]))
     return parts
@@ -140,3 +150,19 @@ def _term_parts(term: str) -> list[str]:
 
 def _words(text: str) -> list[str]:
     return [f'"{w}"' for w in _WORD.findall(text)]
+
+
+def long_runs(terms: tuple[str, ...]) -> tuple[str, ...]:
+    """The CJK runs of three or more characters in `terms`: the parts of a match the index cannot confirm."""
+    return tuple(dict.fromkeys(run for term in terms for run in CJK_RUN.findall(term) if len(run) > 2))
+
+
+def holds(texts: tuple[str, ...], runs: tuple[str, ...]) -> bool:
+    """Whether every one of `runs` stands in one of `texts`."""
+    return all(any(run in text for text in texts) for run in runs)
+
+
+def kind_token(kind: str) -> str:
+    """The one token that stands for a record kind in the index (`folder:notes` would be two, and a phrase
+    of two words cannot be matched without positions): the kind itself when it is one word, else its hex."""
+    return kind if kind.isascii() and kind.isalnum() else "k" + kind.encode("utf-8").hex()

@@ -1,0 +1,155 @@
+"""The search index's layout: no stored text, no positions, deletes that forget, and matches the text confirms."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from helpers.retrieval import keys, make_workspace, session_text, sid_for, write
+from kbsync.retrieval import db as searchdb
+from kbsync.retrieval import index as searchindex
+from kbsync.retrieval import listing
+from kbsync.retrieval.db import sqlite3
+from kbsync.retrieval.text import parse_query
+from kbsync.store.workspace import Workspace
+
+TS = "2025-07-01T09:00:00+08:00"
+
+
+def _session(root: Path, name: str, summary: str, body: str, ts: str = TS) -> str:
+    sid, prefix = sid_for(ts, name)
+    rel = f"{prefix}-{name}.md"
+    write(root, rel, session_text(sid, ts, ("测试",), "open", summary, body))
+    return rel
+
+
+def _raw_matches(ws: Workspace, expression: str) -> int:
+    conn = searchdb.connect(searchdb.db_path(ws.state_dir))
+    try:
+        return int(conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (expression,)).fetchone()[0])
+    finally:
+        conn.close()
+
+
+def test_the_full_text_table_stores_no_text_and_no_positions(tmp_path: Path) -> None:
+    make_workspace(tmp_path, noise=2)
+    ws = Workspace(tmp_path)
+    searchindex.rebuild(ws)
+    conn = sqlite3.connect(searchdb.db_path(ws.state_dir))
+    try:
+        sql = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'fts'").fetchone()[0]
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    finally:
+        conn.close()
+    assert "content = ''" in sql and "contentless_delete = 1" in sql and "detail = column" in sql
+    assert "fts_content" not in tables
+
+
+def test_a_changed_or_deleted_file_no_longer_matches_its_old_words(tmp_path: Path) -> None:
+    make_workspace(tmp_path, noise=2)
+    ws = Workspace(tmp_path)
+    searchindex.rebuild(ws)
+    rel = _session(tmp_path, "水果", "first", "苹果 apple")
+    searchindex.update(ws, [rel])
+    assert _raw_matches(ws, '"苹果"') == 1 and _raw_matches(ws, '"apple"') == 1
+    _session(tmp_path, "水果", "second", "香蕉 banana")
+    searchindex.update(ws, [rel])
+    assert _raw_matches(ws, '"苹果"') == 0 and _raw_matches(ws, '"apple"') == 0  # in the index itself, not only hidden
+    assert keys(ws, "banana") == [rel]
+    (tmp_path / rel).unlink()
+    searchindex.update(ws, [rel])
+    assert _raw_matches(ws, '"香蕉"') == 0 and _raw_matches(ws, '"banana"') == 0 and keys(ws, "香蕉") == []
+
+
+@pytest.fixture(scope="module")
+def apart(tmp_path_factory: pytest.TempPathFactory) -> tuple[Workspace, dict[str, str]]:
+    """Records holding 合同风险, and records holding its bigrams (合同 同风 风险) only apart, in head and body."""
+    root = tmp_path_factory.mktemp("apart")
+    made = {
+        "head-run": _session(root, "甲", "合同风险梳理", "无关内容", "2025-07-01T09:00:00+08:00"),
+        "head-apart": _session(root, "乙", "合同很多 同风格 风险低", "无关内容", "2025-07-02T09:00:00+08:00"),
+        "body-run": _session(root, "丙", "周报", "本周处理合同风险。", "2025-07-03T09:00:00+08:00"),
+        "body-apart": _session(root, "丁", "周报", "合同已签，同风格的文档，风险可控。", "2025-07-04T09:00:00+08:00"),
+        "split": _session(root, "戊", "合同很多", "同风格 风险可控", "2025-07-05T09:00:00+08:00"),
+    }
+    ws = Workspace(root)
+    searchindex.rebuild(ws)
+    return ws, made
+
+
+def _names(made: dict[str, str], rows: list[searchdb.Row]) -> list[str]:
+    by_key = {v: k for k, v in made.items()}
+    return [by_key[r.key] for r in rows]
+
+
+def test_a_long_cjk_run_is_found_only_where_it_stands_whole(apart: tuple[Workspace, dict[str, str]]) -> None:
+    ws, made = apart
+    assert _raw_matches(ws, '"合同" AND "同风" AND "风险"') == 5  # the index alone cannot tell them apart
+    conn = searchdb.connect(searchdb.db_path(ws.state_dir))
+    try:
+        rows = searchdb.search(conn, parse_query("合同风险"), "session", 10, bodies=searchindex.bodies(ws))
+    finally:
+        conn.close()
+    assert _names(made, rows) == ["head-run", "body-run"]  # the head tier first
+
+
+def test_a_listing_keeps_only_records_holding_the_run(apart: tuple[Workspace, dict[str, str]]) -> None:
+    ws, made = apart
+    rows = listing.list_sessions(ws, parse_query("合同风险"), 10)
+    assert _names(made, rows) == ["body-run", "head-run"]  # newest first
+    first = listing.list_sessions(ws, parse_query("合同风险"), 1)
+    rest = listing.list_sessions(ws, parse_query("合同风险"), 10, (first[0].date, first[0].key))
+    assert _names(made, first + rest) == ["body-run", "head-run"]
+
+
+def test_the_check_reads_the_file_as_it_is_now(tmp_path: Path) -> None:
+    ws = Workspace(tmp_path)
+    rel = _session(tmp_path, "己", "周报", "本周处理合同风险。")
+    searchindex.rebuild(ws)
+    write(tmp_path, rel, (tmp_path / rel).read_text(encoding="utf-8").replace("合同风险", "合同，同风，风险"))
+    assert keys(ws, "合同风险") == []  # not yet re-indexed: the index still holds the bigrams; the file no longer the run
+
+
+def test_short_cjk_and_english_queries_need_no_check(apart: tuple[Workspace, dict[str, str]]) -> None:
+    ws, made = apart
+    assert set(keys(ws, "同风")) == set(made.values())  # 合同风险 holds it too
+    assert set(keys(ws, "低")) == {made["head-apart"]}  # a run's last character
+    rel = made["body-run"]
+    assert keys(ws, "本周") == [rel]
+
+
+def test_an_older_database_is_rebuilt_on_open(tmp_path: Path) -> None:
+    path = tmp_path / searchdb.DB_NAME
+    old = sqlite3.connect(path)
+    old.executescript("CREATE TABLE docs (id INTEGER PRIMARY KEY, key TEXT);"
+                      "CREATE VIRTUAL TABLE fts USING fts5(kind, head, body); PRAGMA user_version = 3;")
+    old.close()
+    conn = searchdb.connect(path)
+    try:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == searchdb.SCHEMA_VERSION
+        sql = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'fts'").fetchone()[0]
+    finally:
+        conn.close()
+    assert "detail = column" in sql
+
+
+def test_a_build_on_every_core_writes_what_a_serial_build_writes(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    make_workspace(tmp_path, noise=450)  # past parallel.MIN_PARALLEL files
+    ws = Workspace(tmp_path)
+
+    def dump() -> list[tuple[object, ...]]:
+        conn = searchdb.connect(searchdb.db_path(ws.state_dir))
+        try:
+            return conn.execute("SELECT d.id, d.key, d.title, d.flags, l.n FROM docs d JOIN lengths l ON l.id = d.id"
+                                " ORDER BY d.id").fetchall()
+        finally:
+            conn.close()
+
+    monkeypatch.setenv("KBSYNC_WORKERS", "2")
+    searchindex.rebuild(ws)
+    parallel_rows = dump()
+    monkeypatch.setenv("KBSYNC_WORKERS", "1")
+    searchindex.rebuild(ws)
+    assert dump() == parallel_rows and len(parallel_rows) > 450

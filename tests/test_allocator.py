@@ -47,3 +47,34 @@ def test_freed_memory_goes_back_once_tuned() -> None:
 @pytest.mark.skipif(not allocator._glibc(), reason="glibc's malloc only")
 def test_a_threshold_the_environment_sets_is_left_as_given() -> None:
     assert kept_mb("tuned", MALLOC_MMAP_THRESHOLD_=str(32 << 20)) >= 32  # 1 MB blocks from the heap, as asked
+
+
+RELEASE_PROBE = """
+import ctypes
+from kbsync import allocator
+assert allocator.tune()
+libc = ctypes.CDLL(None)
+libc.malloc.restype = ctypes.c_void_p
+libc.free.argtypes = [ctypes.c_void_p]
+def rss_mb():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * 4096 // (1 << 20)
+base = rss_mb()
+blocks = [libc.malloc(4096) for _ in range(16384)]  # 64 MB in pages, as SQLite's page cache takes them
+for b in blocks:
+    ctypes.memset(b, 1, 4096)
+for b in blocks[:-1]:
+    libc.free(b)  # the last one holds the heap's top: the trim threshold gives nothing back
+kept = rss_mb() - base
+allocator.release()
+print(kept, rss_mb() - base)
+"""
+
+
+@pytest.mark.skipif(not allocator._glibc(), reason="glibc's malloc only")
+def test_release_gives_back_what_small_blocks_left_inside_the_heap() -> None:
+    out = subprocess.run([sys.executable, "-c", RELEASE_PROBE], capture_output=True, text=True, timeout=60,
+                         env={k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")})
+    assert out.returncode == 0, out.stderr
+    kept, released = map(int, out.stdout.split())
+    assert kept >= 48 and released < 8

@@ -35,6 +35,17 @@ def tune() -> bool:
     return all(taken)
 
 
+def release() -> bool:
+    """Give the free memory inside the heaps back to the system (glibc's malloc_trim), after work that freed
+    much in small blocks (the trim threshold returns only the heap's top; a search index build frees a page
+    cache and a full-text buffer of tens of MB in 4 KB pages spread over it). True when glibc released some."""
+    if not _glibc():
+        return False
+    import ctypes
+
+    return bool(ctypes.CDLL(None).malloc_trim(0))
+
+
 def _glibc() -> bool:
     try:
         return "glibc" in (os.confstr("CS_GNU_LIBC_VERSION") or "")

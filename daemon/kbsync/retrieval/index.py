@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-from kbsync import parallel
+from kbsync import allocator, parallel
 from kbsync.core import protocol
 from kbsync.store import fsio
 from kbsync.retrieval import db as searchdb
@@ -78,6 +78,7 @@ def rebuild(ws: Workspace) -> BuildResult:
         tmp.unlink(missing_ok=True)  # our own half-built copy; the live index is untouched
         raise
     conn.close()
+    allocator.release()  # the build's page cache and full-text buffer, freed in small blocks: a daemon would keep them
     searchdb.swap_in(tmp, final)
     return result
 

@@ -153,3 +153,24 @@ def test_a_build_on_every_core_writes_what_a_serial_build_writes(tmp_path: Path,
     monkeypatch.setenv("KBSYNC_WORKERS", "1")
     searchindex.rebuild(ws)
     assert dump() == parallel_rows and len(parallel_rows) > 450
+
+
+def test_the_totals_the_ranking_reads_follow_every_write(tmp_path: Path) -> None:
+    make_workspace(tmp_path, noise=3)
+    ws = Workspace(tmp_path)
+    searchindex.rebuild(ws)
+    rel = _session(tmp_path, "水果", "first", "苹果 apple")
+    searchindex.update(ws, [rel])
+    _session(tmp_path, "水果", "second", "香蕉 banana and a longer body than before")
+    searchindex.update(ws, [rel])
+    other = _session(tmp_path, "蔬菜", "third", "白菜")
+    searchindex.update(ws, [other])
+    (tmp_path / other).unlink()
+    searchindex.update(ws, [other])
+    conn = searchdb.connect(searchdb.db_path(ws.state_dir))
+    try:
+        counted = conn.execute("SELECT count(*), sum(n) FROM lengths").fetchone()
+        kept = conn.execute("SELECT records, length FROM totals").fetchone()
+    finally:
+        conn.close()
+    assert counted[0] > 0 and tuple(kept) == tuple(counted)

@@ -40,7 +40,8 @@ Connection = sqlite3.Connection
 Error = sqlite3.Error
 
 DB_NAME = "search.sqlite"
-SCHEMA_VERSION = 4  # 2: a session's title is its `title` field where it has one; 3: docs.flags; 4: contentless
+SCHEMA_VERSION = 5  # 2: a session's title is its `title` field where it has one; 3: docs.flags; 4: contentless;
+# 5: totals
 _SCHEMA = """
 CREATE TABLE files (relpath TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL);
 CREATE TABLE docs (
@@ -49,6 +50,12 @@ CREATE TABLE docs (
   type TEXT NOT NULL, source TEXT NOT NULL, date TEXT NOT NULL, broken TEXT NOT NULL, fields TEXT NOT NULL,
   flags TEXT NOT NULL);
 CREATE TABLE lengths (id INTEGER PRIMARY KEY, n INTEGER NOT NULL);
+CREATE TABLE totals (one INTEGER PRIMARY KEY CHECK (one = 1), records INTEGER NOT NULL, length INTEGER NOT NULL);
+INSERT INTO totals VALUES (1, 0, 0);
+CREATE TRIGGER lengths_added AFTER INSERT ON lengths BEGIN
+  UPDATE totals SET records = records + 1, length = length + new.n; END;
+CREATE TRIGGER lengths_dropped AFTER DELETE ON lengths BEGIN
+  UPDATE totals SET records = records - 1, length = length - old.n; END;
 CREATE INDEX docs_relpath ON docs(relpath);
 CREATE INDEX docs_kind_date ON docs(kind, date);
 CREATE VIRTUAL TABLE fts USING fts5(kind, head, body, content = '', contentless_delete = 1, detail = column,
@@ -299,7 +306,7 @@ def search(conn: sqlite3.Connection, query: Query, kind: str, limit: int, *, bod
         head = _ranked(conn, f"{scope} AND head : ({match})", parts, None)
         rows = _best(conn, head, where, params, limit, _head_check(runs))
         if len(rows) < limit and not runs:
-            body = _ranked(conn, f"{scope} AND ({match}) NOT head : ({match})", parts, _sizes(conn))
+            body = _ranked(conn, f"{scope} AND ({match}) NOT head : ({match})", parts, _sizes(conn), outside_head=True)
             rows += _best(conn, body, where, params, limit - len(rows), None)
         elif len(rows) < limit:  # the head tier, all of it, is in `rows`: every other match is of the body tier
             body = _ranked(conn, f"{scope} AND ({match})", parts, _sizes(conn))
@@ -339,13 +346,15 @@ HEAD_WEIGHT, BODY_WEIGHT = 8.0, 1.0
 Ranked = tuple[str, list[object]]  # a statement giving (rowid, score) of the matches, best first; its values
 
 
-def _ranked(conn: sqlite3.Connection, expression: str, parts: list[str], sizes: tuple[int, float] | None) -> Ranked:
+def _ranked(conn: sqlite3.Connection, expression: str, parts: list[str], sizes: tuple[int, float] | None, *,
+            outside_head: bool = False) -> Ranked:
     """The ranking of the matches of `expression`, whose words `parts` are each in every match. With `sizes`
     (the number of records and their average length) they are in its head or its body, and a word's column is
-    looked up in the head's index; None: in its head (the head tier), where every word weighs the same in
-    every match and the score orders by length alone. The inverse document frequency weighs the words of
-    one record against one another, so it is counted only where it can change the order: for several words
-    outside the head tier."""
+    looked up in the head's index, unless it is the one word of a tier whose heads do not hold it
+    (`outside_head`); None: in its head (the head tier), where every word weighs the same in every match and
+    the score orders by length alone. The inverse document frequency weighs the words of one record against
+    one another, so it is counted only where it can change the order: for several words outside the head
+    tier."""
     if sizes is None:
         score = f"{HEAD_WEIGHT * (K1 + 1)!r} / ({HEAD_WEIGHT + K1 * (1 - B)!r} + {K1 * B!r} * l.n)"
         return f"SELECT f.rowid AS id, -{score} AS score {_RANK_FROM}", [expression]
@@ -356,6 +365,8 @@ def _ranked(conn: sqlite3.Connection, expression: str, parts: list[str], sizes: 
         idf = _idf(conn, part, records) if len(parts) > 1 else 1.0
         head = f"{idf * HEAD_WEIGHT * (K1 + 1)!r} / ({HEAD_WEIGHT + K1 * (1 - B)!r} + {norm!r} * l.n)"
         body = f"{idf * BODY_WEIGHT * (K1 + 1)!r} / ({BODY_WEIGHT + K1 * (1 - B)!r} + {norm!r} * l.n)"
+        if outside_head and len(parts) == 1:
+            return f"SELECT f.rowid AS id, -({body}) AS score {_RANK_FROM}", [expression]
         terms.append(f"(CASE WHEN f.rowid IN (SELECT rowid FROM fts WHERE fts MATCH ?) THEN {head} ELSE {body} END)")
     return (f"SELECT f.rowid AS id, -({' + '.join(terms)}) AS score {_RANK_FROM}",
             [*(f"head : ({part})" for part in parts), expression])
@@ -371,9 +382,10 @@ def _idf(conn: sqlite3.Connection, part: str, records: int) -> float:
 
 
 def _sizes(conn: sqlite3.Connection) -> tuple[int, float]:
-    """The number of records and their average length."""
-    n, average = conn.execute("SELECT count(*), avg(n) FROM lengths").fetchone()
-    return int(n), float(average or 0.0)
+    """The number of records and their average length (kept in `totals` by triggers on `lengths`: counting
+    them took a scan of every record's length for each source a search asks)."""
+    n, length = conn.execute("SELECT records, length FROM totals").fetchone()
+    return int(n), length / n if n else 0.0
 
 
 FIRST_BATCH = 16  # ranked matches looked at first; each further batch is four times the one before,

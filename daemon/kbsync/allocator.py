@@ -16,6 +16,7 @@ Elsewhere than glibc (macOS, musl) nothing is done.
 from __future__ import annotations
 
 import os
+from typing import Any
 
 THRESHOLD = 128 * 1024  # glibc's start value of both thresholds
 ARENAS = 2
@@ -26,12 +27,10 @@ _SETTINGS = ((-3, "MALLOC_MMAP_THRESHOLD_", THRESHOLD), (-1, "MALLOC_TRIM_THRESH
 
 def tune() -> bool:
     """Set the allocator as above, before the process starts its threads; True when glibc took the settings."""
-    if not _glibc():
+    libc = _glibc()
+    if libc is None:
         return False
-    import ctypes
-
-    mallopt = ctypes.CDLL(None).mallopt
-    taken = [mallopt(param, value) == 1 for param, name, value in _SETTINGS if name not in os.environ]
+    taken = [libc.mallopt(param, value) == 1 for param, name, value in _SETTINGS if name not in os.environ]
     return all(taken)
 
 
@@ -39,15 +38,17 @@ def release() -> bool:
     """Give the free memory inside the heaps back to the system (glibc's malloc_trim), after work that freed
     much in small blocks (the trim threshold returns only the heap's top; a search index build frees a page
     cache and a full-text buffer of tens of MB in 4 KB pages spread over it). True when glibc released some."""
-    if not _glibc():
-        return False
+    libc = _glibc()
+    return libc is not None and bool(libc.malloc_trim(0))
+
+
+def _glibc() -> Any:
+    """The process's C library when it is glibc (a ctypes handle), else None."""
+    try:
+        if "glibc" not in (os.confstr("CS_GNU_LIBC_VERSION") or ""):
+            return None
+    except (ValueError, OSError):  # a C library that does not know the name
+        return None
     import ctypes
 
-    return bool(ctypes.CDLL(None).malloc_trim(0))
-
-
-def _glibc() -> bool:
-    try:
-        return "glibc" in (os.confstr("CS_GNU_LIBC_VERSION") or "")
-    except (ValueError, OSError):  # a C library that does not know the name
-        return False
+    return ctypes.CDLL(None)

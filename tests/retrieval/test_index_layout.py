@@ -24,6 +24,14 @@ def _session(root: Path, name: str, summary: str, body: str, ts: str = TS) -> st
     return rel
 
 
+def _built(root: Path, noise: int) -> Workspace:
+    """A generated workspace with its search index built."""
+    make_workspace(root, noise=noise)
+    ws = Workspace(root)
+    searchindex.rebuild(ws)
+    return ws
+
+
 def _raw_matches(ws: Workspace, expression: str) -> int:
     conn = searchdb.connect(searchdb.db_path(ws.state_dir))
     try:
@@ -33,9 +41,7 @@ def _raw_matches(ws: Workspace, expression: str) -> int:
 
 
 def test_the_full_text_table_stores_no_text_and_no_positions(tmp_path: Path) -> None:
-    make_workspace(tmp_path, noise=2)
-    ws = Workspace(tmp_path)
-    searchindex.rebuild(ws)
+    ws = _built(tmp_path, noise=2)
     conn = sqlite3.connect(searchdb.db_path(ws.state_dir))
     try:
         sql = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'fts'").fetchone()[0]
@@ -47,9 +53,7 @@ def test_the_full_text_table_stores_no_text_and_no_positions(tmp_path: Path) -> 
 
 
 def test_a_changed_or_deleted_file_no_longer_matches_its_old_words(tmp_path: Path) -> None:
-    make_workspace(tmp_path, noise=2)
-    ws = Workspace(tmp_path)
-    searchindex.rebuild(ws)
+    ws = _built(tmp_path, noise=2)
     rel = _session(tmp_path, "水果", "first", "苹果 apple")
     searchindex.update(ws, [rel])
     assert _raw_matches(ws, '"苹果"') == 1 and _raw_matches(ws, '"apple"') == 1
@@ -156,9 +160,7 @@ def test_a_build_on_every_core_writes_what_a_serial_build_writes(tmp_path: Path,
 
 
 def test_the_totals_the_ranking_reads_follow_every_write(tmp_path: Path) -> None:
-    make_workspace(tmp_path, noise=3)
-    ws = Workspace(tmp_path)
-    searchindex.rebuild(ws)
+    ws = _built(tmp_path, noise=3)
     rel = _session(tmp_path, "水果", "first", "苹果 apple")
     searchindex.update(ws, [rel])
     _session(tmp_path, "水果", "second", "香蕉 banana and a longer body than before")

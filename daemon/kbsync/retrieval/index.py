@@ -86,7 +86,7 @@ def rebuild(ws: Workspace) -> BuildResult:
 def _load_all(conn: searchdb.Connection, ws: Workspace) -> BuildResult:
     done = BuildResult(0, 0, 0)
     waiting: list[searchdb.Prepared] = []
-    for _, got in parallel.batches(functools.partial(_prepare_batch, ws), list(ws.iter_files()), size=BUILD_BATCH):
+    for _, got in parallel.batches(functools.partial(_prepare_batch, ws), ws.iter_files(), size=BUILD_BATCH):
         for why in (g for g in got if isinstance(g, str)):
             log.warning("search index: %s", why)
         waiting += [g for g in got if isinstance(g, searchdb.Prepared)]

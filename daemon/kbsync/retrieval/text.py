@@ -50,7 +50,7 @@ _RUN_SPLIT = re.compile(f"([{_CJK}]+)")
 
 @functools.lru_cache(maxsize=8192)  # runs repeat (words, set phrases): most are rewritten once
 def _run_tokens(run: str) -> str:
-    return " " + " ".join(map(str.__add__, run, run[1:])) + " " + run[-1] + " "
+    return " " + " ".join(bigrams(run)) + " "
 
 
 @dataclass(frozen=True)

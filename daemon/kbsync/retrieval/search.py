@@ -1,4 +1,4 @@
-"""Federated search: every configured source in parallel, each one's top hits fused by rank.
+"""Federated search: every configured source on `text`, each one's top hits fused by rank.
 
 Sources are `[[search.sources]]` tables; without any, the workspace's own kinds
 (sessions, board, memory, artifacts) are searched. Kinds: those four, `folder`
@@ -121,7 +121,7 @@ def select(specs: list[SourceSpec], names: Sequence[str] | None) -> list[SourceS
 
 def federated(ws: Workspace, text: str, *, names: Sequence[str] | None = None, top: int = 10,
               fusion: FusionFn | None = None) -> Outcome:
-    """Run the sources in parallel on `text` and fuse their lists; failures are collected, not raised."""
+    """Run the sources on `text` (see _answers) and fuse their lists; failures are collected, not raised."""
     query = parse_query(text)
     if query.errors:
         raise UsageError("; ".join(query.errors))
@@ -130,23 +130,33 @@ def federated(ws: Workspace, text: str, *, names: Sequence[str] | None = None, t
     specs = select(configured_sources(ws), names)
     if any(s.kind != "command" for s in specs):
         searchindex.build_missing(ws)  # build it once, before the threads read it
-    per = ws.config.search.per_source
-    futures = [_pool().submit(_run_one, ws, s, query, per) for s in specs]
-    answers = [f.result() for f in futures]
+    answers = _answers(ws, specs, query, ws.config.search.per_source)
     lists: list[SourceHits] = [(s.name, hits) for s, (hits, _) in zip(specs, answers) if hits is not None]
     failures = [(s.name, why) for s, (_, why) in zip(specs, answers) if why]
     fuse = fusion or make_rrf(ws.config.search.rrf_k)
     return Outcome(fuse(lists)[:top], failures)
 
 
+BLOCKING_KINDS = ("folder", "command")  # sources that read files or wait on a program: run in the pool
+
+
+def _answers(ws: Workspace, specs: list[SourceSpec], query: Query, per: int) -> list[tuple[list[Hit] | None, str]]:
+    """Each source's (hits, why it failed), in `specs` order. Folder and command sources run in the pool while
+    the workspace's own sources run one after another in this thread: each is a few milliseconds of SQLite that
+    holds the interpreter's lock, so threads would only add hand-offs between them."""
+    pooled = {i: _pool().submit(_run_one, ws, s, query, per) for i, s in enumerate(specs) if s.kind in BLOCKING_KINDS}
+    here = {i: _run_one(ws, s, query, per) for i, s in enumerate(specs) if i not in pooled}
+    return [here[i] if i in here else pooled[i].result() for i in range(len(specs))]
+
+
 _POOL: list[ThreadPoolExecutor] = []
 _POOL_LOCK = threading.Lock()
-POOL_THREADS = 4  # sources of all searches at once; each thread keeps its reading connection (searchdb.reader)
+POOL_THREADS = 4  # folder and command sources of all searches at once
 
 
 def _pool() -> ThreadPoolExecutor:
-    """The threads that run the sources, made once per process: a server answers many searches, and
-    starting threads (and opening the database) for each one cost more than the query itself."""
+    """The threads that run the blocking sources, made once per process: a server answers many searches, and
+    starting threads for each one cost more than a query."""
     with _POOL_LOCK:
         if not _POOL:
             _POOL.append(ThreadPoolExecutor(max_workers=POOL_THREADS, thread_name_prefix="kbsync-search"))

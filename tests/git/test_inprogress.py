@@ -26,6 +26,20 @@ def test_every_operation_is_recognised_and_its_end_too(tmp_path: Path, state: st
     assert in_progress(root) is None
 
 
+def test_git_is_asked_about_unmerged_entries_again_only_once_its_index_changed(tmp_path: Path,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    root = new_repo(tmp_path / "ws")
+    git(root, "reset", "-q")  # git writes its index
+    assert in_progress(root) is None
+    monkeypatch.setenv("PATH", str(tmp_path / "no-programs"))  # git cannot be started now
+    assert in_progress(root) is None, "the index is as it was when git found no unmerged entry"
+    monkeypatch.undo()
+    STATES["unmerged"][0](root)  # git writes a new index holding unmerged entries
+    assert (in_progress(root) or "").startswith("unmerged paths")
+    git(root, "reset", "-q", "--merge")
+    assert in_progress(root) is None
+
+
 def test_a_worktree_is_judged_by_its_own_git_folder(tmp_path: Path) -> None:
     root = new_repo(tmp_path / "ws")
     STATES["detached"][0](root)

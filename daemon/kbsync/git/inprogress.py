@@ -5,11 +5,14 @@ detached HEAD: committing then would land in the middle of that operation (confl
 as content, or a commit that `git rebase --abort` throws away). The daemon, `kbsync commit` and
 `kbsync sync` pause while this says so, and go on by themselves once it returns None.
 
-Cheap: a few stats in the git folder, and one `git ls-files --unmerged` when none of them says anything.
+Cheap: a few stats in the git folder, and one `git ls-files --unmerged` when none of them says anything and
+git's index changed since it last found no unmerged entry (git replaces the index file whole on every
+write, so its identity and time tell whether its entries can have changed).
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from kbsync import proc
@@ -49,16 +52,35 @@ def in_progress(root: Path) -> str | None:
     for marker, operation in MARKERS:
         if (folder / marker).exists():
             return f"git {operation} in progress"
-    if _unmerged(root):
+    if _unmerged(root, folder):
         return "unmerged paths in git's index (a conflict is not resolved yet)"
     if _detached(folder):
         return "detached HEAD (check out a branch)"
     return None
 
 
-def _unmerged(root: Path) -> bool:
+_MERGED: dict[Path, tuple[int, int, int, int]] = {}  # git folder -> its index file as last found without unmerged entries
+
+
+def _unmerged(root: Path, folder: Path) -> bool:
+    if not os.path.lexists(folder / "index"):
+        return False  # no index, no entries (a repository whose commits were all made without one)
+    index = _identity(folder / "index")
+    if index is not None and _MERGED.get(folder) == index:
+        return False
     done = proc.run(["git", "ls-files", "--unmerged", "-z"], cwd=root, check=False, timeout=60)
-    return done.returncode == 0 and bool(done.stdout)
+    found = done.returncode == 0 and bool(done.stdout)
+    if index is not None and not found and _identity(folder / "index") == index:
+        _MERGED[folder] = index
+    return found
+
+
+def _identity(path: Path) -> tuple[int, int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
 
 
 def _detached(folder: Path) -> bool:

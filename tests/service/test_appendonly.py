@@ -17,6 +17,7 @@ def test_only_lines_appended_after_exactly_the_checked_bytes_count() -> None:
     got = appended(Checked.of(before), before + b"| 3 | 4 |\n")
     assert got is not None and got.lines == b"| 3 | 4 |\n" and got.head == HEAD
     assert got.scan.endswith(got.lines) and before.endswith(got.scan[:-len(got.lines)])
+    assert got.checked == Checked.of(before + b"| 3 | 4 |\n"), "the next append is checked from the whole file"
     assert appended(None, before) is None
     assert appended(Checked.of(before), before) is None  # nothing new
     assert appended(Checked.of(before), before[:-1]) is None  # shortened

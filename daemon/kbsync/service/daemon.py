@@ -354,6 +354,7 @@ class Daemon:
         if has_errors(validate_text(rel, text, self.ws.config)):
             return False
         log.debug("%s: checked the %d appended bytes", rel, len(new.lines))
+        self._checked[rel] = new.checked  # the next append is checked from here
         return True
 
     def _check_whole(self, rel: str, data: bytes) -> RepairOutcome:

@@ -10,6 +10,7 @@ removed or renamed, so a kept listing is always the folder's current one.
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 import time
@@ -85,6 +86,7 @@ def _names(folder: Path) -> list[str]:
         return []
 
 
+@functools.lru_cache(maxsize=4096)  # a folder being written to is listed again at each save: its names repeat
 def _hash_of(name: str) -> str | None:
     """The h7 a session file's name carries; None for another name or a conflict copy."""
     m = protocol.SESSION_NAME_RE.match(name)

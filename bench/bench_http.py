@@ -3,10 +3,12 @@ clients, beside `kbsync search` and `kbsync session save` as a new process per c
 12,000-session corpus served by the daemon (`kbsync run`); the daemon's memory with the server up; and the
 fifty-client write load (saves, appends to one section, votes) for --load-seconds on a fresh workspace.
 
-    python bench/bench_http.py [--sessions 12000] [--requests 200] [--processes 20] [--load-seconds 60]
+    python bench/bench_http.py [--sessions 12000] [--requests 200] [--processes 20] [--load-seconds 60] [--threads]
 
 Prints requests/s and p50/p95 per row (and the daemon's CPU time per HTTP request), the throughput ratio of HTTP to process-per-call, the daemon's
-resident memory (now and peak), and what the load run wrote and lost (nothing, or the test fails).
+resident memory (now and peak), and what the load run wrote and lost (nothing, or the test fails). With
+--threads the daemon runs under bench/threadcpu.py and each HTTP row is followed by its CPU time per request
+in each of the daemon's threads.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from typing import Callable
 
 import requests
 
+import threadcpu
 from common import KBSYNC, REPO, corpus, percentile, timed
 
 sys.path.insert(0, str(REPO / "tests"))
@@ -123,12 +126,21 @@ def idle(pid: int) -> None:
             return
 
 
+THREADS: list[Path] = []  # with --threads: the file bench/threadcpu.py answers in
+
+
 def served(server: WebServer, call: Call, clients: int, total: int) -> tuple[tuple[float, list[float], set[int]], float]:
     """`over_http`, and the daemon's CPU time per request meanwhile (its reaction to the writes included:
-    it is read once the daemon has been idle for a second)."""
+    it is read once the daemon has been idle for a second); with --threads, per thread too (printed)."""
     before = cpu_s(server.proc.pid)
+    threads = threadcpu.read(THREADS[0]) if THREADS else {}
     got = over_http(call, clients, total)
     idle(server.proc.pid)
+    if THREADS:
+        after = threadcpu.read(THREADS[0])
+        per = {name: (cpu - threads.get(name, 0.0)) / total * 1000 for name, cpu in after.items()}
+        print("  threads, ms of CPU a request: " + ", ".join(f"{name} {ms:.2f}" for name, ms in
+                                                         sorted(per.items(), key=lambda kv: -kv[1]) if ms >= 0.05))
     return got, (cpu_s(server.proc.pid) - before) / total * 1000
 
 
@@ -193,6 +205,7 @@ def main() -> None:
     ap.add_argument("--processes", type=int, default=20, help="processes per row")
     ap.add_argument("--load-seconds", type=float, default=60.0)
     ap.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "kbsync-bench")
+    ap.add_argument("--threads", action="store_true", help="print the daemon's CPU time per request in each thread")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="kbsync-http-") as tmp_name:
         tmp = Path(tmp_name)
@@ -202,7 +215,12 @@ def main() -> None:
         subprocess.run([*KBSYNC, "-w", str(root), "init"], check=True, stdout=subprocess.DEVNULL)
         subprocess.run([*KBSYNC, "-w", str(root), "commit"], check=True, stdout=subprocess.DEVNULL,
                        env=server_env(tmp))  # the daemon then finds nothing to commit while it is measured
-        server = WebServer(root, tmp, command=("run",))
+        python: tuple[str, ...] = ()
+        if a.threads:
+            THREADS.append(tmp / "threads.json")
+            os.environ["THREADCPU_OUT"] = str(THREADS[0])
+            python = (str(Path(__file__).with_name("threadcpu.py")),)
+        server = WebServer(root, tmp, command=("run",), python=python)
         try:
             settled(root)
             idle(server.proc.pid)

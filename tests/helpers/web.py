@@ -45,11 +45,13 @@ def server_info(root: Path) -> dict[str, Any] | None:
 class WebServer:
     """A real server process on `root` (`kbsync web serve`, or `kbsync run` with `command="run"`)."""
 
-    def __init__(self, root: Path, home: Path, *, command: tuple[str, ...] = ("web", "serve")) -> None:
+    def __init__(self, root: Path, home: Path, *, command: tuple[str, ...] = ("web", "serve"),
+                 python: tuple[str, ...] = ()) -> None:
+        """`python`: what the interpreter is given before `-m kbsync` (a bench's wrapper script)."""
         self.root = root
         self.log = root.parent / f"server-{time.monotonic_ns()}.log"
         self._err = open(self.log, "w")
-        argv = [sys.executable, "-m", "kbsync", "-v", "-w", str(root), *command]
+        argv = [sys.executable, *python, "-m", "kbsync", "-v", "-w", str(root), *command]
         self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=self._err, env=server_env(home))
         wait_for(self._listening, timeout=30)
         info = server_info(root)

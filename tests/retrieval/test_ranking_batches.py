@@ -59,9 +59,9 @@ def _one_statement(conn: searchdb.Connection, query: Query, limit: int) -> list[
     where, params = searchdb._filters(query)
     match, parts = fts_expression(query.terms), fts_parts(query.terms)
     out: list[tuple[str, float]] = []
-    for expression, sizes in ((f'kind : "session" AND head : ({match})', None),
-                              (f'kind : "session" AND ({match}) NOT head : ({match})', searchdb._sizes(conn))):
-        ranked, values = searchdb._ranked(conn, expression, parts, sizes)
+    for expression, stats in ((f'kind : "session" AND head : ({match})', None),
+                              (f'kind : "session" AND ({match}) NOT head : ({match})', searchdb._Stats(conn))):
+        ranked, values = searchdb._ranked(expression, parts, stats)
         sql = (f"SELECT d.key, r.score FROM ({ranked}) r JOIN docs d ON d.id = r.id WHERE 1 = 1{where}"
                " ORDER BY r.score, d.key LIMIT ?")
         out += conn.execute(sql, [*values, *params, max(0, limit - len(out))]).fetchall()

@@ -285,7 +285,15 @@ Check = Callable[[list[Row]], set[str]]  # the keys of those rows whose text bea
 
 
 def search(conn: sqlite3.Connection, query: Query, kind: str, limit: int, *, bodies: Bodies) -> list[Row]:
-    """The best `limit` records of `kind` for `query`; newest first when it has no words.
+    """The best `limit` records of `kind` for `query` (see `searches`)."""
+    return searches(conn, query, [kind], limit, bodies=bodies)[kind]
+
+
+def searches(conn: sqlite3.Connection, query: Query, kinds: Sequence[str], limit: int, *,
+             bodies: Bodies) -> dict[str, list[Row]]:
+    """The best `limit` records of each of `kinds` for `query`; newest first when it has no words. All kinds
+    are searched in one state of the database, and what the ranking asks of the whole index (record count,
+    average length, each word's number of records) is asked once for all of them.
 
     Ranking is tiered: records whose head (title, summary, tags) holds every word
     come first, then those that hold them only in the body; within a tier by
@@ -294,6 +302,12 @@ def search(conn: sqlite3.Connection, query: Query, kind: str, limit: int, *, bod
     run of three or more characters is checked in the text (`bodies` reads the
     body where the head does not hold it).
     """
+    with _snapshot(conn):  # the ranking and the records it names read one state of the database
+        stats = _Stats(conn)
+        return {kind: _search(conn, query, kind, limit, bodies, stats) for kind in kinds}
+
+
+def _search(conn: sqlite3.Connection, query: Query, kind: str, limit: int, bodies: Bodies, stats: _Stats) -> list[Row]:
     where, params = _filters(query)
     match = fts_expression(query.terms)
     if not match:
@@ -302,16 +316,15 @@ def search(conn: sqlite3.Connection, query: Query, kind: str, limit: int, *, bod
     scope = f'kind : "{kind_token(kind)}"'
     runs = long_runs(query.terms)
     parts = fts_parts(query.terms)
-    with _snapshot(conn):  # the ranking and the records it names read one state of the database
-        head = _ranked(conn, f"{scope} AND head : ({match})", parts, None)
-        rows = _best(conn, head, where, params, limit, _head_check(runs))
-        if len(rows) < limit and not runs:
-            body = _ranked(conn, f"{scope} AND ({match}) NOT head : ({match})", parts, _sizes(conn), outside_head=True)
-            rows += _best(conn, body, where, params, limit - len(rows), None)
-        elif len(rows) < limit:  # the head tier, all of it, is in `rows`: every other match is of the body tier
-            body = _ranked(conn, f"{scope} AND ({match})", parts, _sizes(conn))
-            check = _record_check(runs, bodies, {r.key for r in rows})
-            rows += _best(conn, body, where, params, limit - len(rows), check)
+    head = _ranked(f"{scope} AND head : ({match})", parts, None)
+    rows = _best(conn, head, where, params, limit, _head_check(runs))
+    if len(rows) < limit and not runs:
+        body = _ranked(f"{scope} AND ({match}) NOT head : ({match})", parts, stats, outside_head=True)
+        rows += _best(conn, body, where, params, limit - len(rows), None)
+    elif len(rows) < limit:  # the head tier, all of it, is in `rows`: every other match is of the body tier
+        body = _ranked(f"{scope} AND ({match})", parts, stats)
+        check = _record_check(runs, bodies, {r.key for r in rows})
+        rows += _best(conn, body, where, params, limit - len(rows), check)
     return rows
 
 
@@ -346,23 +359,22 @@ HEAD_WEIGHT, BODY_WEIGHT = 8.0, 1.0
 Ranked = tuple[str, list[object]]  # a statement giving (rowid, score) of the matches, best first; its values
 
 
-def _ranked(conn: sqlite3.Connection, expression: str, parts: list[str], sizes: tuple[int, float] | None, *,
-            outside_head: bool = False) -> Ranked:
-    """The ranking of the matches of `expression`, whose words `parts` are each in every match. With `sizes`
-    (the number of records and their average length) they are in its head or its body, and a word's column is
-    looked up in the head's index, unless it is the one word of a tier whose heads do not hold it
-    (`outside_head`); None: in its head (the head tier), where every word weighs the same in every match and
-    the score orders by length alone. The inverse document frequency weighs the words of one record against
-    one another, so it is counted only where it can change the order: for several words outside the head
-    tier."""
-    if sizes is None:
+def _ranked(expression: str, parts: list[str], stats: _Stats | None, *, outside_head: bool = False) -> Ranked:
+    """The ranking of the matches of `expression`, whose words `parts` are each in every match. With `stats`
+    (the number of records, their average length, each word's number of records) they are in its head or its
+    body, and a word's column is looked up in the head's index, unless it is the one word of a tier whose heads
+    do not hold it (`outside_head`); None: in its head (the head tier), where every word weighs the same in
+    every match and the score orders by length alone. The inverse document frequency weighs the words of one
+    record against one another, so it is counted only where it can change the order: for several words
+    outside the head tier."""
+    if stats is None:
         score = f"{HEAD_WEIGHT * (K1 + 1)!r} / ({HEAD_WEIGHT + K1 * (1 - B)!r} + {K1 * B!r} * l.n)"
         return f"SELECT f.rowid AS id, -{score} AS score {_RANK_FROM}", [expression]
-    records, average = sizes
+    records, average = stats.sizes()
     norm = K1 * B / max(average, 1.0)
     terms: list[str] = []
     for part in parts:
-        idf = _idf(conn, part, records) if len(parts) > 1 else 1.0
+        idf = stats.idf(part) if len(parts) > 1 else 1.0
         head = f"{idf * HEAD_WEIGHT * (K1 + 1)!r} / ({HEAD_WEIGHT + K1 * (1 - B)!r} + {norm!r} * l.n)"
         body = f"{idf * BODY_WEIGHT * (K1 + 1)!r} / ({BODY_WEIGHT + K1 * (1 - B)!r} + {norm!r} * l.n)"
         if outside_head and len(parts) == 1:
@@ -375,17 +387,28 @@ def _ranked(conn: sqlite3.Connection, expression: str, parts: list[str], sizes: 
 _RANK_FROM = "FROM fts f JOIN lengths l ON l.id = f.rowid WHERE fts MATCH ? ORDER BY 2, 1"
 
 
-def _idf(conn: sqlite3.Connection, part: str, records: int) -> float:
-    """bm25's inverse document frequency of one word (FTS5's: over every record; never below 1e-6)."""
-    n = conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (part,)).fetchone()[0]
-    return max(math.log((records - n + 0.5) / (n + 0.5)), 1e-6)
+class _Stats:
+    """What the ranking asks of the whole index, each asked at most once in a read transaction: the number of
+    records and their average length (kept in `totals` by triggers on `lengths`: counting them took a scan of
+    every record's length), and a word's bm25 inverse document frequency (FTS5's: over every record, never
+    below 1e-6)."""
 
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self._sizes: tuple[int, float] | None = None
+        self._idf: dict[str, float] = {}
 
-def _sizes(conn: sqlite3.Connection) -> tuple[int, float]:
-    """The number of records and their average length (kept in `totals` by triggers on `lengths`: counting
-    them took a scan of every record's length for each source a search asks)."""
-    n, length = conn.execute("SELECT records, length FROM totals").fetchone()
-    return int(n), length / n if n else 0.0
+    def sizes(self) -> tuple[int, float]:
+        if self._sizes is None:
+            n, length = self.conn.execute("SELECT records, length FROM totals").fetchone()
+            self._sizes = int(n), length / n if n else 0.0
+        return self._sizes
+
+    def idf(self, part: str) -> float:
+        if part not in self._idf:
+            n = self.conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (part,)).fetchone()[0]
+            self._idf[part] = max(math.log((self.sizes()[0] - n + 0.5) / (n + 0.5)), 1e-6)
+        return self._idf[part]
 
 
 FIRST_BATCH = 16  # ranked matches looked at first; each further batch is four times the one before,

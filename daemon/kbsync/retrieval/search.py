@@ -140,13 +140,31 @@ def federated(ws: Workspace, text: str, *, names: Sequence[str] | None = None, t
 BLOCKING_KINDS = ("folder", "command")  # sources that read files or wait on a program: run in the pool
 
 
-def _answers(ws: Workspace, specs: list[SourceSpec], query: Query, per: int) -> list[tuple[list[Hit] | None, str]]:
-    """Each source's (hits, why it failed), in `specs` order. Folder and command sources run in the pool while
-    the workspace's own sources run one after another in this thread: each is a few milliseconds of SQLite that
-    holds the interpreter's lock, so threads would only add hand-offs between them."""
+Answer = tuple[list[Hit] | None, str]  # a source's hits, or None and why it failed
+
+
+def _answers(ws: Workspace, specs: list[SourceSpec], query: Query, per: int) -> list[Answer]:
+    """Each source's answer, in `specs` order. Folder and command sources run in the pool while the workspace's
+    own sources are searched in this thread, together (one read of the index, see searchdb.searches): each is
+    a few milliseconds of SQLite that holds the interpreter's lock, so threads would only add hand-offs."""
     pooled = {i: _pool().submit(_run_one, ws, s, query, per) for i, s in enumerate(specs) if s.kind in BLOCKING_KINDS}
-    here = {i: _run_one(ws, s, query, per) for i, s in enumerate(specs) if i not in pooled}
-    return [here[i] if i in here else pooled[i].result() for i in range(len(specs))]
+    here = _workspace_answers(ws, [s for s in specs if s.kind not in BLOCKING_KINDS], query, per)
+    return [pooled[i].result() if i in pooled else here[s.name] for i, s in enumerate(specs)]
+
+
+def _workspace_answers(ws: Workspace, specs: list[SourceSpec], query: Query, limit: int) -> dict[str, Answer]:
+    """The answer of each of the workspace's own sources (by name); a failure is every one's."""
+    if not specs:
+        return {}
+    try:
+        lists = searchdb.searches(searchdb.reader(searchdb.db_path(ws.state_dir)), query,
+                                  sorted({WORKSPACE_KINDS[s.kind] for s in specs}), limit, bodies=searchindex.bodies(ws))
+    except KbsyncError as exc:
+        return {s.name: (None, str(exc)) for s in specs}
+    except Exception as exc:  # noqa: BLE001 - the index's failure must never sink the other sources
+        return {s.name: (None, f"{type(exc).__name__}: {exc}") for s in specs}
+    return {s.name: ([_hit(s.name, i, r, r.relpath) for i, r in enumerate(lists[WORKSPACE_KINDS[s.kind]], start=1)], "")
+            for s in specs}
 
 
 _POOL: list[ThreadPoolExecutor] = []
@@ -163,19 +181,13 @@ def _pool() -> ThreadPoolExecutor:
         return _POOL[0]
 
 
-def _run_one(ws: Workspace, spec: SourceSpec, query: Query, limit: int) -> tuple[list[Hit] | None, str]:
+def _run_one(ws: Workspace, spec: SourceSpec, query: Query, limit: int) -> Answer:
     try:
-        return _RUNNERS[spec.kind if spec.kind in ("folder", "command") else "workspace"](ws, spec, query, limit), ""
+        return _RUNNERS[spec.kind](ws, spec, query, limit), ""
     except KbsyncError as exc:
         return None, str(exc)
     except Exception as exc:  # noqa: BLE001 - one source's failure must never sink the others
         return None, f"{type(exc).__name__}: {exc}"
-
-
-def _workspace_hits(ws: Workspace, spec: SourceSpec, query: Query, limit: int) -> list[Hit]:
-    rows = searchdb.search(searchdb.reader(searchdb.db_path(ws.state_dir)), query, WORKSPACE_KINDS[spec.kind], limit,
-                           bodies=searchindex.bodies(ws))
-    return [_hit(spec.name, i, r, r.relpath) for i, r in enumerate(rows, start=1)]
 
 
 def _folder_hits(ws: Workspace, spec: SourceSpec, query: Query, limit: int) -> list[Hit]:
@@ -248,5 +260,5 @@ def _command_hit(source: str, rank: int, obj: Any) -> Hit | None:
 
 
 _RUNNERS: dict[str, Callable[[Workspace, SourceSpec, Query, int], list[Hit]]] = {
-    "workspace": _workspace_hits, "folder": _folder_hits, "command": _command_hits,
+    "folder": _folder_hits, "command": _command_hits,
 }

@@ -19,6 +19,7 @@ import json
 import math
 import os
 import threading
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence, TypeVar
@@ -112,29 +113,57 @@ def _connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
-_readers = threading.local()
 READER_CACHE_KB = 512  # a kept connection's page cache; each write by the daemon empties it anyway
+KEPT_READERS = 4  # reading connections kept open between searches, of all threads together
+_FileKey = tuple[int, int]  # (device, inode): a rebuild swaps another file in
+_kept: dict[str, list[tuple[_FileKey, sqlite3.Connection]]] = {}
+_kept_lock = threading.Lock()
 
 
-def reader(path: Path) -> sqlite3.Connection:
-    """This thread's reading connection to the database at `path`, kept open between searches (its page cache
-    and compiled statements stay warm); opened anew once the file was replaced (a rebuild swaps one in).
-    Never closed by the caller; never used for writes."""
+@contextmanager
+def reading(path: Path) -> Iterator[sqlite3.Connection]:
+    """A connection for reading the database at `path`: one kept open between searches when one is free (its
+    page cache and compiled statements stay warm), else a new one, kept afterwards while fewer than KEPT_READERS
+    are (a server's request threads come and go: a connection each would hold memory for every one of them).
+    One kept for a file since replaced is closed. Never used for writes."""
     try:
         st = path.stat()
     except FileNotFoundError:
-        return connect(path)  # made here, as connect() makes it; kept from the next search on
-    key = (str(path), st.st_dev, st.st_ino)
-    kept: dict[str, tuple[tuple[str, int, int], sqlite3.Connection]] = _readers.__dict__.setdefault("kept", {})
-    held = kept.get(str(path))
-    if held is not None and held[0] == key:
-        return held[1]
-    if held is not None:
-        held[1].close()
-    conn = connect(path)
-    conn.execute(f"PRAGMA cache_size = -{READER_CACHE_KB}")
-    kept[str(path)] = (key, conn)
+        conn = connect(path)  # made here, as connect() makes it; kept from the next search on
+        try:
+            yield conn
+        finally:
+            conn.close()
+        return
+    key = (st.st_dev, st.st_ino)
+    conn = _take(str(path), key)
+    try:
+        yield conn
+    finally:
+        _give(str(path), key, conn)
+
+
+def _take(path: str, key: _FileKey) -> sqlite3.Connection:
+    with _kept_lock:
+        free = _kept.setdefault(path, [])
+        stale = [c for k, c in free if k != key]
+        free[:] = [(k, c) for k, c in free if k == key]
+        conn = free.pop()[1] if free else None
+    for old in stale:
+        old.close()
+    if conn is None:
+        conn = connect(Path(path))
+        conn.execute(f"PRAGMA cache_size = -{READER_CACHE_KB}")
     return conn
+
+
+def _give(path: str, key: _FileKey, conn: sqlite3.Connection) -> None:
+    with _kept_lock:
+        free = _kept.setdefault(path, [])
+        if len(free) < KEPT_READERS and not conn.in_transaction:
+            free.append((key, conn))
+            return
+    conn.close()
 
 
 def _open(path: Path) -> sqlite3.Connection:

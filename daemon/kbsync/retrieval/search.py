@@ -156,9 +156,10 @@ def _workspace_answers(ws: Workspace, specs: list[SourceSpec], query: Query, lim
     """The answer of each of the workspace's own sources (by name); a failure is every one's."""
     if not specs:
         return {}
+    kinds = sorted({WORKSPACE_KINDS[s.kind] for s in specs})
     try:
-        lists = searchdb.searches(searchdb.reader(searchdb.db_path(ws.state_dir)), query,
-                                  sorted({WORKSPACE_KINDS[s.kind] for s in specs}), limit, bodies=searchindex.bodies(ws))
+        with searchdb.reading(searchdb.db_path(ws.state_dir)) as conn:
+            lists = searchdb.searches(conn, query, kinds, limit, bodies=searchindex.bodies(ws))
     except KbsyncError as exc:
         return {s.name: (None, str(exc)) for s in specs}
     except Exception as exc:  # noqa: BLE001 - the index's failure must never sink the other sources

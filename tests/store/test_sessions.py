@@ -8,6 +8,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -360,3 +361,26 @@ def test_a_long_running_process_finds_session_files_made_moved_and_removed_by_ot
     assert store.find_session(ws, _h7("kept-b")) == moved.relative_to(ws.root).as_posix()
     moved.unlink()
     assert store.find_session(ws, _h7("kept-b")) is None
+
+
+def test_lookups_at_once_each_see_every_file_made_before_they_began(ws: Workspace) -> None:
+    # Lookups waiting while another scans take that scan's listings only if it began after they came in
+    # (kbsync.store.sessionnames): each thread makes a file in one of the folders, then looks it up at once.
+    for day in range(1, 41):
+        ws.path(f"sessions/2025-01-{day % 28 + 1:02d}").mkdir(parents=True, exist_ok=True)
+    misses: list[str] = []
+
+    def writer(k: int) -> None:
+        for n in range(25):
+            raw = f"at-once-{k}-{n}"
+            rel = f"sessions/2025-01-{(k * 7 + n) % 28 + 1:02d}/1500-{_h7(raw)}-x.md"
+            ws.path(rel).write_bytes(b"x")
+            if store.find_session(ws, _h7(raw)) != rel:
+                misses.append(rel)
+
+    threads = [threading.Thread(target=writer, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert misses == []

@@ -36,6 +36,7 @@ class _Listing:
 @dataclass
 class _Cache:
     folders: dict[str, _Listing] = field(default_factory=dict)
+    scanned_ns: int = 0  # when the scan that made `folders` began (time.monotonic_ns)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -44,21 +45,31 @@ _CACHES_LOCK = threading.Lock()
 
 
 def carrying(sessions_dir: Path, short: str) -> list[str]:
-    """`<folder>/<name>` of every session file under `sessions_dir` whose name carries `short`, sorted."""
+    """`<folder>/<name>` of every session file under `sessions_dir` whose name carries `short`, sorted.
+
+    Saves at once share a scan of the folders: a caller that waited for the lock while another scanned
+    takes the listings of a scan that began after it came in (they show each folder as it was at some
+    moment since), and scans only when none did."""
+    asked = time.monotonic_ns()
     with _CACHES_LOCK:
         cache = _CACHES.setdefault(sessions_dir, _Cache())
-    found: list[str] = []
     with cache.lock:
-        seen: dict[str, _Listing] = {}
-        for folder, mtime_ns in _date_folders(sessions_dir):
-            listing = cache.folders.get(folder)
-            if listing is None or not listing.fresh(mtime_ns):
-                listing = _list(sessions_dir / folder, mtime_ns)
-            seen[folder] = listing
-            if short in listing.hashes:
-                found += [f"{folder}/{name}" for name in _names(sessions_dir / folder) if _hash_of(name) == short]
-        cache.folders = seen
+        if cache.scanned_ns <= asked:
+            cache.scanned_ns = time.monotonic_ns()
+            cache.folders = _scan(sessions_dir, cache.folders)
+        folders = cache.folders
+    found = [f"{folder}/{name}" for folder, listing in folders.items() if short in listing.hashes
+             for name in _names(sessions_dir / folder) if _hash_of(name) == short]
     return sorted(found)
+
+
+def _scan(sessions_dir: Path, kept: dict[str, _Listing]) -> dict[str, _Listing]:
+    """Each date folder's listing: the one kept while it is fresh, else a new one."""
+    seen: dict[str, _Listing] = {}
+    for folder, mtime_ns in _date_folders(sessions_dir):
+        listing = kept.get(folder)
+        seen[folder] = listing if listing is not None and listing.fresh(mtime_ns) else _list(sessions_dir / folder, mtime_ns)
+    return seen
 
 
 def _date_folders(sessions_dir: Path) -> list[tuple[str, int]]:

@@ -11,6 +11,7 @@ after the candidate list was written. Nothing is ever added to the board here.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 import json
 import re
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from kbsync import parallel
 from kbsync.core import candidates, injection, protocol, secrets
 from kbsync.core.normalize import visible
 from kbsync.progress import Progress
@@ -171,13 +173,20 @@ def analyse(source: str, f: Found) -> Candidate:
 
 
 def analyse_all(source: str, found: list[Found]) -> list[Candidate]:
-    """`analyse` for each file, showing progress (the first scan of a large source takes a while)."""
-    out = []
+    """`analyse` for each file, in the order of `found`, showing progress (the first scan of a large source
+    takes a while). Each file is analysed on its own, so many files are analysed on every core
+    (kbsync.parallel: batches in worker processes, the results joined in input order, exactly what a run
+    in this process gives); a few files stay in this process."""
+    out: list[Candidate] = []
     with Progress(f"scan {source}", len(found)) as shown:
-        for f in found:
-            out.append(analyse(source, f))
-            shown.advance()
+        for batch, got in parallel.batches(functools.partial(_analyse_batch, source), found):
+            out += got
+            shown.advance(len(batch))
     return out
+
+
+def _analyse_batch(source: str, found: list[Found]) -> list[Candidate]:
+    return [analyse(source, f) for f in found]
 
 
 # ---- the scan -----------------------------------------------------------------------------

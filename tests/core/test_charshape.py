@@ -19,7 +19,7 @@ def _texts(seed: str, n: int = 3000) -> list[str]:
 
 def test_a_shape_has_one_byte_for_each_character() -> None:
     tab = charshape.table({b"a": "ab", b"c": "\xe4"})
-    assert charshape.shape("ab-中\ud800𝐢b", tab) == b"aa c  a"
+    assert charshape.shape(charshape.utf8("ab-中\ud800𝐢b"), tab) == b"aa c  a"
 
 
 def test_the_marks_are_those_the_pattern_finds() -> None:
@@ -32,14 +32,14 @@ def test_the_leetspeak_words_are_the_runs_around_each_digit_beside_a_letter() ->
     for text in _texts("leet"):
         want = sorted({next(r.span() for r in run.finditer(text) if r.start() <= m.start() < r.end())
                        for m in hint.finditer(text)})
-        assert normalize._leet_words(charshape.shape(text, normalize._WORD_SHAPE)) == want, text
+        assert normalize._leet_words(charshape.shape(charshape.utf8(text), normalize._WORD_SHAPE)) == want, text
 
 
 def test_the_spaced_hints_occur_in_the_shape_of_every_text_that_holds_their_pattern() -> None:
     patterns = (re.compile(r"[-. _*·][A-Za-z][-. _*·][A-Za-z][-. _*·]"), re.compile(" [\u4e00-\u9fff] [\u4e00-\u9fff] "))
     found = 0
     for text in _texts("spaced"):
-        shape = charshape.shape(text, normalize._SPACED_SHAPE)
+        shape = charshape.shape(charshape.utf8(text), normalize._SPACED_SHAPE)
         for pattern, (hint, _spaced) in zip(patterns, normalize._SPACED):
             if pattern.search(text):
                 found += 1

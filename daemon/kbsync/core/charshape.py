@@ -26,6 +26,11 @@ def table(kinds: dict[bytes, str]) -> bytes:
     return bytes(out)
 
 
-def shape(text: str, tab: bytes) -> bytes:
-    """`text` as one byte a character, translated by `tab` (see the module)."""
-    return text.encode("utf-8", "surrogatepass").translate(tab, _CONTINUATION)
+def utf8(text: str) -> bytes:
+    """What `shape` reads: the text's UTF-8 (lone surrogates too, as three bytes each)."""
+    return text.encode("utf-8", "surrogatepass")
+
+
+def shape(data: bytes, tab: bytes) -> bytes:
+    """A text's `utf8` as one byte a character, translated by `tab` (see the module)."""
+    return data.translate(tab, _CONTINUATION)

@@ -197,11 +197,10 @@ def _occurrences(data: AnyStr, needle: AnyStr, shift: int = 0) -> Iterator[int]:
         at = data.find(needle, at + 1)
 
 
-def _leet(text: str) -> str:
+def _leet(text: str, shape: bytes) -> str:
     """Leetspeak digits read as letters (length kept) in words that mix letters and digits: words of four
     characters and more with two letters, and on a line that holds one of those, the short words too
-    (`D0 n0t t3ll`)."""
-    shape = charshape.shape(text, _WORD_SHAPE)
+    (`D0 n0t t3ll`). `shape`: the text's _WORD_SHAPE."""
     words = _leet_words(shape)
     long = {(lo, hi) for lo, hi in words if hi - lo >= 4 and shape.count(b"a", lo, hi) >= 2}
     if not long:
@@ -285,12 +284,13 @@ def fold(text: str) -> View:
         t = _fold_compat(t, step, unusual)
     if "&" in t:
         t = step(t, _ENTITY, _entity)
-    shape = b""
+    data = charshape.utf8(t)
+    shape = charshape.shape(data, _SPACED_SHAPE)
     for hint, spaced in _SPACED:
-        shape = shape or charshape.shape(t, _SPACED_SHAPE)
         if hint in shape and (joined := step(t, spaced, _joined)) is not t:
-            t, shape = joined, b""  # changed: its shape is taken again
-    t = _leet(t)
+            t, data = joined, charshape.utf8(joined)  # changed: its shape is taken again
+            shape = charshape.shape(data, _SPACED_SHAPE)
+    t = _leet(t, charshape.shape(data, _WORD_SHAPE))
     t = step(t, _MARKS, lambda m: "" if _is_mark(m.string, m) else m.group(), _marks(t))
     return View(_SOFT_BREAK.sub(" ", t), text, tuple(maps), invisible)
 

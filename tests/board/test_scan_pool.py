@@ -66,5 +66,5 @@ def test_a_few_files_are_analysed_in_this_process(source: Path, monkeypatch: pyt
     monkeypatch.setattr(parallel, "_Pool", no_pool)
     files = sorted(source.rglob("*.md"))[:5]
     found = [Found(p.name, p.read_bytes(), "0" * 64, "2025-07-01", "new") for p in files]
-    got = scan.analyse_all("notes", found)
+    got = scan.analyse_all("notes", found, len(found))
     assert [c.path for c in got] == [p.name for p in files]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import re
+import string
 
 import pytest
 
@@ -13,12 +14,14 @@ LEAD_RULES = ("generic-api-key", "alibaba-secret-key", "telegram-bot-api-token")
 PIECES = ("access", "Auth", "api", "aPi", "API", "credential", "creds", "KEY", "passwd", "password", "secret", "Token",
           "alibaba", "telegr", "\u212aey", "credent\u0130al", "secretoken", "accessecret", " = ", ": ", "=>", "'", '"', "`",
           "\n", "\t", " ", ".", "-", "_", "中文的说明", "密钥", "abcdefghij0123456789", "Zx9Qw8Er7Ty6Ui5Op4", "AAAA", "==",
-          "12345678:A", "a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5",
-          "alibaba_key = a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5 ", "telegram: 12345678:Abcdefghijklmnopqrstuvwxyz_-0123456\n", "/", "+", ";", "\\n")
+          "12345678:A", "/", "+", ";", "\\n")
+VALUE = "".join(f"{c}{i % 10}" for i, c in enumerate(string.ascii_lowercase[:15], 1))  # 30 characters, built at run time
+# whole assignments, so that the rules whose values have a fixed length match too
+ASSIGNED = (VALUE, "alibaba_key = " + VALUE + " ", "telegram: 12345678:A" + string.ascii_lowercase[1:] + "_-0123456\n")
 
 
 def _text(rng: random.Random) -> str:
-    return "".join(rng.choice(PIECES) for _ in range(rng.randrange(1, 120)))
+    return "".join(rng.choice(PIECES + ASSIGNED) for _ in range(rng.randrange(1, 120)))
 
 
 @pytest.mark.parametrize("rule_id", LEAD_RULES)

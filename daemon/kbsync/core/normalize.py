@@ -51,9 +51,9 @@ _FOLD_RANGES: Final = ((0x00A0, 0x00FF), (0x2000, 0x2BFF), (0x3000, 0x303F), (0x
 # mathematical operators, technical symbols, box drawing, shapes, dingbats: those of them that NFKC leaves as they
 # are). A text of these alone holds no invisible or look-alike character, and NFKC makes none (it changes only
 # full-width forms and a few dots, marks and spaces).
-ORDINARY: Final = ("\x00-\x7f\u4e00-\u9fff\u3000-\u303f\uff00-\uffef\u2010-\u2027\u2030-\u205e"
-                   "\u00b0\u00b1\u00b7\u00d7\u00f7\u2190-\u222b\u222e\u2231-\u2328\u232b-\u23ff\u2500-\u27bf\u2b00-\u2bff")
-_UNUSUAL: Final = re.compile(f"[^{ORDINARY}]")
+_ORDINARY: Final = ("\x00-\x7f\u4e00-\u9fff\u3000-\u303f\uff00-\uffef\u2010-\u2027\u2030-\u205e"
+                    "\u00b0\u00b1\u00b7\u00d7\u00f7\u2190-\u222b\u222e\u2231-\u2328\u232b-\u23ff\u2500-\u27bf\u2b00-\u2bff")
+_UNUSUAL: Final = re.compile(f"[^{_ORDINARY}]")
 _OTHER: Final = re.compile("[^\x00-\x7f\u4e00-\u9fff\u3000-\u303f\u2000-\u206f\uff00-\uffef]")
 _ENTITY: Final = re.compile(r"&(?:#\d{2,7}|#x[0-9a-fA-F]{2,6}|[A-Za-z]{2,8});")
 # Words of ASCII letters and digits, as kinds (kbsync.core.charshape): a letter `a`, a leetspeak digit `l`, another

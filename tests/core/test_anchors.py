@@ -17,7 +17,8 @@ def test_prefixes_pass_over_zero_width_items_and_follow_groups_choices_and_optio
     assert prefixes(r"\b(?:Ignore|skip)\s+all") == {"igno", "skip"}  # cut at MAX_LEN (4) characters
     assert prefixes(r"(?<![a-z])(?:the )?rules?") == {"the ", "rule"}
     assert prefixes(r"[.!?]\s*do") == {".", "!", "?", ".do", "!do", "?do"}  # a superset does no harm
-    assert prefixes(r"e-?mail") == {"e-", "emai"}
+    assert prefixes(r"e-?mail") == {"e-ma", "emai"}  # an optional part is followed by what comes after it
+    assert prefixes(r"passw(?:or)?d", 12) == {"password", "passwd"}  # prefixes longer than MAX_LEN when asked
 
 
 def test_a_pattern_that_may_begin_with_a_class_or_a_wildcard_has_none() -> None:

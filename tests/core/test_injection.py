@@ -165,7 +165,8 @@ def test_flags_are_exactly_as_pinned_on_labelled_texts_and_on_session_prose_with
 
 def test_ordinary_prose_characters_hold_no_invisible_or_look_alike_one_even_after_nfkc() -> None:
     """fold looks for invisible and look-alike characters only in a text holding a character outside ordinary prose:
-    no character of ordinary prose is one of them, nor does NFKC make one of it."""
+    no character of ordinary prose is one of them, nor does NFKC make one of it; and it folds no character of ordinary
+    prose one by one (those beyond the others' NFKC folds, _OTHER, are left as they are by NFKC)."""
     import unicodedata
 
     from kbsync.core import normalize
@@ -175,4 +176,6 @@ def test_ordinary_prose_characters_hold_no_invisible_or_look_alike_one_even_afte
         if normalize._UNUSUAL.match(c) is None:
             folded = unicodedata.normalize("NFKC", c)
             assert not normalize.INVISIBLE.search(folded) and not normalize._LOOKALIKE_HINT.search(folded), hex(cp)
-    assert all(normalize._UNUSUAL.match(chr(cp)) for cp in (0x200B, 0x202E, 0x2066, 0xFEFF, 0xE0041))
+            assert not normalize._OTHER.match(c) or (folded == c and not unicodedata.combining(c)), hex(cp)
+    assert all(normalize._UNUSUAL.match(chr(cp)) for cp in (0x200B, 0x202E, 0x2066, 0xFEFF, 0xE0041, 0x0430, 0x2329))
+    assert not any(normalize._UNUSUAL.match(c) for c in "→⇒≤≠×°·✓─■")

@@ -11,13 +11,15 @@ after the candidate list was written. Nothing is ever added to the board here.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Iterable, Iterator
 
+from kbsync import parallel
 from kbsync.core import candidates, injection, protocol, secrets
 from kbsync.core.normalize import visible
 from kbsync.progress import Progress
@@ -26,7 +28,7 @@ from kbsync.core.candidates import Candidate
 from kbsync.config import Config
 from kbsync.errors import EXIT_REMOTE, ConfigError, InputError, KbsyncError
 from kbsync.store.guardededit import edit_file
-from kbsync.board.sources import Counts, Found, folder_changes, folder_files, git_changes, resolve_path
+from kbsync.board.sources import Changes, Counts, Found, folder_changes, folder_files, git_changes, resolve_path
 from kbsync.store.workspace import Workspace
 
 
@@ -170,14 +172,21 @@ def analyse(source: str, f: Found) -> Candidate:
     )
 
 
-def analyse_all(source: str, found: list[Found]) -> list[Candidate]:
-    """`analyse` for each file, showing progress (the first scan of a large source takes a while)."""
-    out = []
-    with Progress(f"scan {source}", len(found)) as shown:
-        for f in found:
-            out.append(analyse(source, f))
-            shown.advance()
+def analyse_all(source: str, found: Iterable[Found], total: int) -> list[Candidate]:
+    """`analyse` for each file, in the order of `found`, showing progress out of `total` (the first scan of a
+    large source takes a while). Each file is analysed on its own, so many files are analysed on every core
+    (kbsync.parallel: batches in worker processes, the results joined in input order, exactly what a run
+    in this process gives; `found` is taken as batches are handed out); a few files stay in this process."""
+    out: list[Candidate] = []
+    with Progress(f"scan {source}", total) as shown:
+        for batch, got in parallel.batches(functools.partial(_analyse_batch, source), found):
+            out += got
+            shown.advance(len(batch))
     return out
+
+
+def _analyse_batch(source: str, found: list[Found]) -> list[Candidate]:
+    return [analyse(source, f) for f in found]
 
 
 # ---- the scan -----------------------------------------------------------------------------
@@ -218,14 +227,24 @@ def _offset_tz(cfg: Config) -> dt.tzinfo:
     return dt.timezone(sign * dt.timedelta(hours=int(off[1:3]), minutes=int(off[4:6])))
 
 
-def _changes(ws: Workspace, src: Source, mark: dict[str, Any]) -> tuple[list[Found], dict[str, Any], Counts]:
+def _changes(ws: Workspace, src: Source, mark: dict[str, Any]) -> tuple[Changes, dict[str, Any]]:
+    """What changed, and the next watermark (complete once the changes' files are used up)."""
     if src.repo is not None:
         found, head, counts = git_changes(resolve_path(ws, src.repo), src.branch, mark.get("commit"))
-        return found, {"kind": "git", "commit": head}, counts
+        return Changes(found, {}, counts, len(found)), {"kind": "git", "commit": head}
     assert src.path is not None
     base, files = folder_files(ws, src.path)
-    found, files_mark, counts = folder_changes(base, files, mark.get("files", {}), _offset_tz(ws.config))
-    return found, {"kind": "folder", "files": files_mark}, counts
+    changes = folder_changes(base, files, mark.get("files", {}), _offset_tz(ws.config))
+    return changes, {"kind": "folder", "files": changes.mark}
+
+
+def _fresh(source: str, changes: Changes, seen: set[str]) -> Iterator[Found]:
+    """The changed files not proposed before, as they are read; those proposed before are counted."""
+    for f in changes.found:
+        if candidate_id(source, f.path, f.sha256) in seen:
+            changes.counts.proposed_before += 1
+        else:
+            yield f
 
 
 def list_relpath(source: str, now: dt.datetime, tz: dt.tzinfo) -> str:
@@ -235,11 +254,9 @@ def list_relpath(source: str, now: dt.datetime, tz: dt.tzinfo) -> str:
 def scan_source(ws: Workspace, src: Source, now: dt.datetime) -> SourceResult:
     """Scan one source: write its candidate list, then advance its watermark."""
     mark = _load_mark(ws, src.name)
-    found, next_mark, counts = _changes(ws, src, mark)
-    seen = known_ids(ws)
-    fresh = [f for f in found if candidate_id(src.name, f.path, f.sha256) not in seen]
-    counts.proposed_before = len(found) - len(fresh)
-    result = SourceResult(src.name, counts=counts, candidates=analyse_all(src.name, fresh))
+    changes, next_mark = _changes(ws, src, mark)
+    fresh = _fresh(src.name, changes, known_ids(ws))
+    result = SourceResult(src.name, counts=changes.counts, candidates=analyse_all(src.name, fresh, changes.total))
     if result.candidates:
         tz = _offset_tz(ws.config)
         rel = list_relpath(src.name, now, tz)

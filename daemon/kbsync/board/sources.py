@@ -15,7 +15,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, Iterator
+from typing import Any, Final, Iterable, Iterator
 
 from kbsync.git import history
 from kbsync.store import fsio
@@ -78,14 +78,25 @@ def _walk(base: Path, ws: Workspace) -> Iterator[str]:
                 yield name if rel == "." else f"{rel}/{name}"
 
 
-def folder_changes(base: Path, files: list[str], mark: dict[str, list[Any]],
-                   tz: dt.tzinfo) -> tuple[list[Found], dict[str, list[Any]], Counts]:
-    """Files new or changed since `mark` ({path: [mtime_ns, size, sha256]}), and the next mark."""
+@dataclass
+class Changes:
+    """What changed in a source since its watermark. `found` is read as it is used: a folder's changed files
+    are read and hashed as the scan takes them, beside the work on those before; `mark` (the next watermark)
+    and `counts` are complete once `found` is used up."""
+
+    found: Iterable[Found]
+    mark: dict[str, Any]
+    counts: Counts
+    total: int  # the most files `found` may hold
+
+
+def folder_changes(base: Path, files: list[str], mark: dict[str, list[Any]], tz: dt.tzinfo) -> Changes:
+    """Files new or changed since `mark` ({path: [mtime_ns, size, sha256]}), and the next mark. What the stat
+    of each file tells is settled here; the files it does not settle are read as `found` is used."""
     present = set(files)
     counts = Counts(deleted=sum(1 for p in mark if p not in present))
-    known = {m[2] for m in mark.values()}
-    found: list[Found] = []
     new_mark: dict[str, list[Any]] = {}
+    unsettled: list[tuple[str, str, list[Any] | None]] = []
     root = str(base)
     for rel in files:
         full = os.path.join(root, rel)
@@ -102,6 +113,16 @@ def folder_changes(base: Path, files: list[str], mark: dict[str, list[Any]],
             new_mark[rel] = old
             counts.unchanged += 1
             continue
+        unsettled.append((rel, full, old))
+    known = {m[2] for m in mark.values()}
+    return Changes(_read_changed(unsettled, known, files, new_mark, counts, tz), new_mark, counts, len(unsettled))
+
+
+def _read_changed(unsettled: list[tuple[str, str, list[Any] | None]], known: set[str], files: list[str],
+                  new_mark: dict[str, list[Any]], counts: Counts, tz: dt.tzinfo) -> Iterator[Found]:
+    """Each unsettled file read and hashed: a Found when its content is new or changed; the mark and counts
+    filled in, in the order of `files` at the end (as a walk that read each file in turn fills them)."""
+    for rel, full, old in unsettled:
         read = _read_text_file(full, rel, counts)
         if read is None:
             continue
@@ -113,10 +134,17 @@ def folder_changes(base: Path, files: list[str], mark: dict[str, list[Any]],
             counts.renamed += not old
             continue
         day = dt.datetime.fromtimestamp(st.st_mtime_ns / 1e9, tz).date().isoformat()
-        found.append(Found(rel, data, digest, day, "changed" if old else "new"))
-    counts.new = sum(f.kind == "new" for f in found)
-    counts.changed = len(found) - counts.new
-    return found, new_mark, counts
+        counts.changed += bool(old)
+        counts.new += not old
+        yield Found(rel, data, digest, day, "changed" if old else "new")
+    _in_order(new_mark, files)
+    _in_order(counts.left_out, files)
+
+
+def _in_order(d: dict[str, Any], files: list[str]) -> None:
+    ordered = {rel: d[rel] for rel in files if rel in d}
+    d.clear()
+    d.update(ordered)
 
 
 def _read_text_file(full: str, rel: str, counts: Counts) -> tuple[bytes, os.stat_result] | None:

@@ -32,33 +32,37 @@ class _Open(Exception):
     """Some match may begin with no literal character."""
 
 
-def prefixes(regex: str) -> frozenset[str] | None:
-    """The lower-cased prefixes one of which begins every match of `regex` (compiled with re.IGNORECASE)."""
+def prefixes(regex: str, max_len: int = MAX_LEN) -> frozenset[str] | None:
+    """The lower-cased prefixes (of at most `max_len` characters) one of which begins every match of `regex`
+    (compiled with re.IGNORECASE)."""
     try:
-        return frozenset(_after(list(sre_parse.parse(regex, re.IGNORECASE).data), ""))
+        return frozenset(_after(list(sre_parse.parse(regex, re.IGNORECASE).data), "", max_len))
     except _Open:
         return None
 
 
-def _after(nodes: list[Node], acc: str) -> set[str]:
+def _after(nodes: list[Node], acc: str, max_len: int) -> set[str]:
     """`acc` followed by the prefixes of what `nodes` match."""
-    if len(acc) >= MAX_LEN or not nodes:
+    if len(acc) >= max_len or not nodes:
         return _done(acc)
     (op, av), rest = nodes[0], nodes[1:]
     if op in (C.AT, C.ASSERT, C.ASSERT_NOT):
-        return _after(rest, acc)
+        return _after(rest, acc, max_len)
     if op is C.LITERAL:
-        return _after(rest, acc + chr(av).lower())
+        return _after(rest, acc + chr(av).lower(), max_len)
     if op is C.SUBPATTERN:
-        return _after(list(av[-1].data) + rest, acc)
+        return _after(list(av[-1].data) + rest, acc, max_len)
     if op is C.BRANCH:
-        return _union(_after(list(alt.data) + rest, acc) for alt in av[1])
+        return _union(_after(list(alt.data) + rest, acc, max_len) for alt in av[1])
     if op is C.IN and len(av) <= SMALL_CLASS and all(o is C.LITERAL for o, _ in av):
-        return _union(_after(rest, acc + chr(c).lower()) for _, c in av)
+        return _union(_after(rest, acc + chr(c).lower(), max_len) for _, c in av)
     if op in (C.MAX_REPEAT, C.MIN_REPEAT):
-        low, _high, item = av
-        once = _after(list(item.data), acc)  # what the first repetition begins with (the rest is not followed)
-        return _union((once, _after(rest, acc))) if low == 0 else once
+        low, high, item = av
+        if high == 1:  # an optional part: what it and the rest begin with, or the rest alone
+            once = _after(list(item.data) + rest, acc, max_len)
+        else:  # what the first repetition begins with (the rest is not followed)
+            once = _after(list(item.data), acc, max_len)
+        return _union((once, _after(rest, acc, max_len))) if low == 0 else once
     return _done(acc)
 
 

@@ -29,6 +29,7 @@ this finds the passages that would act as an instruction if a model took them as
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
@@ -174,7 +175,7 @@ class _Index:
         self.low = low = text.lower()
         # whether a rule's match starts where one of its prefixes starts in `low` (see anchors): not when lower-casing
         # changed a length, or when the text holds a letter that `re` matches case-insensitively to another
-        self.anchored = len(low) == len(text) and (low.isascii() or not _CASE_TWINS.search(low))
+        self.anchored = len(low) == len(text) and (low.isascii() or not any(c in low for c in _CASE_TWINS))
         words = _WORD_KEYS.keys() & low.encode("utf-8").translate(_LETTERS_ONLY).split()
         self.present = {_WORD_KEYS[w] for w in words} | set(_substring_automaton().find_matches_as_strings(
             low, overlapping=True))
@@ -187,14 +188,16 @@ class _Index:
         found in one pass over the text, when a rule first asks); None when the rule has no prefixes or the text
         is not `anchored`."""
         automaton, of_rule = _prefixes()
-        if not self.anchored or of_rule[i] is None:
+        mine = of_rule[i]
+        if not self.anchored or mine is None:
             return None
-        if self._prefix_hits is None:
-            self._prefix_hits = {}
-            for k, at, _end in automaton.find_matches_as_indexes(self.low, overlapping=True):
-                self._prefix_hits.setdefault(k, []).append(at)
         hits = self._prefix_hits
-        return sorted({at for k in of_rule[i] or () for at in hits.get(k, ())})
+        if hits is None:
+            hits = self._prefix_hits = {}
+            for k, at, _end in automaton.find_matches_as_indexes(self.low, overlapping=True):
+                hits.setdefault(k, []).append(at)
+        # no two of a rule's prefixes start at one place (neither begins with the other): the places need no set
+        return sorted(itertools.chain.from_iterable(hits[k] for k in mine & hits.keys()))
 
     def has(self, key: str) -> bool:
         return key in self.present
@@ -248,19 +251,27 @@ def _substring_automaton() -> AhoCorasick:
 
 # Letters that `re` matches case-insensitively to an ASCII letter although their lower case is another letter
 # (re._casefix: i and dotless ı, s and long ſ).
-_CASE_TWINS: Final = re.compile("[\u0131\u017f]")
+_CASE_TWINS: Final = "\u0131\u017f"  # each looked for alone: a substring search is much cheaper than a class search
 
 
 @lru_cache(maxsize=1)
-def _prefixes() -> tuple[AhoCorasick, tuple[tuple[int, ...] | None, ...]]:
+def _prefixes() -> tuple[AhoCorasick, tuple[frozenset[int] | None, ...]]:
     """One automaton of the prefixes that begin every match of a rule (kbsync.core.anchors), all rules' together,
-    and for each rule the places of its prefixes in it (None for a rule that has none: its pattern is tried at
-    every position of its windows). Built when the first text is checked."""
-    found = [_useful(anchors.prefixes(rule.regex)) for rule in RULES]
+    and for each rule the places of its prefixes in it (only those that begin with no other of its prefixes; None
+    for a rule that has none: its pattern is tried at every position of its windows). Built when the first text
+    is checked."""
+    found = [_shortest(_useful(anchors.prefixes(rule.regex))) for rule in RULES]
     every = sorted(set().union(*(f for f in found if f)))
     place = {p: k for k, p in enumerate(every)}
     return (AhoCorasick(every, implementation=Implementation.DFA),
-            tuple(None if f is None else tuple(place[p] for p in f) for f in found))
+            tuple(None if f is None else frozenset(place[p] for p in f) for f in found))
+
+
+def _shortest(prefixes: frozenset[str] | None) -> frozenset[str] | None:
+    """The prefixes that begin with no other one: where a longer one occurs, the shorter one occurs too."""
+    if prefixes is None:
+        return None
+    return frozenset(p for p in prefixes if not any(p[:n] in prefixes for n in range(1, len(p))))
 
 
 def _useful(prefixes: frozenset[str] | None) -> frozenset[str] | None:

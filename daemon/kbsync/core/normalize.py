@@ -25,11 +25,15 @@ from __future__ import annotations
 
 import bisect
 import html
+import itertools
 import re
+import string
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable, Final
+from typing import AnyStr, Callable, Final, Iterable, Iterator
+
+from kbsync.core import charshape
 
 INVISIBLE: Final = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\U000e0000-\U000e007f]")
 BIDI: Final = re.compile("[\u202a-\u202e\u2066-\u2069]")
@@ -43,26 +47,31 @@ _LOOKALIKE_HINT: Final = re.compile("[\u0370-\u04ff]")
 _FOLD_RANGES: Final = ((0x00A0, 0x00FF), (0x2000, 0x2BFF), (0x3000, 0x303F), (0xFF00, 0xFFEF), (0x1D400, 0x1D7FF),
                        (0x1F100, 0x1F1FF))
 # The characters of ordinary prose, Chinese or English: ASCII, CJK ideographs and punctuation, full-width forms and
-# general punctuation but its invisible and bidirectional controls. A text of these alone holds no invisible or
-# look-alike character, and NFKC makes none (it changes only full-width forms and a few dots, marks and spaces).
-_UNUSUAL: Final = re.compile("[^\x00-\x7f\u4e00-\u9fff\u3000-\u303f\uff00-\uffef\u2010-\u2027\u2030-\u205e]")
+# general punctuation but its invisible and bidirectional controls, and the symbols of notes (° ± · × ÷, arrows,
+# mathematical operators, technical symbols, box drawing, shapes, dingbats: those of them that NFKC leaves as they
+# are). A text of these alone holds no invisible or look-alike character, and NFKC makes none (it changes only
+# full-width forms and a few dots, marks and spaces).
+_ORDINARY: Final = ("\x00-\x7f\u4e00-\u9fff\u3000-\u303f\uff00-\uffef\u2010-\u2027\u2030-\u205e"
+                    "\u00b0\u00b1\u00b7\u00d7\u00f7\u2190-\u222b\u222e\u2231-\u2328\u232b-\u23ff\u2500-\u27bf\u2b00-\u2bff")
+_UNUSUAL: Final = re.compile(f"[^{_ORDINARY}]")
 _OTHER: Final = re.compile("[^\x00-\x7f\u4e00-\u9fff\u3000-\u303f\u2000-\u206f\uff00-\uffef]")
 _ENTITY: Final = re.compile(r"&(?:#\d{2,7}|#x[0-9a-fA-F]{2,6}|[A-Za-z]{2,8});")
-# A leetspeak digit beside a letter (found by the digit: a pattern that starts with one character class is
-# searched much faster than an alternation).
-_LEET_HINT: Final = re.compile(r"[013457](?:(?<=[A-Za-z][013457])|(?=[A-Za-z]))")
-_WORD_CHARS: Final = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
-_WORD_RUN: Final = re.compile("[A-Za-z0-9]*")  # the rest of a word (of ASCII letters and digits) from a position
-_TWO_LETTERS: Final = re.compile("[A-Za-z][0-9]*[A-Za-z]")  # in a word: it holds two letters
+# Words of ASCII letters and digits, as kinds (kbsync.core.charshape): a letter `a`, a leetspeak digit `l`, another
+# digit `d`, anything else a space. A leetspeak digit beside a letter is `al` or `la` in the shape.
+_WORD_SHAPE: Final = charshape.table({b"a": string.ascii_letters, b"l": "013457", b"d": "2689"})
+_WORD_CHARS: Final = frozenset(string.ascii_letters + string.digits)
 _LEET: Final = str.maketrans("013457", "oieast")
-_MARKS: Final = re.compile(r"\*\*?\*?|__?_?|~~|-\n[ \t]*")  # \*{1,3}|_{1,3}|...: each branch opens with a literal
+_MARKS: Final = re.compile(r"\*\*?\*?|__?_?|~~|-\n[ \t]*")  # tried only where `*`, `_`, `~` or `-\n` occurs
+_MARK_STARTS: Final = ("*", "_", "~", "-\n")
 # Letters written apart to hide a word: four and more single letters with one separator between each
 # (`I-g-n-o-r-e`, `i g n o r e`), or Chinese characters with a space between each (`忽 略 之 前`).
-# Each is searched only where its cheaper hint (what every such run holds inside) occurs.
+# Each is searched only where its hint (what every such run holds inside) occurs in the text's shape: a letter `a`,
+# a separator `s` (`·` is led by C2), a CJK ideograph `c` (led by E4 to E9); `sasas` stands for
+# `[-. _*·][A-Za-z][-. _*·][A-Za-z][-. _*·]`, `scscs` for ` [\u4e00-\u9fff] [\u4e00-\u9fff] ` (each a superset).
+_SPACED_SHAPE: Final = charshape.table({b"a": string.ascii_letters, b"s": "-. _*\xc2", b"c": "\xe4\xe5\xe6\xe7\xe8\xe9"})
 _SPACED: Final = (
-    (re.compile(r"[-. _*·][A-Za-z][-. _*·][A-Za-z][-. _*·]"),
-     re.compile(r"(?<![A-Za-z])[A-Za-z]([-. _*·])[A-Za-z](?:\1[A-Za-z]){2,}(?![A-Za-z])")),
-    (re.compile(" [\u4e00-\u9fff] [\u4e00-\u9fff] "), re.compile("[\u4e00-\u9fff](?: [\u4e00-\u9fff]){3,}")),
+    (b"sasas", re.compile(r"(?<![A-Za-z])[A-Za-z]([-. _*·])[A-Za-z](?:\1[A-Za-z]){2,}(?![A-Za-z])")),
+    (b"scscs", re.compile("[\u4e00-\u9fff](?: [\u4e00-\u9fff]){3,}")),
 )
 _SOFT_BREAK: Final = re.compile(r"\n(?![ \t]*(?:[-*+#>|]|\d+[.)]|\n|$))")
 
@@ -117,12 +126,14 @@ class View:
         return lo, max(lo, hi)
 
 
-def rewrite(text: str, pattern: re.Pattern[str], repl: Callable[[re.Match[str]], str]) -> tuple[str, _Map | None]:
-    """`pattern.sub(repl, text)` and the map back to `text` (None when nothing changed)."""
+def rewrite(text: str, pattern: re.Pattern[str], repl: Callable[[re.Match[str]], str],
+            found: Iterable[re.Match[str]] | None = None) -> tuple[str, _Map | None]:
+    """`pattern.sub(repl, text)` and the map back to `text` (None when nothing changed). `found`: the matches of
+    `pattern.finditer(text)` when the caller finds them another way."""
     parts: list[str] = []
     pieces: list[tuple[int, int, bool]] = []  # (new offset, old offset, copied one for one)
     at = pos = 0
-    for m in pattern.finditer(text):
+    for m in pattern.finditer(text) if found is None else found:
         got = repl(m)
         if got == m.group():
             continue
@@ -166,31 +177,32 @@ def _is_mark(text: str, m: re.Match[str]) -> bool:
     return mark == "~" or not (before.isspace() and after.isspace())
 
 
-def _leet_words(text: str) -> list[tuple[int, int]]:
-    """The words (runs of ASCII letters and digits) that hold a leetspeak digit beside a letter, in order."""
+def _leet_words(shape: bytes) -> list[tuple[int, int]]:
+    """The words (runs of ASCII letters and digits) that hold a leetspeak digit beside a letter, in order, found in
+    the text's _WORD_SHAPE."""
     words: list[tuple[int, int]] = []
-    backwards, n = "", len(text)
-    for m in _LEET_HINT.finditer(text):
-        lo, hi = m.start(), m.end()
-        if words and lo < words[-1][1]:
+    for at in sorted({*_occurrences(shape, b"al", 1), *_occurrences(shape, b"la", 0)}):  # the digit's place
+        if words and at < words[-1][1]:
             continue
-        backwards = backwards or text[::-1]  # the word's start is where its run ends, read backwards
-        words.append((n - _run_end(backwards, n - lo), _run_end(text, hi)))
+        end = shape.find(b" ", at)
+        words.append((shape.rfind(b" ", 0, at) + 1, len(shape) if end < 0 else end))
     return words
 
 
-def _run_end(text: str, at: int) -> int:
-    """Where the run of word characters from `at` ends (`at` itself when there is none)."""
-    m = _WORD_RUN.match(text, at)
-    return m.end() if m else at
+def _occurrences(data: AnyStr, needle: AnyStr, shift: int = 0) -> Iterator[int]:
+    """Where `needle` occurs in `data` (overlapping occurrences too), each place plus `shift`."""
+    at = data.find(needle)
+    while at >= 0:
+        yield at + shift
+        at = data.find(needle, at + 1)
 
 
-def _leet(text: str) -> str:
+def _leet(text: str, shape: bytes) -> str:
     """Leetspeak digits read as letters (length kept) in words that mix letters and digits: words of four
     characters and more with two letters, and on a line that holds one of those, the short words too
-    (`D0 n0t t3ll`)."""
-    words = _leet_words(text)
-    long = {(lo, hi) for lo, hi in words if hi - lo >= 4 and _TWO_LETTERS.search(text, lo, hi)}
+    (`D0 n0t t3ll`). `shape`: the text's _WORD_SHAPE."""
+    words = _leet_words(shape)
+    long = {(lo, hi) for lo, hi in words if hi - lo >= 4 and shape.count(b"a", lo, hi) >= 2}
     if not long:
         return text
     line_of, line, last = [], 0, 0
@@ -244,12 +256,23 @@ def _entity(m: re.Match[str]) -> str:
     return html.unescape(m.group())
 
 
+def _marks(t: str) -> Iterator[re.Match[str]]:
+    """What `_MARKS.finditer(t)` finds: every match starts where `*`, `_`, `~` or `-\\n` does (found by substring
+    searches), and is tried there, in order, past the end of the one before."""
+    end = 0
+    for at in sorted(itertools.chain.from_iterable(_occurrences(t, s) for s in _MARK_STARTS)):
+        if at >= end and (m := _MARKS.match(t, at)):
+            end = m.end()
+            yield m
+
+
 def fold(text: str) -> View:
     """`text` folded for matching (see the module's docstring), with its map back."""
     maps: list[_Map] = []
 
-    def step(t: str, pattern: re.Pattern[str], repl: Callable[[re.Match[str]], str]) -> str:
-        out, m = rewrite(t, pattern, repl)
+    def step(t: str, pattern: re.Pattern[str], repl: Callable[[re.Match[str]], str],
+             found: Iterable[re.Match[str]] | None = None) -> str:
+        out, m = rewrite(t, pattern, repl, found)
         if m is not None:
             maps.append(m)
         return out
@@ -261,11 +284,14 @@ def fold(text: str) -> View:
         t = _fold_compat(t, step, unusual)
     if "&" in t:
         t = step(t, _ENTITY, _entity)
+    data = charshape.utf8(t)
+    shape = charshape.shape(data, _SPACED_SHAPE)
     for hint, spaced in _SPACED:
-        if hint.search(t):
-            t = step(t, spaced, _joined)
-    t = _leet(t)
-    t = step(t, _MARKS, lambda m: "" if _is_mark(m.string, m) else m.group())
+        if hint in shape and (joined := step(t, spaced, _joined)) is not t:
+            t, data = joined, charshape.utf8(joined)  # changed: its shape is taken again
+            shape = charshape.shape(data, _SPACED_SHAPE)
+    t = _leet(t, charshape.shape(data, _WORD_SHAPE))
+    t = step(t, _MARKS, lambda m: "" if _is_mark(m.string, m) else m.group(), _marks(t))
     return View(_SOFT_BREAK.sub(" ", t), text, tuple(maps), invisible)
 
 

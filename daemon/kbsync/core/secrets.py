@@ -21,6 +21,7 @@ index.md; `log`: logs/; the scan: candidates/).
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import functools
 import hashlib
@@ -34,7 +35,7 @@ from typing import Any, Iterator
 
 from ahocorasick_rs import AhoCorasick
 
-from kbsync.core import unveil
+from kbsync.core import lazylead, unveil
 from kbsync.errors import ConfigError
 
 RULES_FILE = Path(__file__).parent.parent / "data" / "secret-rules.toml"
@@ -248,8 +249,12 @@ def _keyword_starts(rs: RuleSet, low: str) -> dict[int, set[str]]:
 def _scan_rule(
     rule: Rule, rs: RuleSet, relpath: str, text: str, hits: list[int], markers: tuple[str, ...]
 ) -> Iterator[tuple[tuple[int, int], SecretFinding]]:
+    _re(rule.regex)  # compiled here first: a bad pattern is a ConfigError naming the rules file
+    # where the rule's keywords begin every match of its lazily led choice, their positions are where it may match
+    places = hits if lazylead.covers(rule.regex, rule.keywords) and not lazylead.has_twins(text) else None
     for start, end in _windows(rule, text, hits):
-        for m in _re(rule.regex).finditer(text, start, end):
+        near = places[bisect.bisect_left(places, start):bisect.bisect_left(places, end)] if places is not None else None
+        for m in lazylead.finditer(rule.regex, text, start, end, near):
             group = _secret_group(m, rule.secret_group)
             secret = m.group(group) or ""
             if secret and _accepted(rule, rs, text, m, group, markers):

@@ -40,27 +40,35 @@ Connection = sqlite3.Connection
 Error = sqlite3.Error
 
 DB_NAME = "search.sqlite"
-SCHEMA_VERSION = 5  # 2: a session's title is its `title` field where it has one; 3: docs.flags; 4: contentless;
-# 5: totals
-_SCHEMA = """
-CREATE TABLE files (relpath TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL);
+SCHEMA_VERSION = 6  # 2: a session's title is its `title` field where it has one; 3: docs.flags; 4: contentless;
+# 5: totals; 6: the keys and triggers apart from the tables (a rebuild makes them last)
+_TABLES = """
+CREATE TABLE files (relpath TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE docs (
-  id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, relpath TEXT NOT NULL, kind TEXT NOT NULL,
+  id INTEGER PRIMARY KEY, key TEXT NOT NULL, relpath TEXT NOT NULL, kind TEXT NOT NULL,
   title TEXT NOT NULL, summary TEXT NOT NULL, tags TEXT NOT NULL, status TEXT NOT NULL,
   type TEXT NOT NULL, source TEXT NOT NULL, date TEXT NOT NULL, broken TEXT NOT NULL, fields TEXT NOT NULL,
   flags TEXT NOT NULL);
 CREATE TABLE lengths (id INTEGER PRIMARY KEY, n INTEGER NOT NULL);
 CREATE TABLE totals (one INTEGER PRIMARY KEY CHECK (one = 1), records INTEGER NOT NULL, length INTEGER NOT NULL);
-INSERT INTO totals VALUES (1, 0, 0);
-CREATE TRIGGER lengths_added AFTER INSERT ON lengths BEGIN
-  UPDATE totals SET records = records + 1, length = length + new.n; END;
-CREATE TRIGGER lengths_dropped AFTER DELETE ON lengths BEGIN
-  UPDATE totals SET records = records - 1, length = length - old.n; END;
-CREATE INDEX docs_relpath ON docs(relpath);
-CREATE INDEX docs_kind_date ON docs(kind, date);
 CREATE VIRTUAL TABLE fts USING fts5(kind, head, body, content = '', contentless_delete = 1, detail = column,
   tokenize = 'unicode61 remove_diacritics 2');
 """
+# What the tables' rows are kept in step with and looked up by: made after a rebuild's rows are in. A write
+# to a table with a second index or a trigger takes a statement journal, and opening one makes FTS5 write
+# out the full-text terms it gathered (a segment per batch of files, merged again and again); an index
+# built over the rows at the end is one sort instead of a b-tree insert per row.
+_KEYS = (
+    "INSERT INTO totals SELECT 1, count(*), coalesce(sum(n), 0) FROM lengths",
+    "CREATE UNIQUE INDEX docs_key ON docs(key)",
+    "CREATE INDEX docs_relpath ON docs(relpath)",
+    "CREATE INDEX docs_kind_date ON docs(kind, date)",
+    "CREATE TRIGGER lengths_added AFTER INSERT ON lengths BEGIN\n"
+    "  UPDATE totals SET records = records + 1, length = length + new.n; END",
+    "CREATE TRIGGER lengths_dropped AFTER DELETE ON lengths BEGIN\n"
+    "  UPDATE totals SET records = records - 1, length = length - old.n; END",
+    f"PRAGMA user_version = {SCHEMA_VERSION}",
+)
 
 
 @dataclass(frozen=True)
@@ -108,7 +116,7 @@ def _connect(path: Path) -> sqlite3.Connection:
         conn.close()  # an older layout: the index is derived, so start it afresh
         path.unlink()
         conn = _open(path)
-    conn.executescript(_SCHEMA + f"PRAGMA user_version = {SCHEMA_VERSION};")
+    conn.executescript(_TABLES + "".join(f"{sql};\n" for sql in _KEYS))
     return conn
 
 
@@ -146,16 +154,26 @@ BULK_HASH_BYTES = 16 << 20  # the full-text terms a bulk load gathers in memory 
 
 
 def new_database(path: Path) -> sqlite3.Connection:
-    """A fresh database at `path` (replacing what is there), tuned for a bulk load: no sync (the file is
-    flushed once, by `swap_in`), the rollback journal in memory (a failed build deletes the file), a larger
-    page cache and fewer, larger full-text segments."""
+    """A fresh database at `path` (replacing what is there) holding the tables without their keys, tuned for a
+    bulk load: no sync (the file is flushed once, by `swap_in`), the rollback journal in memory (a failed
+    build deletes the file), a larger page cache and fewer, larger full-text segments. `finish` makes the
+    keys once the rows are in; until then the file is no search database (`connect` starts it afresh)."""
     for suffix in ("", "-journal"):
         Path(str(path) + suffix).unlink(missing_ok=True)
-    conn = connect(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = _open(path)
     for pragma in ("synchronous = OFF", "journal_mode = MEMORY", f"cache_size = -{BULK_CACHE_KB}"):
         conn.execute(f"PRAGMA {pragma}")
+    conn.executescript(_TABLES)
     conn.execute("INSERT INTO fts (fts, rank) VALUES ('hashsize', ?)", (BULK_HASH_BYTES,))
     return conn
+
+
+def finish(conn: sqlite3.Connection) -> None:
+    """Make the keys, totals and triggers of a database `new_database` made, over the rows put in (call inside
+    the `transaction` that put them)."""
+    for sql in _KEYS:
+        conn.execute(sql)
 
 
 def swap_in(tmp: Path, final: Path) -> None:

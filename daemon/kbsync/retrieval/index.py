@@ -68,11 +68,13 @@ def build_missing(ws: Workspace) -> bool:
 def rebuild(ws: Workspace) -> BuildResult:
     """Build the whole index from the files into a new database and swap it in."""
     final = searchdb.db_path(ws.state_dir)
+    _sweep(final)
     tmp = final.with_name(f"{final.name}.{os.getpid()}.tmp")  # two builders never share one
     conn = searchdb.new_database(tmp)
     try:
         with searchdb.transaction(conn):
             result = _load_all(conn, ws)
+            searchdb.finish(conn)
     except BaseException:
         conn.close()
         tmp.unlink(missing_ok=True)  # our own half-built copy; the live index is untouched
@@ -81,6 +83,15 @@ def rebuild(ws: Workspace) -> BuildResult:
     allocator.release()  # the build's page cache and full-text buffer, freed in small blocks: a daemon would keep them
     searchdb.swap_in(tmp, final)
     return result
+
+
+def _sweep(final: Path) -> None:
+    """Delete what a build killed before its end left beside the live index (its half-built copy, named
+    after a process that no longer runs); a copy of a build still running is left to it."""
+    for left in final.parent.glob(f"{final.name}.*.tmp*"):
+        pid = left.name[len(final.name) + 1:].split(".", 1)[0]
+        if pid.isdigit() and not fsio.pid_alive(int(pid)):
+            left.unlink(missing_ok=True)
 
 
 def _load_all(conn: searchdb.Connection, ws: Workspace) -> BuildResult:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence, T
 
 from kbsync.errors import KbsyncError
 from kbsync.retrieval.records import KIND_SOURCES, Record
-from kbsync.retrieval.text import Query, fts_expression, fts_parts, holds, index_text, kind_token, long_runs
+from kbsync.retrieval.text import Query, fts_expression, fts_parts, holds, index_tokens, kind_token, long_runs
 
 # Every connection to the search database is made by sqlean.py: the sqlite3 module's own code over a bundled
 # SQLite 3.50 (contentless FTS5 tables can delete rows from 3.43 on; Python's SQLite may be older). One
@@ -219,7 +219,7 @@ class Prepared:
     relpath: str
     state: FileState
     docs: list[tuple[object, ...]]  # docs' columns after id, one tuple per record
-    texts: list[tuple[str, str, str]]  # the fts columns (kind, head, body) of each record
+    texts: list[tuple[str, str, str, int]]  # the fts columns (kind, head, body: their tokens) and length of each
     broken: int  # records whose frontmatter cannot be read
 
 
@@ -228,10 +228,18 @@ def prepared(relpath: str, state: FileState, records: Iterable[Record]) -> Prepa
     unique = list({r.key: r for r in records}.values())
     docs: list[tuple[object, ...]] = [
         (r.key, r.relpath, r.kind, r.title, r.summary, _tags_cell(r.tags), r.status, r.type, r.source, r.date,
-         r.broken, json.dumps(r.fields, ensure_ascii=False, default=str), json.dumps(r.flags, ensure_ascii=False))
+         r.broken, json.dumps(r.fields, ensure_ascii=False, default=str), _flags_cell(r.flags))
         for r in unique]
-    texts = [(kind_token(r.kind), index_text(" ".join([r.title, r.summary, *r.tags])), index_text(r.body)) for r in unique]
+    texts = [_texts(r) for r in unique]
     return Prepared(relpath, state, docs, texts, sum(1 for r in unique if r.broken))
+
+
+def _texts(r: Record) -> tuple[str, str, str, int]:
+    """The full-text columns of a record (its head and body as their tokens, each once) and its length, the
+    characters of its head and body as `index_text` writes them."""
+    head, head_n = index_tokens(" ".join([r.title, r.summary, *r.tags]))
+    body, body_n = index_tokens(r.body)
+    return kind_token(r.kind), head, body, head_n + body_n
 
 
 def put_rows(conn: sqlite3.Connection, files: Sequence[Prepared]) -> None:
@@ -245,8 +253,8 @@ def put_rows(conn: sqlite3.Connection, files: Sequence[Prepared]) -> None:
                      " broken, fields, flags) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                      ((start + i, *d) for i, d in enumerate(docs)))
     conn.executemany("INSERT INTO fts (rowid, kind, head, body) VALUES (?, ?, ?, ?)",
-                     ((start + i, *t) for i, t in enumerate(texts)))
-    conn.executemany("INSERT INTO lengths VALUES (?, ?)", ((start + i, len(t[1]) + len(t[2])) for i, t in enumerate(texts)))
+                     ((start + i, *t[:3]) for i, t in enumerate(texts)))
+    conn.executemany("INSERT INTO lengths VALUES (?, ?)", ((start + i, t[3]) for i, t in enumerate(texts)))
 
 
 def drop_file(conn: sqlite3.Connection, relpath: str) -> None:
@@ -285,6 +293,10 @@ def in_chunks(conn: sqlite3.Connection, items: Sequence[T], write: Callable[[T],
         with transaction(conn):
             out += [write(item) for item in items[at:at + CHUNK_FILES]]
     return out
+
+
+def _flags_cell(flags: Sequence[dict[str, Any]]) -> str:
+    return json.dumps(flags, ensure_ascii=False) if flags else "[]"  # most records have none
 
 
 def _tags_cell(tags: Iterable[str]) -> str:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
@@ -130,12 +131,18 @@ def _prepare(ws: Workspace, relpath: str) -> searchdb.Prepared | str | None:
 
 
 def _read(ws: Workspace, relpath: str) -> tuple[str, FileState] | str | None:
-    """A file's text and state; None when it is not indexed, the reason it is left out when it cannot be read."""
-    path = ws.path(relpath)
-    if not indexable(relpath) or left_out(path) or not path.is_file():
+    """A file's text and state; None when it is not indexed (a symlink, gone, no regular file), the reason it is
+    left out when it cannot be read. The state is taken before the text is read: a file changed in between
+    is one that the index holds older than it is, which the next catch-up re-reads."""
+    if not indexable(relpath):
         return None
     try:
-        return ws.read_text(relpath), _state(path)
+        st = os.lstat(ws.path(relpath))
+        if left_out_reason(st) or not stat.S_ISREG(st.st_mode):
+            return None
+        return ws.read_text(relpath), FileState(st.st_mtime_ns, st.st_size)
+    except FileNotFoundError:
+        return None
     except (InputError, OSError) as exc:
         return f"{relpath} left out: {exc}"
 

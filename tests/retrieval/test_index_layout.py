@@ -189,8 +189,8 @@ TOKEN_TEXTS = (
 )
 
 
-def test_the_index_given_each_token_once_holds_what_the_whole_text_gives(tmp_path: Path) -> None:
-    """Each token once (`index_tokens`) is what the index stores for the text rewritten whole (`index_text`):
+def test_the_index_given_each_bigram_once_holds_what_the_whole_text_gives(tmp_path: Path) -> None:
+    """Each bigram once (`index_tokens`) is what the index stores for the text rewritten whole (`index_text`):
     the same (token, record, column) triples, the same length."""
     conn = sqlite3.connect(tmp_path / "t.sqlite")
     for name in ("whole", "once"):

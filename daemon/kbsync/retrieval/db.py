@@ -219,7 +219,7 @@ class Prepared:
     relpath: str
     state: FileState
     docs: list[tuple[object, ...]]  # docs' columns after id, one tuple per record
-    texts: list[tuple[str, str, str, int]]  # the fts columns (kind, head, body: their tokens) and length of each
+    texts: list[tuple[str, str, str, int]]  # the fts columns (kind, head, body: index_tokens) and length of each
     broken: int  # records whose frontmatter cannot be read
 
 
@@ -235,7 +235,7 @@ def prepared(relpath: str, state: FileState, records: Iterable[Record]) -> Prepa
 
 
 def _texts(r: Record) -> tuple[str, str, str, int]:
-    """The full-text columns of a record (its head and body as their tokens, each once) and its length, the
+    """The full-text columns of a record (its head and body as `index_tokens` gives them) and its length, the
     characters of its head and body as `index_text` writes them."""
     head, head_n = index_tokens(" ".join([r.title, r.summary, *r.tags]))
     body, body_n = index_tokens(r.body)

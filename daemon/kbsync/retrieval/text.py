@@ -16,7 +16,6 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import functools
-import itertools
 import re
 from dataclasses import dataclass, field
 
@@ -55,21 +54,20 @@ def _run_tokens(run: str) -> str:
 
 
 def index_tokens(text: str) -> tuple[str, int]:
-    """The tokens of `index_text(text)`, each once, and the length of `index_text(text)`: what the index is
-    given. It keeps which column of a record holds a token, not how often or where, so a repeated token
-    only costs the writer its tokenising again. unicode61 splits at every whitespace character, so the
-    whitespace-separated pieces of the text between CJK runs hold the tokens it finds there, and each
-    run's bigrams are the tokens of the run; a run of k characters is 3k characters of `index_text`."""
+    """What the index is given for `text`: the text between its CJK runs as it stands, then the tokens of the
+    runs (their bigrams and last characters) each once; and the length of `index_text(text)`. The index
+    keeps which column of a record holds a token, not how often or where, so this holds what `index_text`
+    holds, and a bigram said again (most of them: a run of k characters is k tokens) costs the writer
+    nothing; a run of k characters is 3k characters of `index_text`."""
     parts = _RUN_SPLIT.split(text)
     runs = parts[1::2]
-    grams = itertools.chain.from_iterable(map(_run_grams, dict.fromkeys(runs)))
-    words = " ".join(parts[0::2]).split()
-    return " ".join(dict.fromkeys(itertools.chain(words, grams))), len(text) + 2 * sum(map(len, runs))
+    grams = frozenset().union(*map(_run_grams, set(runs)))
+    return " ".join(parts[0::2]) + " " + " ".join(grams), len(text) + 2 * sum(map(len, runs))
 
 
 @functools.lru_cache(maxsize=8192)
-def _run_grams(run: str) -> tuple[str, ...]:
-    return tuple(bigrams(run))
+def _run_grams(run: str) -> frozenset[str]:
+    return frozenset(bigrams(run))
 
 
 @dataclass(frozen=True)

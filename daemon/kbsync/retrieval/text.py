@@ -61,13 +61,13 @@ def index_tokens(text: str) -> tuple[str, int]:
     nothing; a run of k characters is 3k characters of `index_text`."""
     parts = _RUN_SPLIT.split(text)
     runs = parts[1::2]
-    grams = frozenset().union(*map(_run_grams, set(runs)))
+    grams = set().union(*map(_run_grams, set(runs)))
     return " ".join(parts[0::2]) + " " + " ".join(grams), len(text) + 2 * sum(map(len, runs))
 
 
-@functools.lru_cache(maxsize=8192)
-def _run_grams(run: str) -> frozenset[str]:
-    return frozenset(bigrams(run))
+@functools.lru_cache(maxsize=4096)  # a few MB: every process that indexes (the daemon too) keeps it
+def _run_grams(run: str) -> tuple[str, ...]:
+    return tuple(bigrams(run))
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from kbsync.retrieval import db as searchdb
 from kbsync.retrieval import index as searchindex
 from kbsync.retrieval import listing
 from kbsync.retrieval.db import sqlite3
-from kbsync.retrieval.text import parse_query
+from kbsync.retrieval.text import index_text, index_tokens, parse_query
 from kbsync.store.workspace import Workspace
 
 TS = "2025-07-01T09:00:00+08:00"
@@ -176,3 +176,34 @@ def test_the_totals_the_ranking_reads_follow_every_write(tmp_path: Path) -> None
     finally:
         conn.close()
     assert counted[0] > 0 and tuple(kept) == tuple(counted)
+
+
+TOKEN_TEXTS = (
+    "合同风险梳理：合同违约金过高，合同风险可控。合同",
+    "deploy the deploy pipeline; Deploy again\tand\nagain — café CAFÉ cafe naïve",
+    "アイ・ウエ ア・イ 漢字かな交じり文、한국어 문장 한국어",
+    "mixed合同deploy合同 x合y 合 同\u3000全角\u00a0nbsp\u2028line\u2029para\x1cfs\x85nel",
+    "",
+    "   \n\t ",
+    "a\u0301b \U0001f600 emoji 😀 x_y x-y 3.14 3,14",
+)
+
+
+def test_the_index_given_each_bigram_once_holds_what_the_whole_text_gives(tmp_path: Path) -> None:
+    """Each bigram once (`index_tokens`) is what the index stores for the text rewritten whole (`index_text`):
+    the same (token, record, column) triples, the same length."""
+    conn = sqlite3.connect(tmp_path / "t.sqlite")
+    for name in ("whole", "once"):
+        conn.execute(f"CREATE VIRTUAL TABLE {name} USING fts5(head, body, content = '', detail = column,"
+                     " tokenize = 'unicode61 remove_diacritics 2')")
+        conn.execute(f"CREATE VIRTUAL TABLE {name}_v USING fts5vocab({name}, instance)")
+    for i, text in enumerate(TOKEN_TEXTS):
+        head = TOKEN_TEXTS[-1 - i]
+        conn.execute("INSERT INTO whole (rowid, head, body) VALUES (?, ?, ?)", (i + 1, index_text(head), index_text(text)))
+        conn.execute("INSERT INTO once (rowid, head, body) VALUES (?, ?, ?)",
+                     (i + 1, index_tokens(head)[0], index_tokens(text)[0]))
+        assert index_tokens(text)[1] == len(index_text(text))
+    triples = ["SELECT term, doc, col FROM whole_v ORDER BY 1, 2, 3", "SELECT term, doc, col FROM once_v ORDER BY 1, 2, 3"]
+    whole, once = (conn.execute(sql).fetchall() for sql in triples)
+    conn.close()
+    assert whole == once and len(whole) > 40

@@ -110,10 +110,10 @@ def h2_in(text: str) -> list[Heading]:
 
 def sections(body: str) -> tuple[str, list[tuple[str, str]]]:
     """(preamble, [(heading, content)]) with content stripped of surrounding blank lines."""
-    lines = body.split("\n")
-    heads = h2_headings(lines)
+    heads = h2_in(body)
     if not heads:
         return body.strip("\n"), []
+    lines = body.split("\n")
     preamble = "\n".join(lines[: heads[0].index]).strip("\n")
     out: list[tuple[str, str]] = []
     for n, h in enumerate(heads):

@@ -56,13 +56,14 @@ def parse_session(text: str) -> SessionDoc:
     sp = frontmatter.split(text)
     if sp.state != "ok":
         raise ProtocolError("no frontmatter block", line=1)
-    parsed = frontmatter.parse(sp.lines)
+    found = frontmatter.entries(sp.lines)
+    parsed = frontmatter.parse(sp.lines, found)
     if parsed.mapping is None:
         assert parsed.error is not None
         raise ProtocolError(parsed.error[1], line=parsed.error[0] + 2)
     fields: dict[str, Any] = {}
     extra: list[list[str]] = []
-    for e in frontmatter.entries(sp.lines):
+    for e in found:
         if e.key in protocol.SESSION_FIELDS:
             try:
                 fields[e.key] = typed_field(e.key, parsed.mapping.get(e.key), e.raw)

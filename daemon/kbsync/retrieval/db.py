@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence, T
 
 from kbsync.errors import KbsyncError
 from kbsync.retrieval.records import KIND_SOURCES, Record
-from kbsync.retrieval.text import Query, fts_expression, fts_parts, holds, index_text, kind_token, long_runs
+from kbsync.retrieval.text import Query, fts_expression, fts_parts, holds, index_tokens, kind_token, long_runs
 
 # Every connection to the search database is made by sqlean.py: the sqlite3 module's own code over a bundled
 # SQLite 3.50 (contentless FTS5 tables can delete rows from 3.43 on; Python's SQLite may be older). One
@@ -41,27 +41,35 @@ Connection = sqlite3.Connection
 Error = sqlite3.Error
 
 DB_NAME = "search.sqlite"
-SCHEMA_VERSION = 5  # 2: a session's title is its `title` field where it has one; 3: docs.flags; 4: contentless;
-# 5: totals
-_SCHEMA = """
-CREATE TABLE files (relpath TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL);
+SCHEMA_VERSION = 6  # 2: a session's title is its `title` field where it has one; 3: docs.flags; 4: contentless;
+# 5: totals; 6: the keys and triggers apart from the tables (a rebuild makes them last)
+_TABLES = """
+CREATE TABLE files (relpath TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE docs (
-  id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, relpath TEXT NOT NULL, kind TEXT NOT NULL,
+  id INTEGER PRIMARY KEY, key TEXT NOT NULL, relpath TEXT NOT NULL, kind TEXT NOT NULL,
   title TEXT NOT NULL, summary TEXT NOT NULL, tags TEXT NOT NULL, status TEXT NOT NULL,
   type TEXT NOT NULL, source TEXT NOT NULL, date TEXT NOT NULL, broken TEXT NOT NULL, fields TEXT NOT NULL,
   flags TEXT NOT NULL);
 CREATE TABLE lengths (id INTEGER PRIMARY KEY, n INTEGER NOT NULL);
 CREATE TABLE totals (one INTEGER PRIMARY KEY CHECK (one = 1), records INTEGER NOT NULL, length INTEGER NOT NULL);
-INSERT INTO totals VALUES (1, 0, 0);
-CREATE TRIGGER lengths_added AFTER INSERT ON lengths BEGIN
-  UPDATE totals SET records = records + 1, length = length + new.n; END;
-CREATE TRIGGER lengths_dropped AFTER DELETE ON lengths BEGIN
-  UPDATE totals SET records = records - 1, length = length - old.n; END;
-CREATE INDEX docs_relpath ON docs(relpath);
-CREATE INDEX docs_kind_date ON docs(kind, date);
 CREATE VIRTUAL TABLE fts USING fts5(kind, head, body, content = '', contentless_delete = 1, detail = column,
   tokenize = 'unicode61 remove_diacritics 2');
 """
+# What the tables' rows are kept in step with and looked up by: made after a rebuild's rows are in. A write
+# to a table with a second index or a trigger takes a statement journal, and opening one makes FTS5 write
+# out the full-text terms it gathered (a segment per batch of files, merged again and again); an index
+# built over the rows at the end is one sort instead of a b-tree insert per row.
+_KEYS = (
+    "INSERT INTO totals SELECT 1, count(*), coalesce(sum(n), 0) FROM lengths",
+    "CREATE UNIQUE INDEX docs_key ON docs(key)",
+    "CREATE INDEX docs_relpath ON docs(relpath)",
+    "CREATE INDEX docs_kind_date ON docs(kind, date)",
+    "CREATE TRIGGER lengths_added AFTER INSERT ON lengths BEGIN\n"
+    "  UPDATE totals SET records = records + 1, length = length + new.n; END",
+    "CREATE TRIGGER lengths_dropped AFTER DELETE ON lengths BEGIN\n"
+    "  UPDATE totals SET records = records - 1, length = length - old.n; END",
+    f"PRAGMA user_version = {SCHEMA_VERSION}",
+)
 
 
 @dataclass(frozen=True)
@@ -109,7 +117,7 @@ def _connect(path: Path) -> sqlite3.Connection:
         conn.close()  # an older layout: the index is derived, so start it afresh
         path.unlink()
         conn = _open(path)
-    conn.executescript(_SCHEMA + f"PRAGMA user_version = {SCHEMA_VERSION};")
+    conn.executescript(_TABLES + "".join(f"{sql};\n" for sql in _KEYS))
     return conn
 
 
@@ -175,16 +183,26 @@ BULK_HASH_BYTES = 16 << 20  # the full-text terms a bulk load gathers in memory 
 
 
 def new_database(path: Path) -> sqlite3.Connection:
-    """A fresh database at `path` (replacing what is there), tuned for a bulk load: no sync (the file is
-    flushed once, by `swap_in`), the rollback journal in memory (a failed build deletes the file), a larger
-    page cache and fewer, larger full-text segments."""
+    """A fresh database at `path` (replacing what is there) holding the tables without their keys, tuned for a
+    bulk load: no sync (the file is flushed once, by `swap_in`), the rollback journal in memory (a failed
+    build deletes the file), a larger page cache and fewer, larger full-text segments. `finish` makes the
+    keys once the rows are in; until then the file is no search database (`connect` starts it afresh)."""
     for suffix in ("", "-journal"):
         Path(str(path) + suffix).unlink(missing_ok=True)
-    conn = connect(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = _open(path)
     for pragma in ("synchronous = OFF", "journal_mode = MEMORY", f"cache_size = -{BULK_CACHE_KB}"):
         conn.execute(f"PRAGMA {pragma}")
+    conn.executescript(_TABLES)
     conn.execute("INSERT INTO fts (fts, rank) VALUES ('hashsize', ?)", (BULK_HASH_BYTES,))
     return conn
+
+
+def finish(conn: sqlite3.Connection) -> None:
+    """Make the keys, totals and triggers of a database `new_database` made, over the rows put in (call inside
+    the `transaction` that put them)."""
+    for sql in _KEYS:
+        conn.execute(sql)
 
 
 def swap_in(tmp: Path, final: Path) -> None:
@@ -230,7 +248,7 @@ class Prepared:
     relpath: str
     state: FileState
     docs: list[tuple[object, ...]]  # docs' columns after id, one tuple per record
-    texts: list[tuple[str, str, str]]  # the fts columns (kind, head, body) of each record
+    texts: list[tuple[str, str, str, int]]  # the fts columns (kind, head, body: index_tokens) and length of each
     broken: int  # records whose frontmatter cannot be read
 
 
@@ -239,10 +257,18 @@ def prepared(relpath: str, state: FileState, records: Iterable[Record]) -> Prepa
     unique = list({r.key: r for r in records}.values())
     docs: list[tuple[object, ...]] = [
         (r.key, r.relpath, r.kind, r.title, r.summary, _tags_cell(r.tags), r.status, r.type, r.source, r.date,
-         r.broken, json.dumps(r.fields, ensure_ascii=False, default=str), json.dumps(r.flags, ensure_ascii=False))
+         r.broken, json.dumps(r.fields, ensure_ascii=False, default=str), _flags_cell(r.flags))
         for r in unique]
-    texts = [(kind_token(r.kind), index_text(" ".join([r.title, r.summary, *r.tags])), index_text(r.body)) for r in unique]
+    texts = [_texts(r) for r in unique]
     return Prepared(relpath, state, docs, texts, sum(1 for r in unique if r.broken))
+
+
+def _texts(r: Record) -> tuple[str, str, str, int]:
+    """The full-text columns of a record (its head and body as `index_tokens` gives them) and its length, the
+    characters of its head and body as `index_text` writes them."""
+    head, head_n = index_tokens(" ".join([r.title, r.summary, *r.tags]))
+    body, body_n = index_tokens(r.body)
+    return kind_token(r.kind), head, body, head_n + body_n
 
 
 def put_rows(conn: sqlite3.Connection, files: Sequence[Prepared]) -> None:
@@ -256,8 +282,8 @@ def put_rows(conn: sqlite3.Connection, files: Sequence[Prepared]) -> None:
                      " broken, fields, flags) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                      ((start + i, *d) for i, d in enumerate(docs)))
     conn.executemany("INSERT INTO fts (rowid, kind, head, body) VALUES (?, ?, ?, ?)",
-                     ((start + i, *t) for i, t in enumerate(texts)))
-    conn.executemany("INSERT INTO lengths VALUES (?, ?)", ((start + i, len(t[1]) + len(t[2])) for i, t in enumerate(texts)))
+                     ((start + i, *t[:3]) for i, t in enumerate(texts)))
+    conn.executemany("INSERT INTO lengths VALUES (?, ?)", ((start + i, t[3]) for i, t in enumerate(texts)))
 
 
 def drop_file(conn: sqlite3.Connection, relpath: str) -> None:
@@ -296,6 +322,10 @@ def in_chunks(conn: sqlite3.Connection, items: Sequence[T], write: Callable[[T],
         with transaction(conn):
             out += [write(item) for item in items[at:at + CHUNK_FILES]]
     return out
+
+
+def _flags_cell(flags: Sequence[dict[str, Any]]) -> str:
+    return json.dumps(flags, ensure_ascii=False) if flags else "[]"  # most records have none
 
 
 def _tags_cell(tags: Iterable[str]) -> str:

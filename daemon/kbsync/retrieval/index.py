@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
@@ -68,11 +69,13 @@ def build_missing(ws: Workspace) -> bool:
 def rebuild(ws: Workspace) -> BuildResult:
     """Build the whole index from the files into a new database and swap it in."""
     final = searchdb.db_path(ws.state_dir)
+    _sweep(final)
     tmp = final.with_name(f"{final.name}.{os.getpid()}.tmp")  # two builders never share one
     conn = searchdb.new_database(tmp)
     try:
         with searchdb.transaction(conn):
             result = _load_all(conn, ws)
+            searchdb.finish(conn)
     except BaseException:
         conn.close()
         tmp.unlink(missing_ok=True)  # our own half-built copy; the live index is untouched
@@ -81,6 +84,15 @@ def rebuild(ws: Workspace) -> BuildResult:
     allocator.release()  # the build's page cache and full-text buffer, freed in small blocks: a daemon would keep them
     searchdb.swap_in(tmp, final)
     return result
+
+
+def _sweep(final: Path) -> None:
+    """Delete what a build killed before its end left beside the live index (its half-built copy, named
+    after a process that no longer runs); a copy of a build still running is left to it."""
+    for left in final.parent.glob(f"{final.name}.*.tmp*"):
+        pid = left.name[len(final.name) + 1:].split(".", 1)[0]
+        if pid.isdigit() and not fsio.pid_alive(int(pid)):
+            left.unlink(missing_ok=True)
 
 
 def _load_all(conn: searchdb.Connection, ws: Workspace) -> BuildResult:
@@ -119,12 +131,18 @@ def _prepare(ws: Workspace, relpath: str) -> searchdb.Prepared | str | None:
 
 
 def _read(ws: Workspace, relpath: str) -> tuple[str, FileState] | str | None:
-    """A file's text and state; None when it is not indexed, the reason it is left out when it cannot be read."""
-    path = ws.path(relpath)
-    if not indexable(relpath) or left_out(path) or not path.is_file():
+    """A file's text and state; None when it is not indexed (a symlink, gone, no regular file), the reason it is
+    left out when it cannot be read. The state is taken before the text is read: a file changed in between
+    is one that the index holds older than it is, which the next catch-up re-reads."""
+    if not indexable(relpath):
         return None
     try:
-        return ws.read_text(relpath), _state(path)
+        st = os.lstat(ws.path(relpath))
+        if left_out_reason(st) or not stat.S_ISREG(st.st_mode):
+            return None
+        return ws.read_text(relpath), FileState(st.st_mtime_ns, st.st_size)
+    except FileNotFoundError:
+        return None
     except (InputError, OSError) as exc:
         return f"{relpath} left out: {exc}"
 

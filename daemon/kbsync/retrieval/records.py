@@ -75,16 +75,18 @@ def session_record(relpath: str, text: str, default_offset: str) -> Record:
                       broken=str(exc) or "frontmatter cannot be read")
     f = doc.fields
     title = str(f.get("title") or title)
-    problem = _field_problem(f)
+    ts = str(f.get("ts") or "")
+    stamp = utc_stamp(ts, None)  # "" without an offset: then the field's problem, and the default offset's time
     body = "\n".join(f"{h}\n{c}" for h, c in doc.sections)
     tags = tuple(str(t) for t in f.get("tags") or ())
     return Record(key=relpath, relpath=relpath, kind="session", title=title,
                   summary=str(f.get("summary") or ""), body=body, tags=tags,
-                  status=str(f.get("status") or ""), date=utc_stamp(str(f.get("ts") or ""), default_offset),
-                  broken=problem, fields=dict(f))
+                  status=str(f.get("status") or ""), date=stamp or utc_stamp(ts, default_offset),
+                  broken=_field_problem(f, stamp), fields=dict(f))
 
 
-def _field_problem(fields: dict[str, Any]) -> str:
+def _field_problem(fields: dict[str, Any], stamp: str) -> str:
+    """What is wrong with the fields of a session whose `ts` reads as `stamp` in UTC ("" when it cannot)."""
     missing = [k for k in protocol.REQUIRED_FIELDS if k not in fields]
     if missing:
         return f"required field(s) missing: {', '.join(missing)}"
@@ -92,7 +94,7 @@ def _field_problem(fields: dict[str, Any]) -> str:
         return f"status {fields['status']!r} is not one of {', '.join(protocol.STATUSES)}"
     if not isinstance(fields["tags"], list):
         return "tags is not a list"
-    if utc_stamp(str(fields["ts"]), None) == "":
+    if stamp == "":
         return f"ts {fields['ts']!r} is not an ISO 8601 time with offset"
     return ""
 

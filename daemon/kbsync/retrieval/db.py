@@ -122,10 +122,12 @@ def _connect(path: Path) -> sqlite3.Connection:
 
 
 READER_CACHE_KB = 512  # a kept connection's page cache; each write by the daemon empties it anyway
-KEPT_READERS = 4  # reading connections kept open between searches, of all threads together
+KEPT_READERS = 4  # reading connections kept open between searches, and searches reading at once, of all threads
+READ_WAIT_S = 10.0  # how long a search waits for its turn before it reads on a connection of its own
 _FileKey = tuple[int, int]  # (device, inode): a rebuild swaps another file in
 _kept: dict[str, list[tuple[_FileKey, sqlite3.Connection]]] = {}
 _kept_lock = threading.Lock()
+_turns = threading.BoundedSemaphore(KEPT_READERS)
 
 
 @contextmanager
@@ -133,7 +135,20 @@ def reading(path: Path) -> Iterator[sqlite3.Connection]:
     """A connection for reading the database at `path`: one kept open between searches when one is free (its
     page cache and compiled statements stay warm), else a new one, kept afterwards while fewer than KEPT_READERS
     are (a server's request threads come and go: a connection each would hold memory for every one of them).
+    At most KEPT_READERS searches read at once (two cores run no more), the others wait their turn, up to
+    READ_WAIT_S: sixteen at once on connections of their own each paid for opening one and a cold page cache.
     One kept for a file since replaced is closed. Never used for writes."""
+    turn = _turns.acquire(timeout=READ_WAIT_S)
+    try:
+        with _reading(path) as conn:
+            yield conn
+    finally:
+        if turn:
+            _turns.release()
+
+
+@contextmanager
+def _reading(path: Path) -> Iterator[sqlite3.Connection]:
     try:
         st = path.stat()
     except FileNotFoundError:

@@ -137,9 +137,6 @@ def federated(ws: Workspace, text: str, *, names: Sequence[str] | None = None, t
     return Outcome(fuse(lists)[:top], failures)
 
 
-BLOCKING_KINDS = ("folder", "command")  # sources that read files or wait on a program: run in the pool
-
-
 Answer = tuple[list[Hit] | None, str]  # a source's hits, or None and why it failed
 
 
@@ -147,8 +144,8 @@ def _answers(ws: Workspace, specs: list[SourceSpec], query: Query, per: int) -> 
     """Each source's answer, in `specs` order. Folder and command sources run in the pool while the workspace's
     own sources are searched in this thread, together (one read of the index, see searchdb.searches): each is
     a few milliseconds of SQLite that holds the interpreter's lock, so threads would only add hand-offs."""
-    pooled = {i: _pool().submit(_run_one, ws, s, query, per) for i, s in enumerate(specs) if s.kind in BLOCKING_KINDS}
-    here = _workspace_answers(ws, [s for s in specs if s.kind not in BLOCKING_KINDS], query, per)
+    pooled = {i: _pool().submit(_run_one, ws, s, query, per) for i, s in enumerate(specs) if s.kind in _RUNNERS}
+    here = _workspace_answers(ws, [s for s in specs if s.kind not in _RUNNERS], query, per)
     return [pooled[i].result() if i in pooled else here[s.name] for i, s in enumerate(specs)]
 
 
@@ -260,6 +257,7 @@ def _command_hit(source: str, rank: int, obj: Any) -> Hit | None:
                url=vals["url"] or "", summary=clip(vals["summary"] or ""))
 
 
+# the sources that read files or wait on a program, run in the pool (the workspace's own are searched in the caller)
 _RUNNERS: dict[str, Callable[[Workspace, SourceSpec, Query, int], list[Hit]]] = {
     "folder": _folder_hits, "command": _command_hits,
 }

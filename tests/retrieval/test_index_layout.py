@@ -207,3 +207,31 @@ def test_the_index_given_each_bigram_once_holds_what_the_whole_text_gives(tmp_pa
     whole, once = (conn.execute(sql).fetchall() for sql in triples)
     conn.close()
     assert whole == once and len(whole) > 40
+
+
+def test_each_kind_keeps_to_its_own_range_of_ids(tmp_path: Path) -> None:
+    """A kind's search reads only its range of ids: records of every kind put in one after another, by a
+    rebuild and by updates, each land in their kind's range, and a word they all hold finds each kind's own."""
+    ws = _built(tmp_path, noise=2)
+    made = {"session": [_session(tmp_path, "斑马", "斑马鱼 first", "zebrafish one")]}
+    for kind, rel in (("memory", "memory/斑马.md"), ("artifact", "artifacts/2025-07-01/斑马.md")):
+        write(tmp_path, rel, "# 斑马鱼\n\nzebrafish notes\n")
+        made[kind] = [rel]
+        searchindex.update(ws, made["session"] + [rel])
+    made["session"].append(_session(tmp_path, "斑马二", "斑马鱼 second", "zebrafish two"))
+    searchindex.update(ws, made["session"][1:])
+    conn = searchdb.connect(searchdb.db_path(ws.state_dir))
+    try:
+        for kind in ("session", "board", "memory", "artifact"):
+            span = searchdb.kind_span(conn, kind)
+            assert span is not None and span[1] - span[0] == searchdb.KIND_SPAN
+            ids = [i for (i,) in conn.execute("SELECT id FROM docs WHERE kind = ?", (kind,))]
+            assert ids and all(span[0] < i < span[1] for i in ids), kind
+            assert conn.execute("SELECT count(*) FROM docs WHERE id > ? AND id < ?", span).fetchone()[0] == len(ids)
+        for kind, rels in made.items():
+            got = searchdb.search(conn, parse_query("zebrafish"), kind, 10, bodies=searchindex.bodies(ws))
+            assert sorted(r.relpath for r in got) == sorted(rels), kind
+        assert searchdb.kind_span(conn, "folder:none") is None
+        assert searchdb.search(conn, parse_query("zebrafish"), "folder:none", 10, bodies=searchindex.bodies(ws)) == []
+    finally:
+        conn.close()

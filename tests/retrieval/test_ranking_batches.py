@@ -59,10 +59,10 @@ def _one_statement(conn: searchdb.Connection, query: Query, limit: int) -> list[
     where, params = searchdb._filters(query)
     match, parts = fts_expression(query.terms), fts_parts(query.terms)
     out: list[tuple[str, float]] = []
-    for expression, stats in ((f'kind : "session" AND head : ({match})', None),
-                              (f'kind : "session" AND ({match}) NOT head : ({match})', searchdb._Stats(conn))):
-        ranked, values = searchdb._ranked(expression, parts, stats)
-        sql = (f"SELECT d.key, r.score FROM ({ranked}) r JOIN docs d ON d.id = r.id WHERE 1 = 1{where}"
+    every = (0, 2 ** 63 - 1)  # every id: the kind is the filter d.kind, not its range
+    for expression, stats in ((f"head : ({match})", None), (f"({match}) NOT head : ({match})", searchdb._Stats(conn))):
+        ranked, values = searchdb._ranked(expression, every, parts, stats)
+        sql = (f"SELECT d.key, r.score FROM ({ranked}) r JOIN docs d ON d.id = r.id WHERE d.kind = 'session'{where}"
                " ORDER BY r.score, d.key LIMIT ?")
         out += conn.execute(sql, [*values, *params, max(0, limit - len(out))]).fetchall()
     return out

@@ -3,14 +3,15 @@
 Tables: `files` (what was indexed, at which mtime and size), `docs` (one row per
 record: fields for filters, display and statistics) and `fts` (FTS5 over the
 record's head: title, summary, tags; and its body; both rewritten into CJK
-bigram tokens by kbsync.retrieval.text). The full-text index stores no text
-and no positions (contentless, detail=column): the text is in the files, and
-a match that only the text can confirm (a CJK run of three or more characters,
-whose bigrams the index also holds where they stand apart) is checked against
-the record's head in `docs` and its body as read from its file now (`Bodies`).
-Everything here is derived from the files and can be deleted; `rebuild` writes
-a new database beside the old one and swaps it in, so readers never see a
-half-built index.
+bigram tokens by kbsync.retrieval.text). Each kind of record has a range of
+ids of its own (`kinds`), so a search of one kind reads the full-text index
+over that range alone. The full-text index stores no text and no positions
+(contentless, detail=column): the text is in the files, and a match that only
+the text can confirm (a CJK run of three or more characters, whose bigrams the
+index also holds where they stand apart) is checked against the record's head
+in `docs` and its body as read from its file now (`Bodies`). Everything here
+is derived from the files and can be deleted; `rebuild` writes a new database
+beside the old one and swaps it in, so readers never see a half-built index.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence, T
 
 from kbsync.errors import KbsyncError
 from kbsync.retrieval.records import KIND_SOURCES, Record
-from kbsync.retrieval.text import Query, fts_expression, fts_parts, holds, index_tokens, kind_token, long_runs
+from kbsync.retrieval.text import Query, fts_expression, fts_parts, holds, index_tokens, long_runs
 
 # Every connection to the search database is made by sqlean.py: the sqlite3 module's own code over a bundled
 # SQLite 3.50 (contentless FTS5 tables can delete rows from 3.43 on; Python's SQLite may be older). One
@@ -41,9 +42,10 @@ Connection = sqlite3.Connection
 Error = sqlite3.Error
 
 DB_NAME = "search.sqlite"
-SCHEMA_VERSION = 6  # 2: a session's title is its `title` field where it has one; 3: docs.flags; 4: contentless;
-# 5: totals; 6: the keys and triggers apart from the tables (a rebuild makes them last)
+SCHEMA_VERSION = 7  # 2: a session's title is its `title` field where it has one; 3: docs.flags; 4: contentless;
+# 5: totals; 6: the keys and triggers apart from the tables (a rebuild makes them last); 7: a range of ids per kind
 _TABLES = """
+CREATE TABLE kinds (kind TEXT PRIMARY KEY, base INTEGER NOT NULL UNIQUE) WITHOUT ROWID;
 CREATE TABLE files (relpath TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE docs (
   id INTEGER PRIMARY KEY, key TEXT NOT NULL, relpath TEXT NOT NULL, kind TEXT NOT NULL,
@@ -52,7 +54,7 @@ CREATE TABLE docs (
   flags TEXT NOT NULL);
 CREATE TABLE lengths (id INTEGER PRIMARY KEY, n INTEGER NOT NULL);
 CREATE TABLE totals (one INTEGER PRIMARY KEY CHECK (one = 1), records INTEGER NOT NULL, length INTEGER NOT NULL);
-CREATE VIRTUAL TABLE fts USING fts5(kind, head, body, content = '', contentless_delete = 1, detail = column,
+CREATE VIRTUAL TABLE fts USING fts5(head, body, content = '', contentless_delete = 1, detail = column,
   tokenize = 'unicode61 remove_diacritics 2');
 """
 # What the tables' rows are kept in step with and looked up by: made after a rebuild's rows are in. A write
@@ -70,6 +72,13 @@ _KEYS = (
     "  UPDATE totals SET records = records - 1, length = length - old.n; END",
     f"PRAGMA user_version = {SCHEMA_VERSION}",
 )
+
+
+# The records of a kind have the ids base + 1 ... base + KIND_SPAN - 1, where base is a multiple of KIND_SPAN
+# given to the kind when its first record is put in: FTS5 reads a match's word lists only over a rowid range,
+# where a kind's own word in the index (one per record) made each search read and join all its records.
+KIND_SPAN = 1 << 40
+_Span = tuple[int, int]  # ids lo < id < hi
 
 
 @dataclass(frozen=True)
@@ -263,7 +272,7 @@ class Prepared:
     relpath: str
     state: FileState
     docs: list[tuple[object, ...]]  # docs' columns after id, one tuple per record
-    texts: list[tuple[str, str, str, int]]  # the fts columns (kind, head, body: index_tokens) and length of each
+    texts: list[tuple[str, str, int]]  # the fts columns (head, body: index_tokens) and length of each
     broken: int  # records whose frontmatter cannot be read
 
 
@@ -278,27 +287,52 @@ def prepared(relpath: str, state: FileState, records: Iterable[Record]) -> Prepa
     return Prepared(relpath, state, docs, texts, sum(1 for r in unique if r.broken))
 
 
-def _texts(r: Record) -> tuple[str, str, str, int]:
+def _texts(r: Record) -> tuple[str, str, int]:
     """The full-text columns of a record (its head and body as `index_tokens` gives them) and its length, the
     characters of its head and body as `index_text` writes them."""
     head, head_n = index_tokens(" ".join([r.title, r.summary, *r.tags]))
     body, body_n = index_tokens(r.body)
-    return kind_token(r.kind), head, body, head_n + body_n
+    return head, body, head_n + body_n
 
 
 def put_rows(conn: sqlite3.Connection, files: Sequence[Prepared]) -> None:
     """Insert prepared files that the database holds nothing of (call inside `transaction`): three statements
-    for all of them. Record ids follow the largest in use, so the full-text rows get the same ids."""
-    start = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM docs").fetchone()[0]
+    for all of them. A record's id follows the largest in use in its kind's range, and its full-text row gets
+    the same id."""
     conn.executemany("INSERT INTO files VALUES (?, ?, ?)", ((f.relpath, f.state.mtime_ns, f.state.size) for f in files))
     docs = [d for f in files for d in f.docs]
     texts = [t for f in files for t in f.texts]
+    last: dict[str, int] = {}  # kind -> the largest id given in its range so far
+    ids = []
+    for d in docs:
+        kind = str(d[2])
+        if kind not in last:
+            base = _kind_base(conn, kind)
+            row = conn.execute("SELECT max(id) FROM docs WHERE id > ? AND id < ?", (base, base + KIND_SPAN)).fetchone()
+            last[kind] = row[0] or base
+        last[kind] += 1
+        ids.append(last[kind])
     conn.executemany("INSERT INTO docs (id, key, relpath, kind, title, summary, tags, status, type, source, date,"
                      " broken, fields, flags) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                     ((start + i, *d) for i, d in enumerate(docs)))
-    conn.executemany("INSERT INTO fts (rowid, kind, head, body) VALUES (?, ?, ?, ?)",
-                     ((start + i, *t[:3]) for i, t in enumerate(texts)))
-    conn.executemany("INSERT INTO lengths VALUES (?, ?)", ((start + i, t[3]) for i, t in enumerate(texts)))
+                     ((i, *d) for i, d in zip(ids, docs)))
+    conn.executemany("INSERT INTO fts (rowid, head, body) VALUES (?, ?, ?)", ((i, *t[:2]) for i, t in zip(ids, texts)))
+    conn.executemany("INSERT INTO lengths VALUES (?, ?)", ((i, t[2]) for i, t in zip(ids, texts)))
+
+
+def _kind_base(conn: sqlite3.Connection, kind: str) -> int:
+    """The base of `kind`'s ids, given to it now when it has none (the next multiple of KIND_SPAN)."""
+    span = kind_span(conn, kind)
+    if span is not None:
+        return span[0]
+    top = conn.execute("SELECT coalesce(max(base), 0) FROM kinds").fetchone()[0]
+    conn.execute("INSERT INTO kinds VALUES (?, ?)", (kind, top + KIND_SPAN))
+    return int(top) + KIND_SPAN
+
+
+def kind_span(conn: sqlite3.Connection, kind: str) -> _Span | None:
+    """The range of `kind`'s ids (lo < id < hi); None when no record of it was ever put in."""
+    row = conn.execute("SELECT base FROM kinds WHERE kind = ?", (kind,)).fetchone()
+    return None if row is None else (int(row[0]), int(row[0]) + KIND_SPAN)
 
 
 def drop_file(conn: sqlite3.Connection, relpath: str) -> None:
@@ -387,16 +421,18 @@ def _search(conn: sqlite3.Connection, query: Query, kind: str, limit: int, bodie
     if not match:
         sql = f"SELECT {_COLUMNS} FROM docs d WHERE d.kind = ?{where} ORDER BY d.date DESC, d.key LIMIT ?"
         return [_row(r) for r in conn.execute(sql, [kind, *params, limit])]
-    scope = f'kind : "{kind_token(kind)}"'
+    span = stats.span(kind)
+    if span is None:
+        return []
     runs = long_runs(query.terms)
     parts = fts_parts(query.terms)
-    head = _ranked(f"{scope} AND head : ({match})", parts, None)
+    head = _ranked(f"head : ({match})", span, parts, None)
     rows = _best(conn, head, where, params, limit, _head_check(runs))
     if len(rows) < limit and not runs:
-        body = _ranked(f"{scope} AND ({match}) NOT head : ({match})", parts, stats, outside_head=True)
+        body = _ranked(f"({match}) NOT head : ({match})", span, parts, stats, outside_head=True)
         rows += _best(conn, body, where, params, limit - len(rows), None)
     elif len(rows) < limit:  # the head tier, all of it, is in `rows`: every other match is of the body tier
-        body = _ranked(f"{scope} AND ({match})", parts, stats)
+        body = _ranked(f"({match})", span, parts, stats)
         check = _record_check(runs, bodies, {r.key for r in rows})
         rows += _best(conn, body, where, params, limit - len(rows), check)
     return rows
@@ -433,8 +469,10 @@ HEAD_WEIGHT, BODY_WEIGHT = 8.0, 1.0
 Ranked = tuple[str, list[object]]  # a statement giving (rowid, score) of the matches, best first; its values
 
 
-def _ranked(expression: str, parts: list[str], stats: _Stats | None, *, outside_head: bool = False) -> Ranked:
-    """The ranking of the matches of `expression`, whose words `parts` are each in every match. With `stats`
+def _ranked(expression: str, span: _Span, parts: list[str], stats: _Stats | None, *,
+            outside_head: bool = False) -> Ranked:
+    """The ranking of the matches of `expression` among the ids of `span` (a kind's), whose words `parts` are
+    each in every match. With `stats`
     (the number of records, their average length, each word's number of records) they are in its head or its
     body, and a word's column is looked up in the head's index, unless it is the one word of a tier whose heads
     do not hold it (`outside_head`); None: in its head (the head tier), where every word weighs the same in
@@ -443,7 +481,7 @@ def _ranked(expression: str, parts: list[str], stats: _Stats | None, *, outside_
     outside the head tier."""
     if stats is None:
         score = f"{HEAD_WEIGHT * (K1 + 1)!r} / ({HEAD_WEIGHT + K1 * (1 - B)!r} + {K1 * B!r} * l.n)"
-        return f"SELECT f.rowid AS id, -{score} AS score {_RANK_FROM}", [expression]
+        return f"SELECT f.rowid AS id, -{score} AS score {_RANK_FROM}", [expression, *span]
     records, average = stats.sizes()
     norm = K1 * B / max(average, 1.0)
     terms: list[str] = []
@@ -452,25 +490,32 @@ def _ranked(expression: str, parts: list[str], stats: _Stats | None, *, outside_
         head = f"{idf * HEAD_WEIGHT * (K1 + 1)!r} / ({HEAD_WEIGHT + K1 * (1 - B)!r} + {norm!r} * l.n)"
         body = f"{idf * BODY_WEIGHT * (K1 + 1)!r} / ({BODY_WEIGHT + K1 * (1 - B)!r} + {norm!r} * l.n)"
         if outside_head and len(parts) == 1:
-            return f"SELECT f.rowid AS id, -({body}) AS score {_RANK_FROM}", [expression]
-        terms.append(f"(CASE WHEN f.rowid IN (SELECT rowid FROM fts WHERE fts MATCH ?) THEN {head} ELSE {body} END)")
+            return f"SELECT f.rowid AS id, -({body}) AS score {_RANK_FROM}", [expression, *span]
+        terms.append(f"(CASE WHEN f.rowid IN (SELECT rowid FROM fts WHERE fts MATCH ? AND rowid > ? AND rowid < ?)"
+                     f" THEN {head} ELSE {body} END)")
     return (f"SELECT f.rowid AS id, -({' + '.join(terms)}) AS score {_RANK_FROM}",
-            [*(f"head : ({part})" for part in parts), expression])
+            [*(v for part in parts for v in (f"head : ({part})", *span)), expression, *span])
 
 
-_RANK_FROM = "FROM fts f JOIN lengths l ON l.id = f.rowid WHERE fts MATCH ? ORDER BY 2, 1"
+_RANK_FROM = "FROM fts f JOIN lengths l ON l.id = f.rowid WHERE fts MATCH ? AND f.rowid > ? AND f.rowid < ? ORDER BY 2, 1"
 
 
 class _Stats:
     """What the ranking asks of the whole index, each asked at most once in a read transaction: the number of
     records and their average length (kept in `totals` by triggers on `lengths`: counting them took a scan of
-    every record's length), and a word's bm25 inverse document frequency (FTS5's: over every record, never
-    below 1e-6)."""
+    every record's length), a word's bm25 inverse document frequency (FTS5's: over every record, never
+    below 1e-6), and the range of a kind's ids."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
         self._sizes: tuple[int, float] | None = None
         self._idf: dict[str, float] = {}
+        self._spans: dict[str, _Span | None] = {}
+
+    def span(self, kind: str) -> _Span | None:
+        if kind not in self._spans:
+            self._spans[kind] = kind_span(self.conn, kind)
+        return self._spans[kind]
 
     def sizes(self) -> tuple[int, float]:
         if self._sizes is None:
@@ -581,8 +626,12 @@ def _page(conn: sqlite3.Connection, query: Query, kind: str, limit: int, after: 
     if not match:
         sql = f"SELECT {_COLUMNS} FROM docs d WHERE d.kind = ?{where}{order}"
         return [_row(r) for r in conn.execute(sql, [kind, *params, limit])]
-    sql = f"SELECT {_COLUMNS} FROM fts JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ?{where}{order}"
-    return [_row(r) for r in conn.execute(sql, [f'kind : "{kind_token(kind)}" AND ({match})', *params, limit])]
+    span = kind_span(conn, kind)
+    if span is None:
+        return []
+    sql = (f"SELECT {_COLUMNS} FROM fts JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ? AND fts.rowid > ?"
+           f" AND fts.rowid < ?{where}{order}")
+    return [_row(r) for r in conn.execute(sql, [match, *span, *params, limit])]
 
 
 def date_counts(conn: sqlite3.Connection, query: Query, kind: str, width: int) -> list[tuple[str, int]]:

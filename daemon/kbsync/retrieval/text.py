@@ -177,9 +177,3 @@ def long_runs(terms: tuple[str, ...]) -> tuple[str, ...]:
 def holds(texts: tuple[str, ...], runs: tuple[str, ...]) -> bool:
     """Whether every one of `runs` stands in one of `texts`."""
     return all(any(run in text for text in texts) for run in runs)
-
-
-def kind_token(kind: str) -> str:
-    """The one token that stands for a record kind in the index (`folder:notes` would be two, and a phrase
-    of two words cannot be matched without positions): the kind itself when it is one word, else its hex."""
-    return kind if kind.isascii() and kind.isalnum() else "k" + kind.encode("utf-8").hex()

@@ -472,29 +472,31 @@ Ranked = tuple[str, list[object]]  # a statement giving (rowid, score) of the ma
 def _ranked(expression: str, span: _Span, parts: list[str], stats: _Stats | None, *,
             outside_head: bool = False) -> Ranked:
     """The ranking of the matches of `expression` among the ids of `span` (a kind's), whose words `parts` are
-    each in every match. With `stats`
-    (the number of records, their average length, each word's number of records) they are in its head or its
-    body, and a word's column is looked up in the head's index, unless it is the one word of a tier whose heads
-    do not hold it (`outside_head`); None: in its head (the head tier), where every word weighs the same in
-    every match and the score orders by length alone. The inverse document frequency weighs the words of one
-    record against one another, so it is counted only where it can change the order: for several words
-    outside the head tier."""
+    each in every match. With `stats` (the number of records, their average length, each word's number of
+    records) they are in its head or its body, and a word's column is looked up in the head's index, unless it
+    is the one word of a tier whose heads do not hold it (`outside_head`); None: in its head (the head tier),
+    where every word weighs the same in every match and the score orders by length alone. The inverse document
+    frequency weighs the words of one record against one another, so it is counted only where it can change
+    the order: for several words outside the head tier. The weights are the statement's values, not its text:
+    a statement of the same shape is then compiled once (SQLite's statement cache) for every query."""
     if stats is None:
         score = f"{HEAD_WEIGHT * (K1 + 1)!r} / ({HEAD_WEIGHT + K1 * (1 - B)!r} + {K1 * B!r} * l.n)"
         return f"SELECT f.rowid AS id, -{score} AS score {_RANK_FROM}", [expression, *span]
-    records, average = stats.sizes()
+    average = stats.sizes()[1]
     norm = K1 * B / max(average, 1.0)
+    score = "? / (? + ? * l.n)"
     terms: list[str] = []
+    values: list[object] = []
     for part in parts:
         idf = stats.idf(part) if len(parts) > 1 else 1.0
-        head = f"{idf * HEAD_WEIGHT * (K1 + 1)!r} / ({HEAD_WEIGHT + K1 * (1 - B)!r} + {norm!r} * l.n)"
-        body = f"{idf * BODY_WEIGHT * (K1 + 1)!r} / ({BODY_WEIGHT + K1 * (1 - B)!r} + {norm!r} * l.n)"
+        head = [idf * HEAD_WEIGHT * (K1 + 1), HEAD_WEIGHT + K1 * (1 - B), norm]
+        body = [idf * BODY_WEIGHT * (K1 + 1), BODY_WEIGHT + K1 * (1 - B), norm]
         if outside_head and len(parts) == 1:
-            return f"SELECT f.rowid AS id, -({body}) AS score {_RANK_FROM}", [expression, *span]
+            return f"SELECT f.rowid AS id, -({score}) AS score {_RANK_FROM}", [*body, expression, *span]
         terms.append(f"(CASE WHEN f.rowid IN (SELECT rowid FROM fts WHERE fts MATCH ? AND rowid > ? AND rowid < ?)"
-                     f" THEN {head} ELSE {body} END)")
-    return (f"SELECT f.rowid AS id, -({' + '.join(terms)}) AS score {_RANK_FROM}",
-            [*(v for part in parts for v in (f"head : ({part})", *span)), expression, *span])
+                     f" THEN {score} ELSE {score} END)")
+        values += [f"head : ({part})", *span, *head, *body]
+    return f"SELECT f.rowid AS id, -({' + '.join(terms)}) AS score {_RANK_FROM}", [*values, expression, *span]
 
 
 _RANK_FROM = "FROM fts f JOIN lengths l ON l.id = f.rowid WHERE fts MATCH ? AND f.rowid > ? AND f.rowid < ? ORDER BY 2, 1"

@@ -437,9 +437,20 @@ def _flag(text: str, e: _Evidence, score: float) -> Flag:
     return Flag(e.family, e.start, e.end, text.count("\n", 0, e.start) + 1, e.why + note, excerpt, score, e.decoded)
 
 
+SHORT_TEXT: Final = 256  # characters of a text whose flags are remembered (see `detect`)
+REMEMBERED: Final = 2048  # short texts whose flags are remembered, the least recently used forgotten first
+
+
 def detect(text: str) -> list[Flag]:
-    """Every flag in `text`: one per family in each passage whose score reaches THRESHOLD, by position."""
-    return _flags(text)
+    """Every flag in `text`: one per family in each passage whose score reaches THRESHOLD, by position. A short
+    text's flags are remembered: a door guards the title and summary of every hit it hands out, the same ones
+    come back search after search, and folding a short text costs as much as a long one's first lines."""
+    return list(_short_flags(text)) if len(text) <= SHORT_TEXT else _flags(text)
+
+
+@lru_cache(maxsize=REMEMBERED)
+def _short_flags(text: str) -> tuple[Flag, ...]:
+    return tuple(_flags(text))
 
 
 def is_flagged(text: str) -> bool:

@@ -240,7 +240,7 @@ def open_server(current: Callable[[], Workspace], mounts: Mounts | None = None) 
     app = guarded(current, base_url=info.url, hosts=allowed_hosts(ws.config.web.host, port), port=port,
                   max_body=ws.config.web.max_body_kb * 1024, mounts=[(m.path, m.app) for m in extra])
     config = uvicorn.Config(app, log_config=None, log_level="warning", access_log=False, lifespan="off",
-                            server_header=False, proxy_headers=False, loop="asyncio", http="h11", ws="none",
+                            server_header=False, proxy_headers=False, loop="asyncio", http="httptools", ws="none",
                             timeout_graceful_shutdown=STOP_GRACE_S, limit_concurrency=MAX_CONNECTIONS)
     return Running(ws, sock, uvicorn.Server(config), info, [m.lifespan for m in extra if m.lifespan])
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -9,7 +11,7 @@ import pytest
 from helpers.retrieval import keys, make_workspace, session_text, sid_for, write
 from kbsync.retrieval import db as searchdb
 from kbsync.retrieval import index as searchindex
-from kbsync.retrieval import listing
+from kbsync.retrieval import listing, search
 from kbsync.retrieval.db import sqlite3
 from kbsync.retrieval.text import index_text, index_tokens, parse_query
 from kbsync.store.workspace import Workspace
@@ -235,3 +237,30 @@ def test_each_kind_keeps_to_its_own_range_of_ids(tmp_path: Path) -> None:
         assert searchdb.search(conn, parse_query("zebrafish"), "folder:none", 10, bodies=searchindex.bodies(ws)) == []
     finally:
         conn.close()
+
+
+def test_an_index_of_an_older_layout_is_built_anew_before_a_search(tmp_path: Path) -> None:
+    """An upgrade of kbsync finds the index of the version before: the first search builds it whole (it
+    found nothing before, an empty index made in place of the old one)."""
+    ws = _built(tmp_path, noise=2)
+    rel = _session(tmp_path, "旧版", "旧版索引", "legacylayout words")
+    searchindex.update(ws, [rel])
+    assert [h.path for h in search.federated(ws, "legacylayout").results] == [rel]
+    path = searchdb.db_path(ws.state_dir)
+    made = path.with_name("older.sqlite")  # what the version before left: another file in its place
+    shutil.copyfile(path, made)
+    old = sqlite3.connect(made)
+    old.execute("DELETE FROM docs")
+    old.execute(f"PRAGMA user_version = {searchdb.SCHEMA_VERSION - 1}")
+    old.close()
+    os.replace(made, path)
+    got = search.federated(ws, "legacylayout")
+    assert [h.path for h in got.results] == [rel] and not got.failures
+    conn = sqlite3.connect(path)
+    try:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == searchdb.SCHEMA_VERSION
+    finally:
+        conn.close()
+    path.unlink()
+    path.write_bytes(b"")  # an empty file: no index either
+    assert [h.path for h in search.federated(ws, "legacylayout").results] == [rel]

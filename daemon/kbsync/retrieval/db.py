@@ -130,6 +130,22 @@ def _connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
+def needs_build(path: Path) -> bool:
+    """Whether there is no search database at `path`: no file, an empty one, or a database of an older layout
+    (its header's user version, the 4 bytes at offset 60, is not SCHEMA_VERSION). A file that is no database
+    does not: `connect` says it cannot be read."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(100)
+    except FileNotFoundError:
+        return True
+    if not head:
+        return True
+    if len(head) < 100 or not head.startswith(b"SQLite format 3\x00"):
+        return False
+    return int.from_bytes(head[60:64], "big") != SCHEMA_VERSION
+
+
 READER_CACHE_KB = 512  # a kept connection's page cache; each write by the daemon empties it anyway
 KEPT_READERS = 4  # reading connections kept open between searches, and searches reading at once, of all threads
 READ_WAIT_S = 10.0  # how long a search waits for its turn before it reads on a connection of its own

@@ -46,21 +46,21 @@ def indexable(relpath: str) -> bool:
 
 
 def open_index(ws: Workspace) -> searchdb.Connection:
-    """The workspace's search database, built first if it does not exist yet."""
+    """The workspace's search database, built first if it does not exist yet or is of an older layout."""
     build_missing(ws)
     return searchdb.connect(searchdb.db_path(ws.state_dir))
 
 
 def build_missing(ws: Workspace) -> bool:
-    """Build the index if there is none, one process at a time (True if this one built it): processes that
-    start together on a fresh workspace (several `kbsync mcp`, the daemon) must not swap a database in
-    under one another's open connections."""
+    """Build the index if there is none or it is of an older layout (an upgrade of kbsync), one process at a
+    time (True if this one built it): processes that start together on a fresh workspace (several `kbsync
+    mcp`, the daemon) must not swap a database in under one another's open connections."""
     path = searchdb.db_path(ws.state_dir)
-    if path.exists():
+    if not searchdb.needs_build(path):
         return False
     cfg = ws.config.daemon
     with fsio.locked(path, ttl_s=cfg.lock_ttl_s, wait_s=max(cfg.lock_wait_s, 60.0)):
-        if path.exists():
+        if not searchdb.needs_build(path):
             return False
         rebuild(ws)
         return True

@@ -229,7 +229,7 @@ def search_drift(ws: Workspace, board_text: str) -> list[str]:
     from kbsync.retrieval import db as searchdb
 
     path = searchdb.db_path(ws.state_dir)
-    if not path.exists():
+    if searchdb.needs_build(path):  # none yet, or of an older layout: the first search builds it
         return []
     conn = searchdb.connect(path)
     try:

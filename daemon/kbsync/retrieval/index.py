@@ -161,9 +161,9 @@ def update(ws: Workspace, relpaths: Iterable[str]) -> int:
 
 def flagged(ws: Workspace) -> list[searchdb.Row]:
     """The indexed records of the workspace that carry an embedded-instruction flag, as last indexed (none when
-    the index has not been built yet; reading it never builds it)."""
+    the index has not been built yet or is of an older layout; reading it never builds it)."""
     path = searchdb.db_path(ws.state_dir)
-    if not path.exists():
+    if searchdb.needs_build(path):
         return []
     conn = searchdb.connect(path)
     try:

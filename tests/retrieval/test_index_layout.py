@@ -251,8 +251,10 @@ def test_an_index_of_an_older_layout_is_built_anew_before_a_search(tmp_path: Pat
     shutil.copyfile(path, made)
     old = sqlite3.connect(made)
     old.execute("DELETE FROM docs")
+    old.commit()
     old.execute(f"PRAGMA user_version = {searchdb.SCHEMA_VERSION - 1}")
     old.close()
+    assert searchdb.needs_build(made)
     os.replace(made, path)
     assert searchindex.flagged(ws) == []  # a read that never builds leaves the old one for the search to replace
     got = search.federated(ws, "legacylayout")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import shutil
 import sys
 from pathlib import Path
@@ -10,7 +11,9 @@ from typing import Iterator
 
 import pytest
 
-from helpers.retrieval import (LABELLED, PLANTED, assert_index_matches_rebuild, keys, make_workspace, session_text, sid_for, write)
+from helpers.retrieval import (LABELLED, PLANTED, assert_index_matches_rebuild, keys, make_workspace, noise_session,
+                               session_text, sid_for, write)
+from kbsync import parallel
 from kbsync.retrieval import db as searchdb
 from kbsync.retrieval.db import sqlite3
 from kbsync.retrieval import index as searchindex
@@ -114,6 +117,38 @@ def test_refresh_catches_edits_made_while_nobody_watched(tmp_path: Path) -> None
     assert searchindex.refresh(ws) == 2
     assert keys(ws, "西瓜") == [names["P1"]] and keys(ws, "发票") == []
     assert searchindex.refresh(ws) == 0
+    assert_index_matches_rebuild(ws)
+
+
+def test_an_update_of_many_files_prepares_them_on_every_core_and_writes_what_a_rebuild_writes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pull hands the index thousands of files at once: they are prepared by worker processes (the pool
+    is used: a changed file, a new one, a deleted one and an unindexed one among them) and the index ends as
+    a rebuild makes it."""
+    root = tmp_path / "ws"
+    names = make_workspace(root, noise=parallel.MIN_PARALLEL + 20)
+    ws = Workspace(root)
+    searchindex.rebuild(ws)
+    monkeypatch.setenv(parallel.WORKERS_ENV, "2")
+    used: list[int] = []
+    real = parallel._Pool.run
+    monkeypatch.setattr(parallel._Pool, "run", lambda self: used.append(self.n) or real(self))
+    every = sorted(str(p.relative_to(root)) for p in root.glob("sessions/*/*.md"))
+    for i, rel in enumerate(every):  # every one changed: those indexed as they stand are not prepared again
+        path = root / rel
+        path.write_text(path.read_text(encoding="utf-8") + ("\n批量更新 bulkpulled\n" if i % 3 == 0 else "\n批量更新\n"),
+                        encoding="utf-8")
+    (root / names["P7"]).unlink()
+    added = noise_session(root, random.Random(3), 9999)
+    got = searchindex.update(ws, [*every, added, "logs/errors.md"])
+    assert used == [2]
+    assert got == len(every)  # every session but the deleted one, and the new one; the log is not indexed
+    conn = searchdb.connect(searchdb.db_path(ws.state_dir))
+    try:
+        found = searchdb.search(conn, parse_query("bulkpulled"), "session", 1000, bodies=searchindex.bodies(ws))
+    finally:
+        conn.close()
+    assert sorted(r.relpath for r in found) == sorted(set(every[::3]) - {names["P7"]})
     assert_index_matches_rebuild(ws)
 
 

@@ -148,13 +148,16 @@ def _read(ws: Workspace, relpath: str) -> tuple[str, FileState] | str | None:
 
 
 def update(ws: Workspace, relpaths: Iterable[str]) -> int:
-    """Re-index these files (added, changed, deleted or renamed); the number of files now indexed among them."""
+    """Re-index these files (added, changed, deleted or renamed); the number of files now indexed among them.
+    One indexed at its current mtime and size is left as it is, as `refresh` judges it: the daemon's first
+    catch-up hands over every file of the workspace just after the index was built from them."""
     relpaths = list(relpaths)
     if build_missing(ws):  # never leave a partial index behind: the first update builds it all
         return sum(1 for rp in relpaths if indexable(rp) and ws.path(rp).is_file())
     conn = searchdb.connect(searchdb.db_path(ws.state_dir))
     try:
-        return sum(searchdb.in_chunks(conn, relpaths, lambda rp: _reindex(conn, ws, rp)))
+        current = {rp for rp in relpaths if _indexed_now(conn, ws, rp)}
+        return len(current) + _index_many(conn, ws, [rp for rp in relpaths if rp not in current])
     finally:
         conn.close()
 
@@ -179,34 +182,45 @@ def refresh(ws: Workspace) -> int:
         known = searchdb.indexed_files(conn)
         current = current_states(ws)
         stale = [rp for rp, st in current.items() if known.get(rp) != st] + [rp for rp in known if rp not in current]
-        searchdb.in_chunks(conn, stale, lambda rp: _index_one(conn, ws, rp))
+        _index_many(conn, ws, stale)
         return len(stale)
     finally:
         conn.close()
 
 
-def _reindex(conn: searchdb.Connection, ws: Workspace, relpath: str) -> bool:
-    """Index one file the daemon saw change (True if it is indexed now). One indexed at its current mtime and
-    size is left as it is, as `refresh` judges it: the daemon's first catch-up hands over every file of the
-    workspace just after the index was built from them."""
+def _indexed_now(conn: searchdb.Connection, ws: Workspace, relpath: str) -> bool:
     path = ws.path(relpath)
     try:
-        if indexable(relpath) and not left_out(path) and searchdb.indexed_state(conn, relpath) == _state(path):
-            return True
+        return indexable(relpath) and not left_out(path) and searchdb.indexed_state(conn, relpath) == _state(path)
     except OSError:
-        pass  # gone or unreadable: _index_one drops it
-    return _index_one(conn, ws, relpath)
+        return False  # gone or unreadable: _index_many drops it
 
 
-def _index_one(conn: searchdb.Connection, ws: Workspace, relpath: str) -> bool:
-    """Index one file (or drop it when it is gone or not indexable); True if it is indexed now."""
-    got = _prepare(ws, relpath)
-    if isinstance(got, str):
-        log.warning("search index: %s", got)
-    searchdb.drop_file(conn, relpath)
-    if isinstance(got, searchdb.Prepared):
-        searchdb.put_rows(conn, [got])
-    return isinstance(got, searchdb.Prepared)
+def _index_many(conn: searchdb.Connection, ws: Workspace, relpaths: list[str]) -> int:
+    """Index these files (or drop those gone or not indexable); the number indexed now. They are read and
+    prepared outside the write transactions, over every core when there are many (a pull of thousands), and
+    written CHUNK_FILES of them to a transaction (see `searchdb.in_chunks`)."""
+    indexed = 0
+    ready: list[tuple[str, searchdb.Prepared | str | None]] = []
+    for batch, got in parallel.batches(functools.partial(_prepare_batch, ws), relpaths, size=BUILD_BATCH):
+        ready += zip(batch, got)
+        if len(ready) >= searchdb.CHUNK_FILES:
+            indexed, ready = indexed + _write_prepared(conn, ready), []
+    return indexed + _write_prepared(conn, ready)
+
+
+def _write_prepared(conn: searchdb.Connection, ready: list[tuple[str, searchdb.Prepared | str | None]]) -> int:
+    """Replace what the index holds of each file with its prepared rows, in one transaction; the number of files
+    with rows (one that could not be read is dropped, and the reason logged)."""
+    for why in (g for _, g in ready if isinstance(g, str)):
+        log.warning("search index: %s", why)
+    files = [g for _, g in ready if isinstance(g, searchdb.Prepared)]
+    if ready:
+        with searchdb.transaction(conn):
+            for relpath, _ in ready:
+                searchdb.drop_file(conn, relpath)
+            searchdb.put_rows(conn, files)
+    return len(files)
 
 
 def bodies(ws: Workspace) -> searchdb.Bodies:

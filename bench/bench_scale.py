@@ -190,6 +190,7 @@ def prepare(src: Path, ws: Path) -> None:
     shutil.rmtree(ws, ignore_errors=True)
     shutil.copytree(src, ws)
     subprocess.run([*KBSYNC, "-w", str(ws), "init"], check=True, capture_output=True)
+    git(ws, "config", "gc.auto", "0")  # a commit of 100,000 files starts git's packing in the background otherwise
     git(ws, "add", "-A")
     git(ws, "commit", "-q", "-m", "corpus")
     git(ws, "status", "--porcelain")  # a fresh copy: let git refresh its index once, untimed

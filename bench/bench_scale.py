@@ -193,6 +193,7 @@ def prepare(src: Path, ws: Path) -> None:
     git(ws, "config", "gc.auto", "0")  # a commit of 100,000 files starts git's packing in the background otherwise
     git(ws, "add", "-A")
     git(ws, "commit", "-q", "-m", "corpus")
+    git(ws, "gc", "-q")  # packed, as a clone is, before anything is timed (loose objects slow every pull and status)
     git(ws, "status", "--porcelain")  # a fresh copy: let git refresh its index once, untimed
 
 

@@ -140,7 +140,7 @@ def test_an_update_of_many_files_prepares_them_on_every_core_and_writes_what_a_r
                         encoding="utf-8")
     (root / names["P7"]).unlink()
     added = noise_session(root, random.Random(3), 9999)
-    got = searchindex.update(ws, [*every, added, "logs/errors.md"])
+    got = searchindex.update(ws, [*every, added, "logs/errors.md", added])  # a path given twice counts once
     assert used == [2]
     assert got == len(every)  # every session but the deleted one, and the new one; the log is not indexed
     conn = searchdb.connect(searchdb.db_path(ws.state_dir))

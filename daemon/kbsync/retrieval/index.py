@@ -151,7 +151,7 @@ def update(ws: Workspace, relpaths: Iterable[str]) -> int:
     """Re-index these files (added, changed, deleted or renamed); the number of files now indexed among them.
     One indexed at its current mtime and size is left as it is, as `refresh` judges it: the daemon's first
     catch-up hands over every file of the workspace just after the index was built from them."""
-    relpaths = list(relpaths)
+    relpaths = list(dict.fromkeys(relpaths))  # a path given twice is indexed once
     if build_missing(ws):  # never leave a partial index behind: the first update builds it all
         return sum(1 for rp in relpaths if indexable(rp) and ws.path(rp).is_file())
     conn = searchdb.connect(searchdb.db_path(ws.state_dir))

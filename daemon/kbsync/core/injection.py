@@ -37,7 +37,7 @@ from typing import Final, Iterable
 
 from ahocorasick_rs import AhoCorasick, Implementation
 
-from kbsync.core import anchors, injectionrules, unveil
+from kbsync.core import anchors, injectionrules, lazylead, unveil
 from kbsync.core.injectionrules import RULES, WHY, Rule
 from kbsync.core.normalize import BIDI, TAGS, View, fold, visible
 
@@ -175,7 +175,7 @@ class _Index:
         self.low = low = text.lower()
         # whether a rule's match starts where one of its prefixes starts in `low` (see anchors): not when lower-casing
         # changed a length, or when the text holds a letter that `re` matches case-insensitively to another
-        self.anchored = len(low) == len(text) and (low.isascii() or not any(c in low for c in _CASE_TWINS))
+        self.anchored = len(low) == len(text) and (low.isascii() or not lazylead.has_twins(low))
         words = _WORD_KEYS.keys() & low.encode("utf-8").translate(_LETTERS_ONLY).split()
         self.present = {_WORD_KEYS[w] for w in words} | set(_substring_automaton().find_matches_as_strings(
             low, overlapping=True))
@@ -247,11 +247,6 @@ def _substring_automaton() -> AhoCorasick:
     """An Aho-Corasick automaton of the keywords looked up as substrings: one pass over a text finds every
     occurrence of all of them (overlapping ones included)."""
     return AhoCorasick(_SUBSTRING_KEYS, implementation=Implementation.DFA)
-
-
-# Letters that `re` matches case-insensitively to an ASCII letter although their lower case is another letter
-# (re._casefix: i and dotless ı, s and long ſ).
-_CASE_TWINS: Final = "\u0131\u017f"  # each looked for alone: a substring search is much cheaper than a class search
 
 
 @lru_cache(maxsize=1)

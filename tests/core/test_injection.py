@@ -196,3 +196,26 @@ def test_a_short_texts_flags_are_remembered_and_each_caller_gets_its_own_list() 
     for i in range(injection.REMEMBERED + 10):
         injection.detect(f"title {i}")
     assert injection._short_flags.cache_info().currsize == injection.REMEMBERED
+
+
+AUTOMATA_PROBE = """
+from kbsync.core import injection
+def rss_kb():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * 4096 // 1024
+base = rss_kb()
+injection._substring_automaton()
+injection._prefixes()
+print(rss_kb() - base)
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="reads /proc")
+def test_the_keyword_and_prefix_automata_stay_small_in_every_process_that_checks_text() -> None:
+    """Both automata together add under 3 MB to a process (as DFAs they added about 7 MB to the daemon, `kbsync mcp`,
+    `kbsync web serve` and each rebuild worker). The prefixes' own computation is in that figure as well."""
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-c", AUTOMATA_PROBE], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert int(out.stdout) < 3 * 1024

@@ -33,7 +33,7 @@ def test_the_wheel_holds_every_module_and_the_rules(tmp_path: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     modules = {p.relative_to(PACKAGE.parent).as_posix() for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts}
     assert modules and not modules - names, f"missing from the wheel: {sorted(modules - names)}"
-    assert "kbsync/data/secret-rules.toml" in names
+    assert {"kbsync/data/secret-rules.toml", "kbsync/data/anchors.json"} <= names
     pages = {p.relative_to(PACKAGE.parent).as_posix() for folder in ("templates", "static")
              for p in (PACKAGE / "web" / folder).iterdir()}
     assert pages and not pages - names, f"the web pages' files missing from the wheel: {sorted(pages - names)}"

@@ -6,6 +6,9 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
+from kbsync.core import anchors
 from kbsync.core.anchors import prefixes
 from kbsync.core.injectionrules import RULES
 from kbsync.core.normalize import fold
@@ -42,3 +45,40 @@ def test_every_match_of_every_rule_begins_with_one_of_its_prefixes() -> None:
                 matched += 1
                 assert any(text.lower().startswith(p, m.start()) for p in starts), (rule.regex[:60], m.group())
     assert matched > 500
+
+
+def test_the_stored_table_is_the_one_the_rules_give() -> None:
+    """kbsync/data/anchors.json holds `starts` of every rule, made from the rules and anchors.py as they are."""
+    regexes = [rule.regex for rule in RULES]
+    stored = json.loads(anchors.STORE.read_text(encoding="utf-8"))
+    message = "kbsync/data/anchors.json is out of date: run scripts/anchors"
+    assert stored["made"].split()[0] == anchors._made(regexes).split()[0], message
+    assert [None if s is None else frozenset(s) for s in stored["starts"]] == [anchors.starts(r) for r in regexes], message
+    if stored["made"] == anchors._made(regexes):
+        assert anchors.STORE.read_text(encoding="utf-8") == anchors.render(regexes), message
+
+
+def test_the_table_is_taken_from_the_store_only_when_it_was_made_from_the_same_patterns_and_code(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    regexes = [r"ignore\s+all", r"(?:skip|drop) it", r"\s+x"]
+    worked_out = (frozenset({"igno"}), frozenset({"skip", "drop"}), None)
+    store = tmp_path / "anchors.json"
+    monkeypatch.setattr(anchors, "STORE", store)
+    assert anchors.table(regexes) == worked_out  # no store
+    store.write_text(anchors.render(regexes), encoding="utf-8")
+    assert anchors.table(regexes) == worked_out
+    planted = {"made": anchors._made(regexes), "starts": [["zzzz"], None, None]}
+    store.write_text(json.dumps(planted), encoding="utf-8")
+    assert anchors.table(regexes) == (frozenset({"zzzz"}), None, None)  # taken as stored when made from the same
+    assert anchors.table([*regexes[:2], r"\s+y"]) == (*worked_out[:2], None)  # another pattern: worked out
+    store.write_text(json.dumps({**planted, "made": planted["made"].replace("python", "python 0.0 was")}),
+                     encoding="utf-8")
+    assert anchors.table(regexes) == worked_out  # another Python or Unicode version: worked out
+    store.write_text("{not json", encoding="utf-8")
+    assert anchors.table(regexes) == worked_out
+
+
+def test_starts_are_the_prefixes_worth_looking_for() -> None:
+    assert anchors.starts(r"(?:ab|x)") is None  # a single ASCII character occurs everywhere
+    assert anchors.starts(r"(?:ig|ign|skip)") == {"ig", "skip"}  # where `ign` occurs, `ig` does too
+    assert anchors.starts(r"\s+x") is None

@@ -8,14 +8,26 @@ characters and a pattern has at most MAX_COUNT of them (else None).
 
 kbsync.core.injection tries a rule only at the positions where one of its prefixes occurs in the
 lower-cased text, which finds exactly the matches that a search trying every position finds: a
-position where no prefix starts cannot start a match.
+position where no prefix starts cannot start a match. `starts(regex)` is what it looks for.
+
+Working the prefixes out parses every rule (30 ms for the detector's 160, in each process that checks
+text: the first `kbsync search`, the first guarded MCP answer). So the detector's table is stored in
+kbsync/data/anchors.json (`render`; written by scripts/anchors) and `table` takes it from there when it
+was made from the same patterns, by this module as it is, under the same Python and Unicode versions
+(whose parser and case folding the prefixes follow); else it works them out. tests/core/test_anchors.py
+fails while the stored table is not the one the rules give.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
+import sys
+import unicodedata
 import warnings
-from typing import Any, Final
+from pathlib import Path
+from typing import Any, Final, Sequence
 
 with warnings.catch_warnings():  # the parser `re` itself uses, under its documented older name
     warnings.simplefilter("ignore", DeprecationWarning)
@@ -26,6 +38,8 @@ MAX_LEN: Final = 4
 MAX_COUNT: Final = 2000
 SMALL_CLASS: Final = 8  # a class of at most this many single characters is read as a choice between them
 Node = tuple[Any, Any]
+STORE: Final = Path(__file__).parent.parent / "data" / "anchors.json"
+Table = tuple[frozenset[str] | None, ...]
 
 
 class _Open(Exception):
@@ -79,3 +93,39 @@ def _union(parts: Any) -> set[str]:
         if len(out) > MAX_COUNT:
             raise _Open
     return out
+
+
+def starts(regex: str) -> frozenset[str] | None:
+    """The prefixes worth looking for, of those that begin every match of `regex`: only those that begin with no
+    other one (where a longer one occurs, the shorter one does too), and none when one is a single ASCII character
+    (a letter or a full stop occurs everywhere, and trying the pattern at each costs more than its search)."""
+    found = prefixes(regex)
+    if found is None or any(len(p) == 1 and p.isascii() for p in found):
+        return None
+    return frozenset(p for p in found if not any(p[:n] in found for n in range(1, len(p))))
+
+
+def table(regexes: Sequence[str]) -> Table:
+    """`starts` of each of `regexes`: from the stored table when it was made from them, by this module, under
+    this Python and Unicode version; else worked out."""
+    try:
+        stored = json.loads(STORE.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        stored = None
+    if isinstance(stored, dict) and stored.get("made") == _made(regexes):
+        return tuple(None if p is None else frozenset(p) for p in stored["starts"])
+    return tuple(starts(r) for r in regexes)
+
+
+def render(regexes: Sequence[str]) -> str:
+    """The stored table of `regexes` (kbsync/data/anchors.json)."""
+    rows = ",\n".join(json.dumps(None if s is None else sorted(s), ensure_ascii=False) for s in map(starts, regexes))
+    return f'{{"made": {json.dumps(_made(regexes))},\n"starts": [\n{rows}\n]}}\n'  # a line a rule
+
+
+def _made(regexes: Sequence[str]) -> str:
+    """What a table depends on: the patterns, this module's code, Python's parser and Unicode's case folding."""
+    h = hashlib.sha256(Path(__file__).read_bytes())
+    for r in regexes:
+        h.update(b"\0" + r.encode("utf-8"))
+    return f"{h.hexdigest()} python {sys.version_info[0]}.{sys.version_info[1]} unicode {unicodedata.unidata_version}"

@@ -255,27 +255,13 @@ def _substring_automaton() -> AhoCorasick:
 @lru_cache(maxsize=1)
 def _prefixes() -> tuple[AhoCorasick, tuple[frozenset[int] | None, ...]]:
     """One automaton of the prefixes that begin every match of a rule (kbsync.core.anchors), all rules' together,
-    and for each rule the places of its prefixes in it (only those that begin with no other of its prefixes; None
-    for a rule that has none: its pattern is tried at every position of its windows). Built when the first text
-    is checked."""
-    found = [_shortest(_useful(anchors.prefixes(rule.regex))) for rule in RULES]
+    and for each rule the places of its prefixes in it (None for a rule that has none worth looking for: its
+    pattern is tried at every position of its windows). Built when the first text is checked."""
+    found = anchors.table([rule.regex for rule in RULES])
     every = sorted(set().union(*(f for f in found if f)))
     place = {p: k for k, p in enumerate(every)}
     return (AhoCorasick(every, implementation=AUTOMATON),
             tuple(None if f is None else frozenset(place[p] for p in f) for f in found))
-
-
-def _shortest(prefixes: frozenset[str] | None) -> frozenset[str] | None:
-    """The prefixes that begin with no other one: where a longer one occurs, the shorter one occurs too."""
-    if prefixes is None:
-        return None
-    return frozenset(p for p in prefixes if not any(p[:n] in prefixes for n in range(1, len(p))))
-
-
-def _useful(prefixes: frozenset[str] | None) -> frozenset[str] | None:
-    """Prefixes worth looking for: not when one is a single ASCII character (a letter or a full stop occurs everywhere,
-    and trying the rule at each costs more than its search)."""
-    return None if prefixes is None or any(len(p) == 1 and p.isascii() for p in prefixes) else prefixes
 
 
 def _matches(i: int, text: str, index: _Index) -> Iterable[re.Match[str]]:

@@ -300,10 +300,12 @@ def test_killed_syncs_leave_a_sound_repository_and_a_rerun_converges(tmp_path: P
                 (root / "memory" / f"{side}-{n}-{k}.md").write_text(f"# {line}\n\n{line}\n", encoding="utf-8")
                 written.append(line)
             if root is b:
+                began = time.perf_counter()
                 assert cli("sync", ws=b).returncode in (0, 1)
+                took = time.perf_counter() - began  # about what a's sync takes on this machine, start-up included
         child = subprocess.Popen([sys.executable, "-m", "kbsync", "-w", str(a), "sync"],
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(0.05, 0.35))
+        time.sleep(rng.uniform(0.15, 0.85) * took)  # a moment within the sync, on a fast machine as on a slow one
         child.send_signal(signal.SIGKILL)
         killed_running += child.wait(30) == -signal.SIGKILL
         wait_for_git_children(a)  # a git command it started (fetch, push) runs on to its own end

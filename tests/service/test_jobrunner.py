@@ -63,3 +63,21 @@ def test_a_program_a_job_runs_ends_at_the_deadline_and_at_stop(tmp_path: Path) -
     started = time.monotonic()
     runner.stop(0.2)
     assert time.monotonic() - started < 5
+
+
+def test_the_end_of_each_run_is_told_after_its_outcome_is_there_to_collect() -> None:
+    """The daemon passes its queue's wake-up: a job that ends wakes the worker, which then hands the next job the
+    paths that waited for this one instead of sleeping out its idle nap."""
+    told: list[list[str]] = []
+    runner: JobRunner
+
+    def on_end() -> None:
+        told.append([f.name for f in runner.finished()])
+
+    runner = JobRunner(deadline_s=10, on_end=on_end)
+    runner.submit("a", lambda: "done")
+    wait_for(lambda: len(told) == 1, timeout=10)
+    runner.submit("b", lambda: 1 / 0)  # a failed run is told as well
+    wait_for(lambda: len(told) == 2, timeout=10)
+    assert told == [["a"], ["b"]]
+    runner.stop(1)

@@ -53,6 +53,28 @@ def test_a_full_queue_asks_for_a_rescan_instead_of_growing() -> None:
     assert q.take_rescan() and not q.take_rescan()
 
 
+
+def test_a_wake_up_that_came_before_the_wait_is_not_lost() -> None:
+    """A job that ends between the worker's last look and its sleep must still wake it: the next wait returns at
+    once, and only that one (a later wait sleeps until its timeout, or a touch)."""
+    import threading
+    import time
+
+    q = Debouncer(quiet_s=0.5, clock=Clock())
+    q.wake()
+    returned = threading.Event()
+    waiter = threading.Thread(target=lambda: (q.wait(600), returned.set()), daemon=True)
+    waiter.start()
+    assert returned.wait(60), "a wake-up before the wait was lost: the worker would sleep out its nap"
+    returned.clear()
+    waiter = threading.Thread(target=lambda: (q.wait(600), returned.set()), daemon=True)
+    waiter.start()
+    time.sleep(0.2)
+    assert not returned.is_set()  # the wake-up was used up by the first wait
+    q.wake()
+    assert returned.wait(60)
+
+
 @pytest.mark.parametrize(("path", "rel"), [
     ("/ws/sessions/2025-06-11/a.md", "sessions/2025-06-11/a.md"),
     ("/ws/memory/facts.md.lock", "memory/facts.md"),

@@ -101,7 +101,8 @@ class Daemon:
         self._last_event: dict[str, str] | None = None
         self._scan = committer.secret_scanner(self.ws)
         self.failed = False
-        self._jobs = jobrunner.JobRunner(self.ws.config.daemon.job_deadline_s)
+        # a job that ends wakes the worker: what waited for that job (the next paths to index) goes to it at once
+        self._jobs = jobrunner.JobRunner(self.ws.config.daemon.job_deadline_s, on_end=self.queue.wake)
         self._post_pending: dict[str, set[str]] = {}
         self._waiting: str | None = None  # what git is in the middle of, as last seen
         self._held: set[str] = set()  # files seen while git was busy, processed once it is done

@@ -38,8 +38,10 @@ Job = tuple[str, Callable[[], object]]
 
 
 class JobRunner:
-    def __init__(self, deadline_s: float, grace_s: float = GRACE_S) -> None:
-        self.deadline_s, self.grace_s = deadline_s, grace_s
+    def __init__(self, deadline_s: float, grace_s: float = GRACE_S, on_end: Callable[[], None] = lambda: None) -> None:
+        """`on_end` is called on the job thread each time a run ends (the daemon wakes its worker, which hands
+        the next job what waited for this one)."""
+        self.deadline_s, self.grace_s, self._on_end = deadline_s, grace_s, on_end
         self._queue: queue.Queue[Job | None] = queue.Queue()
         self._done: queue.Queue[Finished] = queue.Queue()
         self._active: set[str] = set()  # names queued or running (an abandoned run included, until it ends)
@@ -112,6 +114,7 @@ class JobRunner:
             if generation == self._generation:
                 self._running = None
                 self._done.put(outcome)
+            self._on_end()
 
     def _run(self, name: str, fn: Callable[[], object]) -> Finished:
         try:

@@ -44,6 +44,7 @@ class Debouncer:
         self._due: dict[str, float] = {}
         self._cond = threading.Condition()
         self.rescan = False
+        self._woken = False  # a wake-up not yet slept through: the next wait returns at once
 
     def touch(self, relpath: str, *, now: bool = False) -> None:
         """(Re)start the quiet period of `relpath`; `now=True` makes it due at once."""
@@ -74,15 +75,18 @@ class Debouncer:
             return [p for _, p in ready]
 
     def wait(self, timeout: float) -> None:
-        """Sleep until the next path is due, something is touched, a wake-up, or `timeout`."""
+        """Sleep until the next path is due, something is touched, a wake-up, or `timeout`. A wake-up that came
+        while nobody waited ends the next wait at once, so none is lost between a check and the sleep."""
         with self._cond:
             if self._due:
                 timeout = min(timeout, max(0.0, min(self._due.values()) - self._clock()))
-            if timeout > 0 and not self.rescan:
+            if timeout > 0 and not self.rescan and not self._woken:
                 self._cond.wait(timeout)
+            self._woken = False
 
     def wake(self) -> None:
         with self._cond:
+            self._woken = True
             self._cond.notify_all()
 
     def __len__(self) -> int:

@@ -74,6 +74,9 @@ def test_the_table_is_taken_from_the_store_only_when_it_was_made_from_the_same_p
     store.write_text(json.dumps({**planted, "made": planted["made"].replace("python", "python 0.0 was")}),
                      encoding="utf-8")
     assert anchors.table(regexes) == worked_out  # another Python or Unicode version: worked out
+    for rows in ([["zzzz"], None], [["zzzz"], None, [1]], [["zzzz"], None, [""]], "zzzz"):  # not one row a pattern
+        store.write_text(json.dumps({**planted, "starts": rows}), encoding="utf-8")
+        assert anchors.table(regexes) == worked_out
     store.write_text("{not json", encoding="utf-8")
     assert anchors.table(regexes) == worked_out
 

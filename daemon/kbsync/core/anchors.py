@@ -112,8 +112,10 @@ def table(regexes: Sequence[str]) -> Table:
         stored = json.loads(STORE.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         stored = None
-    if isinstance(stored, dict) and stored.get("made") == _made(regexes):
-        return tuple(None if p is None else frozenset(p) for p in stored["starts"])
+    rows = stored.get("starts") if isinstance(stored, dict) and stored.get("made") == _made(regexes) else None
+    if isinstance(rows, list) and len(rows) == len(regexes) and all(
+            r is None or isinstance(r, list) and all(isinstance(p, str) and p for p in r) for r in rows):
+        return tuple(None if r is None else frozenset(r) for r in rows)
     return tuple(starts(r) for r in regexes)
 
 

@@ -11,7 +11,10 @@ load average (`uptime`) beside it:
   so the files are not counted first): median wall and CPU seconds (user + system, of the command and its
   worker processes), peak RSS of any one process; `rg -l '^status:' sessions` in the same runs and the
   ratio; `git status --porcelain` as plain git's reference;
-- `kbsync index rebuild --search`: wall seconds and RSS, the database's size against `du -sb sessions`;
+- one core's speed, to compare machines by: the embedded-instruction check (most of a rebuild's CPU) over
+  2,000 of the corpus's sessions in this process, in MB/s of CPU;
+- `kbsync index rebuild --search`: wall and CPU seconds (and CPU a session) and RSS, the database's size
+  against `du -sb sessions`;
 - search in process (kbsync.retrieval.search.federated, bench_search's query set): p50 and p95;
 - the daemon's restart with every file unchanged since its last run (the last run's scan mark is taken as
   now, which is what a daemon that caught up and stopped leaves behind): seconds from start until nothing
@@ -34,23 +37,15 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from common import KBSYNC, corpus, median, percentile
+from common import KBSYNC, corpus, median, percentile, spawned
 
 DEFECT = ("status: ", "status： ")
 CHANGED = 2000
+REFERENCE_FILES = 2000
 
 
 def load() -> str:
     return "load " + " ".join(f"{x:.2f}" for x in os.getloadavg())
-
-
-def run(cmd: list[str], cwd: Path | None = None) -> tuple[float, float, int, int]:
-    """Wall seconds, CPU seconds (the process and its children), peak RSS in MB, exit code."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, usage = os.wait4(proc.pid, 0)
-    return (time.perf_counter() - start, usage.ru_utime + usage.ru_stime, usage.ru_maxrss // 1024,
-            os.waitstatus_to_exitcode(status))
 
 
 def git(root: Path, *args: str) -> None:
@@ -58,8 +53,8 @@ def git(root: Path, *args: str) -> None:
 
 
 def bench_validate(ws: Path, runs: int) -> None:
-    rows = [(run([*KBSYNC, "-q", "-w", str(ws), "validate"]), run(["rg", "-l", "^status:", "sessions"], cwd=ws),
-             run(["git", "status", "--porcelain"], cwd=ws)) for _ in range(runs)]
+    rows = [(spawned([*KBSYNC, "-q", "-w", str(ws), "validate"]), spawned(["rg", "-l", "^status:", "sessions"], cwd=ws),
+             spawned(["git", "status", "--porcelain"], cwd=ws)) for _ in range(runs)]
     assert all(r[0][3] == 0 for r in rows), "validate found errors in a clean corpus"
     v, g, s = (median([r[i][0] for r in rows]) for i in range(3))
     cpu = median([r[0][1] for r in rows])
@@ -67,15 +62,32 @@ def bench_validate(ws: Path, runs: int) -> None:
           f"({v / g:.1f}x rg); git status {s:.2f} s  [{load()}]")
 
 
+def bench_reference(ws: Path) -> None:
+    """One core's speed at kbsync's own kind of work, to compare machines by: the embedded-instruction check
+    (the larger part of a rebuild's CPU) over REFERENCE_FILES of the corpus's sessions, in this process."""
+    from kbsync.core import injection
+
+    texts = [p.read_text(encoding="utf-8") for p in sorted((ws / "sessions").rglob("*.md"))[:REFERENCE_FILES]]
+    injection.detect(texts[0])  # the rules' automata built before the timing
+    cpu = time.process_time()
+    for text in texts:
+        injection.detect(text)
+    cpu = time.process_time() - cpu
+    size = sum(len(t.encode("utf-8")) for t in texts) / 1e6
+    print(f"  one core's reference: the detector over {len(texts)} sessions, {size:.1f} MB in {cpu:.2f} s CPU = "
+          f"{size / cpu:.1f} MB/s  [{load()}]")
+
+
 def bench_index(ws: Path, qs: list[str]) -> None:
-    wall, cpu, mb, code = run([*KBSYNC, "-w", str(ws), "index", "rebuild", "--search"])
+    wall, cpu, mb, code = spawned([*KBSYNC, "-w", str(ws), "index", "rebuild", "--search"])
     assert code == 0, f"index rebuild exit {code}"
     from kbsync.retrieval import db as searchdb
 
     db = searchdb.db_path(ws / ".kbsync").stat().st_size
     text = int(subprocess.run(["du", "-sb", "sessions"], cwd=ws, capture_output=True, text=True).stdout.split()[0])
-    print(f"  index rebuild --search: {wall:.1f} s wall, {cpu:.1f} s CPU, {mb} MB; database {db / 1e6:.0f} MB "
-          f"for {text / 1e6:.0f} MB of sessions ({db / text:.2f}x)  [{load()}]")
+    files = sum(1 for _ in (ws / "sessions").rglob("*.md"))
+    print(f"  index rebuild --search: {wall:.1f} s wall, {cpu:.1f} s CPU ({cpu / files * 1000:.2f} ms a session), "
+          f"{mb} MB; database {db / 1e6:.0f} MB for {text / 1e6:.0f} MB of sessions ({db / text:.2f}x)  [{load()}]")
     from kbsync.retrieval import search
     from kbsync.store.workspace import Workspace
 
@@ -214,6 +226,7 @@ def main() -> None:
             print(f"{n} sessions (cores {os.cpu_count()}):", flush=True)
             ws = out / f"scale-{n}"
             prepare(corpus(out, n), ws)
+            bench_reference(ws)
             bench_validate(ws, a.runs)
             bench_index(ws, qs)
             bench_daemon(ws, out / f"pull-{n}")

@@ -13,7 +13,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from common import KBSYNC, corpus, median, need, timed
+from common import KBSYNC, corpus, median, need, spawned, timed
 
 
 def main() -> None:
@@ -29,7 +29,7 @@ def main() -> None:
         dirty = corpus(a.out, n, dirty=0.05)
         v, vm, r, rm, g = [], [], [], [], []
         for _ in range(a.runs):
-            wall, mb, code = timed([*KBSYNC, "-w", str(clean), "validate"])
+            wall, _cpu, mb, code = spawned([*KBSYNC, "-w", str(clean), "validate"])
             assert code == 0, f"validate exit {code}"
             v.append(wall)
             vm.append(mb)
@@ -37,7 +37,7 @@ def main() -> None:
             work = a.out / "repair-work"
             shutil.rmtree(work, ignore_errors=True)
             shutil.copytree(dirty, work, symlinks=True)
-            wall, mb, code = timed([*KBSYNC, "-w", str(work), "repair"])
+            wall, _cpu, mb, code = spawned([*KBSYNC, "-w", str(work), "repair"])
             r.append(wall)
             rm.append(mb)
         print(f"{n:>8} {median(v):>10.2f} {max(vm):>5} {median(r):>9.2f} {max(rm):>5} {median(g):>6.3f} "

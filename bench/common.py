@@ -22,6 +22,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Sequence
@@ -62,8 +63,8 @@ def corpus(out_root: Path, sessions: int, dirty: float = 0.0, seed: int = 7) -> 
 # A child's peak RSS (ru_maxrss) counts the memory of the process it was started from: the kernel carries the
 # old address space's peak over at exec, and a vfork'd child's old address space is its parent's. Started from a
 # benchmark that has grown (corpora read, searches run in process), `kbsync validate` showed 47 MB where it uses
-# 23 MB. So the timed children are started by this small launcher, forked from it: their peak is their own (or the
-# launcher's 9 MB, below every figure taken).
+# 23 MB. So `spawned` starts its children from this small launcher, forked from it: their peak is their own (or
+# the launcher's 9 MB, below every figure taken).
 _LAUNCHER = r"""
 import json, os, sys, time
 for line in sys.stdin:
@@ -86,26 +87,37 @@ for line in sys.stdin:
           flush=True)
 """
 _launcher: subprocess.Popen[str] | None = None
+_launching = threading.Lock()
 
 
 def spawned(cmd: list[str], cwd: Path | None = None) -> tuple[float, float, int, int]:
     """Wall seconds, CPU seconds (user and system, of the child and its waited-for children), peak RSS in MB of
-    the child or its largest such child, and exit code; its output is discarded."""
+    the child or its largest such child, and exit code; its output is discarded. One child at a time: callers
+    in several threads wait their turn (`timed` runs children side by side)."""
     global _launcher
-    if _launcher is None or _launcher.poll() is not None:
-        _launcher = subprocess.Popen([sys.executable, "-S", "-c", _LAUNCHER], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True)
-    assert _launcher.stdin is not None and _launcher.stdout is not None
-    _launcher.stdin.write(json.dumps([cmd, str(cwd) if cwd else None]) + "\n")
-    _launcher.stdin.flush()
-    wall, cpu, maxrss, code = json.loads(_launcher.stdout.readline())
-    return wall, cpu, maxrss // 1024 if sys.platform != "darwin" else maxrss // (1024 * 1024), code
+    with _launching:
+        if _launcher is None or _launcher.poll() is not None:
+            _launcher = subprocess.Popen([sys.executable, "-S", "-c", _LAUNCHER], stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, text=True)
+        assert _launcher.stdin is not None and _launcher.stdout is not None
+        _launcher.stdin.write(json.dumps([cmd, str(cwd) if cwd else None]) + "\n")
+        _launcher.stdin.flush()
+        wall, cpu, maxrss, code = json.loads(_launcher.stdout.readline())
+    return wall, cpu, _mb(maxrss), code
 
 
 def timed(cmd: list[str], cwd: Path | None = None) -> tuple[float, int, int]:
-    """Wall seconds, peak RSS in MB and exit code of one child process (see `spawned`)."""
-    wall, _cpu, rss_mb, code = spawned(cmd, cwd)
-    return wall, rss_mb, code
+    """Wall seconds, peak RSS in MB and exit code of one child process, started from this process (so its RSS
+    figure counts this process's peak: use `spawned` for a memory figure); safe to call from several threads at
+    once, each child running beside the others."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    return time.perf_counter() - start, _mb(usage.ru_maxrss), os.waitstatus_to_exitcode(status)
+
+
+def _mb(maxrss: int) -> int:
+    return maxrss // 1024 if sys.platform != "darwin" else maxrss // (1024 * 1024)
 
 
 def median(values: Sequence[float]) -> float:

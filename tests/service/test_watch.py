@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import threading
+import time
+
 import pytest
 
 from kbsync.service.watch import Debouncer, relpath_of
@@ -53,13 +56,9 @@ def test_a_full_queue_asks_for_a_rescan_instead_of_growing() -> None:
     assert q.take_rescan() and not q.take_rescan()
 
 
-
 def test_a_wake_up_that_came_before_the_wait_is_not_lost() -> None:
     """A job that ends between the worker's last look and its sleep must still wake it: the next wait returns at
     once, and only that one (a later wait sleeps until its timeout, or a touch)."""
-    import threading
-    import time
-
     q = Debouncer(quiet_s=0.5, clock=Clock())
     q.wake()
     returned = threading.Event()

@@ -138,7 +138,7 @@ class _Passages:
 
 _ASCII_LETTERS: Final = frozenset("abcdefghijklmnopqrstuvwxyz")
 # The automata are contiguous NFAs, not DFAs: the two DFAs held 6.7 MB in every process that checks text (the daemon,
-# `kbsync mcp`, `kbsync web serve`, each worker of a rebuild), the NFAs 0.8 MB, for 0.015 ms more a session.
+# `kbsync mcp`, `kbsync web serve`, each worker of a rebuild), the NFAs 0.8 MB, for 0.03 ms more a session.
 AUTOMATON: Final = Implementation.ContiguousNFA
 WINDOW: Final = 300  # characters around a keyword in which its rule runs (longer than any match)
 _MAX_HITS: Final = 40  # keyword occurrences beyond which a rule runs over the whole text

@@ -65,6 +65,21 @@ class ConflictError(KbsyncError):
         self.copy = copy
 
 
+class StaleError(KbsyncError):
+    """An update was based on a version of a thing that has changed since: nothing was written.
+
+    `current` is the thing as it is now (a board entry's fields, a section's or a fact's text), `version` its
+    version, and `changed` the fields in which it differs from what the caller sent.
+    """
+
+    def __init__(self, message: str, *, path: str | None = None, version: str = "", current: object = None,
+                 changed: tuple[str, ...] = ()) -> None:
+        super().__init__(message, path=path)
+        self.version = version
+        self.current = current
+        self.changed = changed
+
+
 class GitError(KbsyncError):
     """A git operation failed; nothing was lost, the operation can be retried."""
 

@@ -70,7 +70,8 @@ def test_read_one_session(server: WebServer) -> None:
     assert r.status_code == 200
     got = r.json()
     assert got["path"] == record["path"] and got["frontmatter"]["id"] == record["id"]
-    assert {"heading": "结论", "content": "答案"} in [{**s, "content": s["content"].strip()} for s in got["sections"]]
+    assert {"heading": "结论", "content": "答案"} in [{"heading": s["heading"], "content": s["content"].strip()}
+                                                  for s in got["sections"]]
     assert server.call("GET", "/sessions/20250101-0000-0000000").status_code == 404
     assert server.call("GET", "/sessions/not-an-id").status_code == 422
 
@@ -101,7 +102,8 @@ def test_write_a_section_replace_and_append(server: WebServer) -> None:
     record = save(server, sections={"结论": "旧"})
     path = server.root / record["path"]
     r = server.call("PUT", f"/sessions/{record['id']}/sections/{quote('结论')}", body={"text": "新的\n## 注入"})
-    assert r.status_code == 200 and r.json() == {"path": record["path"], "section": "结论", "changed": True}
+    assert r.status_code == 200 and r.json() | {"version": ""} == {"path": record["path"], "section": "结论",
+                                                                    "changed": True, "version": ""}
     text = path.read_text(encoding="utf-8")
     assert "新的" in text and "旧" not in text and "\\## 注入" in text
     r = server.call("PUT", f"/sessions/{record['id']}/sections/TODO", params={"append": "true"}, body={"text": "- 跟进"})
@@ -242,7 +244,7 @@ def test_memory_set_get_list_forget(server: WebServer) -> None:
     key = f"lang-{uuid.uuid4().hex[:6]}"
     r = server.call("PUT", f"/memory/{key}", body={"value": "replies in Chinese"})
     assert r.status_code == 201 and r.json() == {"path": "memory/facts.md", "key": key, "value": "replies in Chinese",
-                                                 "action": "added"}
+                                                 "action": "added", "version": r.json()["version"]}
     assert f"- {key}: replies in Chinese\n" in facts.read_text(encoding="utf-8")
     r = server.call("PUT", f"/memory/{key.upper()}", body={"value": "replies in English"})
     assert r.status_code == 200 and r.json()["action"] == "replaced"

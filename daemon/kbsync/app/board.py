@@ -10,8 +10,8 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from kbsync.core import boardentry
-from kbsync.errors import InputError, NotFoundError, UsageError
+from kbsync.core import boardentry, versions
+from kbsync.errors import InputError, NotFoundError, StaleError, UsageError
 
 if TYPE_CHECKING:
     from kbsync.board.feedback import DecayCandidate, Stats
@@ -30,6 +30,7 @@ class Written:
     key: str  # the entry's key after the write
     action: str  # added, updated, unchanged
     was: str = ""  # the key it had before, for an update
+    version: str = ""  # the entry's version after the write
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,15 @@ class Shown:
     entry: Entry
     key: str
     feedback: Stats
+
+    @property
+    def version(self) -> str:
+        """What an update based on this read sends back as its `base` (see kbsync.core.versions)."""
+        return entry_version(self.entry)
+
+
+def entry_version(entry: Entry) -> str:
+    return versions.version_of_fields(entry.as_dict())
 
 
 @dataclass(frozen=True)
@@ -101,11 +111,16 @@ def add_entry(ws: Workspace, data: dict[str, Any], now: dt.datetime, where: str 
     action = boardfile.upsert_entry(ws, entry)
     with feedback.FeedbackStore(ws.state_dir) as store:
         store.seen(entry.key, now)
-    return Written(entry.key, action)
+    return Written(entry.key, action, version=entry_version(entry))
 
 
-def update_entry(ws: Workspace, key: str, data: dict[str, Any], where: str = "<stdin>") -> Written:
-    """Replace entry `key` with the full new version `data` (a partial one is refused, naming what lacks)."""
+def update_entry(ws: Workspace, key: str, data: dict[str, Any], where: str = "<stdin>", *,
+                 base: str | None = None) -> Written:
+    """Replace entry `key` with the full new version `data` (a partial one is refused, naming what lacks).
+
+    With `base` (the version the caller read), the entry is replaced only if it is still at that version;
+    otherwise StaleError names what changed and carries the entry as it is now. Nothing is written then.
+    """
     from kbsync.board import file as boardfile
     from kbsync.core import board
 
@@ -118,7 +133,7 @@ def update_entry(ws: Workspace, key: str, data: dict[str, Any], where: str = "<s
 
     def edit(text: str) -> str:
         nonlocal action
-        _find(board.parse_board(text), key)
+        _check_base(_find(board.parse_board(text), key), entry, base)
         try:
             new, action = board.replace_entry(text, key, entry)
         except ValueError as exc:
@@ -126,7 +141,18 @@ def update_entry(ws: Workspace, key: str, data: dict[str, Any], where: str = "<s
         return new
 
     boardfile.edit_board(ws, edit)
-    return Written(entry.key, action, was=key)
+    return Written(entry.key, action, was=key, version=entry_version(entry))
+
+
+def _check_base(current: Entry, sent: Entry, base: str | None) -> None:
+    """StaleError unless `current` is at version `base` (no base: no check)."""
+    if base is None or entry_version(current) == base.strip().strip('"'):
+        return
+    changed = versions.changed_fields(current.as_dict(), sent.as_dict())
+    what = f"; it now differs from your version in: {', '.join(changed)}" if changed else ""
+    raise StaleError(f"entry {current.key} changed since version {base} was read (now {entry_version(current)})"
+                     f"{what}; read it again and redo your change on it", path=BOARD_FILE,
+                     version=entry_version(current), current=current.as_dict(), changed=tuple(changed))
 
 
 def list_entries(ws: Workspace, *, type: str | None = None, topic: str | None = None, status: str | None = None,

@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
-from kbsync.errors import InputError, NothingFoundError
+from kbsync.core.versions import version_of
+from kbsync.errors import InputError, NothingFoundError, StaleError
 
 if TYPE_CHECKING:
     from kbsync.store.workspace import Workspace
@@ -25,7 +26,8 @@ class FactWritten:
     action: str  # added, replaced, unchanged, removed
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The fields, and the fact's version after the write (none once it is removed)."""
+        return asdict(self) | {"version": None if self.action == "removed" else version_of(self.value)}
 
 
 @dataclass(frozen=True)
@@ -35,8 +37,13 @@ class FactItem:
     value: str
     line: int
 
+    @property
+    def version(self) -> str:
+        """What an update of this fact sends back as its `base`."""
+        return version_of(self.value)
+
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return asdict(self) | {"version": self.version}
 
 
 def memory_file(*, preferences: bool = False, entity: str | None = None) -> str:
@@ -66,8 +73,10 @@ def _checked(ws: Workspace, relpath: str) -> None:
         ws.checked_path(relpath)
 
 
-def set_fact(ws: Workspace, key: str, value: str, *, preferences: bool = False, entity: str | None = None) -> FactWritten:
-    """Set the fact `key` to `value`: replaced in place when the key is there, else added after the last fact."""
+def set_fact(ws: Workspace, key: str, value: str, *, preferences: bool = False, entity: str | None = None,
+             base: str | None = None) -> FactWritten:
+    """Set the fact `key` to `value`: replaced in place when the key is there, else added after the last fact.
+    With `base` (the version of the value as read), only if the fact still has that value (StaleError)."""
     from kbsync.core import facts
 
     relpath = memory_file(preferences=preferences, entity=entity)
@@ -79,11 +88,26 @@ def set_fact(ws: Workspace, key: str, value: str, *, preferences: bool = False, 
 
     def edit(old: str) -> str:
         nonlocal action
+        _check_base(old, name, base, relpath)
         new, action = facts.set_fact(old, name, text, _heading(relpath, entity))
         return new
 
     _edit(ws, relpath, edit)
     return FactWritten(relpath, name, text, action)
+
+
+def _check_base(text: str, name: str, base: str | None, relpath: str) -> None:
+    """StaleError unless the fact `name` of `text` still has the value of version `base` (None: no check)."""
+    from kbsync.core import facts
+
+    if base is None:
+        return
+    found = facts.parse(text).find(name)
+    now = version_of(found.value) if found is not None else "none"
+    if now != base:
+        gone = "was forgotten" if found is None else f"changed (now {now})"
+        raise StaleError(f"fact {name!r} {gone} since version {base} was read; read it again and redo your change",
+                         path=relpath, version=now, current=None if found is None else found.value)
 
 
 def forget_fact(ws: Workspace, key: str, *, preferences: bool = False, entity: str | None = None) -> FactWritten:

@@ -7,12 +7,12 @@ from __future__ import annotations
 import os
 import re
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from kbsync.core import protocol
 from kbsync.core.board import normalize_date
-from kbsync.errors import InputError
+from kbsync.errors import InputError, ProtocolError
 
 if TYPE_CHECKING:
     from kbsync.store.workspace import Workspace
@@ -26,6 +26,8 @@ class Item:
     ref: str  # what was asked for
     path: str  # its workspace path
     text: str  # the workspace text, as the file holds it
+    versions: dict[str, str] = field(default_factory=dict)  # what an update sends back as its base: a session's
+    # sections by heading, a board entry's as "entry"
 
 
 def kind_of(ref: str) -> str:
@@ -50,8 +52,16 @@ def read_session(ws: Workspace, sid: str) -> Item:
     """Session `sid`'s file, found by its id."""
     from kbsync.store.sessions import find_by_id
 
+    from kbsync.core.session import parse_session
+    from kbsync.core.versions import version_of
+
     relpath = find_by_id(ws, sid)
-    return Item("session", sid, relpath, _text(ws, content_path(ws, relpath)))
+    text = _text(ws, content_path(ws, relpath))
+    try:
+        versions = {h: version_of(c) for h, c in parse_session(text).sections}
+    except ProtocolError:
+        versions = {}
+    return Item("session", sid, relpath, text, versions)
 
 
 def read_entry(ws: Workspace, key: str) -> Item:
@@ -59,7 +69,7 @@ def read_entry(ws: Workspace, key: str) -> Item:
     from kbsync.app.board import entry_key, render_entry, show_entry
 
     shown = show_entry(ws, entry_key(key))
-    return Item("board", key, protocol.BOARD_MD, render_entry(shown.entry))
+    return Item("board", key, protocol.BOARD_MD, render_entry(shown.entry), {"entry": shown.version})
 
 
 def read_file(ws: Workspace, given: str) -> Item:

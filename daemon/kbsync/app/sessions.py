@@ -31,11 +31,13 @@ def save_session(ws: Workspace, payload: dict[str, Any], where: str = "<stdin>")
     return save(ws, payload, where)
 
 
-def write_section(ws: Workspace, sid: str, name: str, text: str, *, append: bool = False) -> SectionResult:
-    """Replace (or append to) the section `name` of session `sid`, under the file's lock."""
+def write_section(ws: Workspace, sid: str, name: str, text: str, *, append: bool = False,
+                  base: str | None = None) -> SectionResult:
+    """Replace (or append to) the section `name` of session `sid`, under the file's lock; with `base` (the
+    section's version as read), only if it has not changed since (StaleError otherwise)."""
     from kbsync.store.sections import write_section as write
 
-    return write(ws, sid, name, text, append=append)
+    return write(ws, sid, name, text, append=append, base=base)
 
 
 def split_session(ws: Workspace, sid: str, at: list[int] | None = None) -> SplitResult:
@@ -76,6 +78,13 @@ class SessionView:
     extra_frontmatter: list[str]  # lines of fields the protocol does not know, as written
     preamble: str  # body text before the first section
     sections: list[tuple[str, str]]  # (heading, content) in file order
+
+    @property
+    def section_versions(self) -> list[str]:
+        """Each section's version, in file order: what an update of it sends back as its `base`."""
+        from kbsync.core.versions import version_of
+
+        return [version_of(content) for _heading, content in self.sections]
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,8 @@ if TYPE_CHECKING:
     from kbsync.retrieval.search import Outcome
 
 def item(it: Item) -> dict[str, Any]:
-    return {"kind": it.kind, "ref": it.ref, "path": it.path, "content": content(text=it.text)}
+    versions = {"versions": it.versions} if it.versions else {}
+    return {"kind": it.kind, "ref": it.ref, "path": it.path, **versions, "content": content(text=it.text)}
 
 
 def hit(r: Fused) -> dict[str, Any]:

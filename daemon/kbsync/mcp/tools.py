@@ -33,6 +33,7 @@ EntryKey = Annotated[str, Field(description="<title>@<YYYY-MM-DD>")]
 SESSION_KEYS = ("session_id (required; the same id updates that session), title, ts, role, tags, model, turns, "
                 "tokens_in, tokens_out, status, summary, parent, sections ({heading: text})")
 ENTRY_KEYS = "title, type, topic, summary, core_content, source, source_date, scenarios, confidence"
+BaseVersion = Annotated[str | None, Field(description="version read; changed since: refused")]
 
 
 def clear_errors(fn: F) -> F:
@@ -114,12 +115,13 @@ def _register_sessions(server: MCPServer[Any], ws: Callable[[], Workspace]) -> N
 
     @server.tool(structured_output=False, annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False))
     @clear_errors
-    def write_section(session_id: SessionId, heading: str, text: str, append: bool = False) -> dict[str, Any]:
+    def write_section(session_id: SessionId, heading: str, text: str, append: bool = False,
+                      base_version: BaseVersion = None) -> dict[str, Any]:
         """Replace (or append to) one section of a session, e.g. 结论 or 待办."""
         from kbsync.app.sessions import write_section as write
 
-        done = write(ws(), session_id, heading, text, append=append)
-        return {"path": done.relpath, "section": done.section, "changed": done.changed}
+        done = write(ws(), session_id, heading, text, append=append, base=base_version)
+        return {"path": done.relpath, "section": done.section, "changed": done.changed, "version": done.version}
 
     @server.tool(structured_output=False, annotations=ADD)
     @clear_errors
@@ -142,12 +144,13 @@ def _register_board(server: MCPServer[Any], ws: Callable[[], Workspace]) -> None
 
     @server.tool(structured_output=False, annotations=REPLACE)
     @clear_errors
-    def board_update(key: EntryKey, entry: Annotated[dict[str, Any], Field(description="the full entry")]) -> dict[str, Any]:
+    def board_update(key: EntryKey, entry: Annotated[dict[str, Any], Field(description="the full entry")],
+                     base_version: BaseVersion = None) -> dict[str, Any]:
         """Replace an entry with its full new version; a partial one is refused."""
         from kbsync.app.board import entry_key, update_entry
 
-        done = update_entry(ws(), entry_key(key), entry, "entry")
-        return {"key": done.key, "action": done.action, "was": done.was}
+        done = update_entry(ws(), entry_key(key), entry, "entry", base=base_version)
+        return {"key": done.key, "action": done.action, "was": done.was, "version": done.version}
 
     @server.tool(structured_output=False, annotations=ADD)
     @clear_errors
@@ -172,11 +175,12 @@ Entity = Annotated[str | None, Field(description="an entity's name: its own file
 def _register_memory(server: MCPServer[Any], ws: Callable[[], Workspace]) -> None:
     @server.tool(structured_output=False, annotations=REPLACE)
     @clear_errors
-    def remember(key: str, value: str, entity: Entity = None, preferences: bool = False) -> dict[str, Any]:
+    def remember(key: str, value: str, entity: Entity = None, preferences: bool = False,
+                 base_version: BaseVersion = None) -> dict[str, Any]:
         """Set a fact (only the latest value matters): the same key is replaced in place."""
         from kbsync.app.memory import set_fact
 
-        return set_fact(ws(), key, value, entity=entity, preferences=preferences).as_dict()
+        return set_fact(ws(), key, value, entity=entity, preferences=preferences, base=base_version).as_dict()
 
     @server.tool(structured_output=False, annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False))
     @clear_errors

@@ -12,10 +12,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from kbsync.core import body, frontmatter, protocol, textguard
+from kbsync.core import body, frontmatter, protocol, textguard, versions
 from kbsync.store import fsio
-from kbsync.errors import InputError, ProtocolError
-from kbsync.core.session import normalize_content
+from kbsync.errors import InputError, ProtocolError, StaleError
+from kbsync.core.session import normalize_content, parse_session
 from kbsync.store.sessions import find_given, write_session
 from kbsync.core.validate import validate_text
 from kbsync.store.workspace import Workspace, decode
@@ -26,6 +26,7 @@ class SectionResult:
     relpath: str
     section: str
     changed: bool
+    version: str = ""  # the section's version after the write
 
 
 def canonical_name(name: str, synonyms: dict[str, str]) -> str:
@@ -99,15 +100,30 @@ def read_valid(ws: Workspace, relpath: str) -> tuple[str, fsio.Fingerprint]:
     return text, fp
 
 
-def write_section(ws: Workspace, sid: str, name: str, content: str, *, append: bool = False) -> SectionResult:
-    """Replace (or append to) one section of session `sid` under its lock, with the core's guarantees."""
+def check_base(text: str, section: str, base: str | None, relpath: str) -> None:
+    """StaleError unless section `section` of the session `text` is at version `base` (None: no check)."""
+    if base is None:
+        return
+    current = next((c for h, c in parse_session(text).sections if h == section), "")
+    if versions.version_of(current) != base:
+        raise StaleError(f"section '## {section}' changed since version {base} was read (now "
+                         f"{versions.version_of(current)}); read it again and redo your change on it", path=relpath,
+                         version=versions.version_of(current), current=current)
+
+
+def write_section(ws: Workspace, sid: str, name: str, content: str, *, append: bool = False,
+                  base: str | None = None) -> SectionResult:
+    """Replace (or append to) one section of session `sid` under its lock, with the core's guarantees; with
+    `base`, only while the section is still at that version (its content's, as `kbsync.core.versions` gives)."""
     relpath = find_given(ws, sid)
     section = canonical_name(textguard.clean(name, "the section name"), ws.synonyms())
     content = textguard.clean(content, "the text", multiline=True)
     cfg = ws.config.daemon
     with fsio.locked(ws.path(relpath), ttl_s=cfg.lock_ttl_s, wait_s=cfg.lock_wait_s):
         text, fp = read_valid(ws, relpath)
+        check_base(text, section, base, relpath)
         new = set_section(text, section, content, append=append, relpath=relpath, synonyms=ws.synonyms())
         if new != text:
             write_session(ws, relpath, new, fp)
-    return SectionResult(relpath, section, new != text)
+    written = next((c for h, c in parse_session(new).sections if h == section), "")
+    return SectionResult(relpath, section, new != text, versions.version_of(written))

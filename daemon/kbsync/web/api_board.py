@@ -14,7 +14,7 @@ from kbsync.app.guard import field_flags
 from kbsync.app import board, candidates
 from kbsync.web import boardmodels as b
 from kbsync.web.models import Empty
-from kbsync.web.deps import WS
+from kbsync.web.deps import WS, BasedOn, etag
 from kbsync.web.routing import Router
 
 if TYPE_CHECKING:
@@ -45,21 +45,24 @@ def list_entries(ws: WS, type: str | None = None, topic: str | None = None, stat
 def add_entry(ws: WS, body: b.EntryFields, response: Response) -> b.Written:
     done = board.add_entry(ws, body.model_dump(), board.clock(None), "request body")
     response.status_code = 201 if done.action == "added" else 200
-    return b.Written(key=done.key, action=done.action)  # type: ignore[arg-type]
+    return b.Written(key=done.key, action=done.action, version=done.version)  # type: ignore[arg-type]
 
 
 @router.get("/board/entries/{key:path}", response_model=b.ShownEntry, summary="one entry and this machine's counters")
-def show_entry(ws: WS, key: Key) -> b.ShownEntry:
+def show_entry(ws: WS, key: Key, response: Response) -> b.ShownEntry:
     shown = board.show_entry(ws, board.entry_key(key))
-    return b.ShownEntry.model_validate(_entry(shown.entry).model_dump() | {"key": shown.key,
-                                                                         "feedback": shown.feedback.as_dict()})
+    response.headers.update(etag(shown.version))
+    return b.ShownEntry.model_validate(_entry(shown.entry).model_dump() | {
+        "key": shown.key, "feedback": shown.feedback.as_dict(), "version": shown.version})
 
 
 @router.put("/board/entries/{key:path}", response_model=b.Written,
-            summary="replace an entry with a full new version (a partial body is 422, naming each missing field)")
-def update_entry(ws: WS, key: Key, body: b.EntryFields) -> b.Written:
-    done = board.update_entry(ws, board.entry_key(key), body.model_dump(), "request body")
-    return b.Written(key=done.key, action=done.action, was=done.was)  # type: ignore[arg-type]
+            summary="replace an entry with a full new version (a partial body is 422, naming each missing field; "
+                    "with If-Match, an entry changed since is 409 `stale`)")
+def update_entry(ws: WS, key: Key, body: b.EntryFields, base: BasedOn, response: Response) -> b.Written:
+    done = board.update_entry(ws, board.entry_key(key), body.model_dump(), "request body", base=base)
+    response.headers.update(etag(done.version))
+    return b.Written(key=done.key, action=done.action, was=done.was, version=done.version)  # type: ignore[arg-type]
 
 
 @router.post("/board/entries/{key:path}/feedback", response_model=b.Feedback,

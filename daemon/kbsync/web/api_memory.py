@@ -12,7 +12,7 @@ from fastapi import Path, Query, Response
 
 from kbsync.app import memory
 from kbsync.web import models as m
-from kbsync.web.deps import WS
+from kbsync.web.deps import WS, BasedOn, etag
 from kbsync.web.routing import Router
 
 router = Router(tags=["memory"])
@@ -33,15 +33,18 @@ def list_facts(ws: WS, entity: Entity = None, preferences: Preferences = False) 
 
 
 @router.get("/memory/{key:path}", response_model=m.Fact, summary="one fact")
-def get_fact(ws: WS, key: Key, entity: Entity = None, preferences: Preferences = False) -> m.Fact:
-    return _fact(memory.get_fact(ws, key, preferences=preferences, entity=entity))
+def get_fact(ws: WS, key: Key, response: Response, entity: Entity = None, preferences: Preferences = False) -> m.Fact:
+    found = memory.get_fact(ws, key, preferences=preferences, entity=entity)
+    response.headers.update(etag(found.version))
+    return _fact(found)
 
 
 @router.put("/memory/{key:path}", response_model=m.FactWritten,
             responses={201: {"model": m.FactWritten, "description": "the fact was added"}},
-            summary="set a fact: replaced in place when the key is there (200), else added (201)")
-def set_fact(ws: WS, key: Key, body: m.FactSet, response: Response) -> m.FactWritten:
-    done = memory.set_fact(ws, key, body.value, preferences=body.preferences, entity=body.entity)
+            summary="set a fact: replaced in place when the key is there (200), else added (201); with If-Match, a "
+                    "fact changed or forgotten since is 409 `stale`")
+def set_fact(ws: WS, key: Key, body: m.FactSet, base: BasedOn, response: Response) -> m.FactWritten:
+    done = memory.set_fact(ws, key, body.value, preferences=body.preferences, entity=body.entity, base=base)
     response.status_code = 201 if done.action == "added" else 200
     return m.FactWritten.model_validate(done.as_dict())
 

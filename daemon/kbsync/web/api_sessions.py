@@ -9,7 +9,7 @@ from fastapi import Path, Query, Response
 
 from kbsync.app import sessions
 from kbsync.web import models as m
-from kbsync.web.deps import WS
+from kbsync.web.deps import WS, BasedOn, etag
 from kbsync.web.routing import Router
 
 router = Router(tags=["sessions"])
@@ -43,14 +43,19 @@ def get_sessions(ws: WS, tag: str | None = None, status: str | None = None,
 def get_session(ws: WS, sid: SessionId) -> m.Session:
     view = sessions.read_session(ws, sid)
     return m.Session(id=view.id, path=view.path, frontmatter=view.frontmatter, extra_frontmatter=view.extra_frontmatter,
-                     preamble=view.preamble, sections=[m.Section(heading=h, content=c) for h, c in view.sections])
+                     preamble=view.preamble, sections=[m.Section(heading=h, content=c, version=v)
+                                                        for (h, c), v in zip(view.sections, view.section_versions)])
 
 
 @router.put("/sessions/{sid}/sections/{heading}", response_model=m.SectionResult,
-            summary="replace one section of a session (?append=true: add to it)")
-def put_section(ws: WS, sid: SessionId, heading: str, body: m.SectionText, append: bool = False) -> m.SectionResult:
-    result = sessions.write_section(ws, sid, heading, body.text, append=append)
-    return m.SectionResult(path=result.relpath, section=result.section, changed=result.changed)
+            summary="replace one section of a session (?append=true: add to it; with If-Match, a section changed "
+                    "since is 409 `stale`)")
+def put_section(ws: WS, sid: SessionId, heading: str, body: m.SectionText, base: BasedOn, response: Response,
+                append: bool = False) -> m.SectionResult:
+    result = sessions.write_section(ws, sid, heading, body.text, append=append, base=base)
+    response.headers.update(etag(result.version))
+    return m.SectionResult(path=result.relpath, section=result.section, changed=result.changed,
+                           version=result.version)
 
 
 @router.post("/logs/tool-calls", response_model=m.LogLine, status_code=201, tags=["logs"],

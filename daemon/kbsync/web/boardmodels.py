@@ -70,12 +70,14 @@ class Feedback(BaseModel):
 
 class ShownEntry(Entry):
     feedback: Feedback
+    version: str = Field(description="the entry's version (also its ETag): send it as If-Match with an update")
 
 
 class Written(BaseModel):
     key: str = Field(description="the entry's key after the write")
     action: Literal["added", "updated", "unchanged"]
     was: str | None = Field(default=None, description="the key it had before, for an update")
+    version: str | None = Field(default=None, description="the entry's version after the write")
 
 
 class Vote(Request):

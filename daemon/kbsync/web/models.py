@@ -32,13 +32,19 @@ class FieldProblem(BaseModel):
 
 class ErrorDetail(BaseModel):
     code: str = Field(description="bad_request, unauthorized, forbidden, csrf, not_found, method_not_allowed, "
-                                  "locked, conflict, protocol, too_large, unsupported_media_type, invalid, secret, "
+                                  "locked, conflict, stale, protocol, too_large, unsupported_media_type, invalid, secret, "
                                   "unavailable, internal")
     message: str = Field(description="one line: what went wrong, naming the file, and what to do")
     field: str | None = Field(default=None, description="the request field at fault, when one is")
     path: str | None = Field(default=None, description="the workspace file concerned, when one is")
     details: list[FieldProblem] | None = Field(default=None, description="every field at fault, for a body that failed "
                                                                  "validation")
+    version: str | None = Field(default=None, description="for `stale`: the version the thing has now (send it as "
+                                                          "If-Match to overwrite it knowingly)")
+    current: Any = Field(default=None, description="for `stale`: the thing as it is now (an entry's fields, a "
+                                                   "section's or a fact's text)")
+    changed: list[str] | None = Field(default=None, description="for `stale`: the fields in which the current "
+                                                                "entry differs from what was sent")
 
 
 class ErrorBody(BaseModel):
@@ -156,6 +162,7 @@ class SessionRecord(BaseModel):
 class Section(BaseModel):
     heading: str
     content: str
+    version: str = Field(description="the section's version: send it as If-Match with an update of the section")
 
 
 class Session(BaseModel):
@@ -191,6 +198,7 @@ class SectionResult(BaseModel):
     path: str
     section: str = Field(description="the heading written (a synonym such as TODO is resolved)")
     changed: bool
+    version: str = Field(description="the section's version after the write")
 
 
 class ToolCall(Request):
@@ -277,6 +285,7 @@ class Fact(BaseModel):
     key: str = Field(description="the key as written in the file")
     value: str
     line: int = Field(description="1-based line of its bullet")
+    version: str = Field(description="the fact's version: send it as If-Match with an update of the fact")
 
 
 class FactSet(Request):
@@ -293,6 +302,7 @@ class FactWritten(BaseModel):
     key: str
     value: str
     action: Literal["added", "replaced", "unchanged", "removed"]
+    version: str | None = Field(default=None, description="the fact's version after the write (none once removed)")
 
 
 # ---- conflicts ------------------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ log = logging.getLogger(__name__)
 STATUS_OF: tuple[tuple[type[Exception], int, str], ...] = (
     (errors.NotFoundError, 404, "not_found"),
     (errors.LockedError, 409, "locked"),
+    (errors.StaleError, 409, "stale"),
     (errors.ConflictError, 409, "conflict"),
     (errors.ProtocolError, 409, "protocol"),
     (errors.SecretFoundError, 422, "secret"),
@@ -40,9 +41,12 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {code: {"model": ErrorBody, "
 
 
 def error_response(status: int, code: str, message: str, *, field: str | None = None, path: str | None = None,
-                   details: Sequence[FieldProblem] | None = None, headers: dict[str, str] | None = None) -> JSONResponse:
+                   details: Sequence[FieldProblem] | None = None, headers: dict[str, str] | None = None,
+                   stale: errors.StaleError | None = None) -> JSONResponse:
+    extra: dict[str, Any] = {} if stale is None else {"version": stale.version, "current": stale.current,
+                                                      "changed": list(stale.changed)}
     body = ErrorBody(error=ErrorDetail(code=code, message=message, field=field, path=path,
-                                       details=list(details) if details else None))
+                                       details=list(details) if details else None, **extra))
     return JSONResponse(body.model_dump(exclude_none=True), status_code=status, headers=headers)
 
 
@@ -61,7 +65,9 @@ def kbsync_error(request: Request, exc: Exception) -> JSONResponse:
     if isinstance(exc, errors.KbsyncError):
         path = _relative(exc.path, request.app.state.current().root)
         where = "" if path is None else f"{path}:{exc.line}: " if exc.line is not None else f"{path}: "
-        return error_response(status, code, f"{where}{exc.message}", path=path)
+        stale = exc if isinstance(exc, errors.StaleError) else None
+        return error_response(status, code, f"{where}{exc.message}", path=path, stale=stale,
+                              headers={"ETag": f'"{stale.version}"'} if stale else None)
     assert isinstance(exc, OSError)
     log.warning("%s %s: %s", request.method, request.url.path, exc)
     return error_response(status, code, f"{exc.filename or 'the workspace'}: {exc.strerror or exc}; check the "

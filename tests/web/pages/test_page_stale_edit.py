@@ -1,0 +1,56 @@
+"""A stale edit form never overwrites a newer change: the form is opened, the command line changes the same
+entry, the form is saved. Nothing is saved; the page says so and shows the newer version beside the person's,
+keeps what they typed, and a second save (now knowingly based on the newer version) goes through."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from helpers import browser as b
+from helpers.board import payload
+from helpers.cli import kbsync
+from helpers.web import WebServer
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
+BOARD = "LEARNING_BOARD.md"
+KEY = "发布前确认锁文件@2025-06-11"
+
+
+@pytest.fixture(scope="module")
+def site_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = b.workspace(tmp_path_factory.mktemp("stale"))
+    done = kbsync("board", "add", ws=root, stdin=json.dumps(payload(), ensure_ascii=False))
+    assert done.returncode == 0, done.stderr
+    b.commit_all(root, "one entry")
+    return root
+
+
+def test_a_stale_form_is_refused_and_shows_both_versions(page: Page, site: WebServer) -> None:
+    page.goto(f"{site.url}/board/edit?key=%E5%8F%91%E5%B8%83%E5%89%8D%E7%A1%AE%E8%AE%A4%E9%94%81%E6%96%87%E4%BB%B6"
+              "%402025-06-11")
+    page.get_by_label("Summary").fill("表单里的摘要")
+    newer = payload(summary="命令行改过的摘要", confidence="low")
+    assert kbsync("board", "update", KEY, ws=site.root,
+                  stdin=json.dumps(newer, ensure_ascii=False)).returncode == 0
+    page.get_by_role("button", name="Save").click()
+    assert "changed since" in page.get_by_role("alert").inner_text()
+    stale = page.locator("section.stale")
+    assert stale.get_by_role("heading", name="Changed since you opened this form").count() == 1
+    rows = {r.locator("th").inner_text(): (r.locator("td.newer").inner_text(), r.locator("td.yours").inner_text())
+            for r in stale.locator("tbody tr").all()}
+    assert rows["Summary"] == ("命令行改过的摘要", "表单里的摘要")
+    assert rows["Confidence"] == ("low", "high")
+    assert page.get_by_label("Summary").input_value() == "表单里的摘要"  # what was typed is kept
+    text = (site.root / BOARD).read_text(encoding="utf-8")
+    assert "命令行改过的摘要" in text and "表单里的摘要" not in text  # the newer change survives
+    b.shot(page, "entry-form-stale")
+    page.get_by_role("button", name="Save").click()  # now based on the newer version: saved
+    assert page.get_by_role("status").inner_text() == "Saved."
+    text = (site.root / BOARD).read_text(encoding="utf-8")
+    assert "表单里的摘要" in text and "命令行改过的摘要" not in text

@@ -34,3 +34,25 @@ def test_without_counters_the_source_date_counts() -> None:
     later = now + dt.timedelta(days=31)
     (c,) = decay_candidates([e], {}, later, 90)
     assert c.reasons == ("not applied for 90 days (never applied (since 2025-01-01))",)
+
+
+def test_renaming_an_entry_moves_its_counters_unless_asked_not_to(tmp_path: Path) -> None:
+    import datetime as dt
+
+    from kbsync.app import board
+    from kbsync.app.workspace import init_workspace, open_workspace
+    from helpers.board import payload
+
+    init_workspace(tmp_path / "ws")
+    ws = open_workspace(tmp_path / "ws", None)
+    when = dt.datetime(2025, 7, 1, tzinfo=dt.timezone.utc)
+    key = board.add_entry(ws, payload(), when).key
+    board.give_feedback(ws, key, helpful=True)
+    board.applied(ws, [key], when)
+    moved = board.update_entry(ws, key, payload(title="改名后的条目")).key
+    stats = board.show_entry(ws, moved).feedback
+    assert (stats.helpful, stats.applied, stats.last_applied) == (1, 1, "2025-07-01T00:00:00Z")
+    assert stats.first_seen == "2025-07-01T00:00:00Z"
+    fresh = board.update_entry(ws, moved, payload(title="再改一次"), keep_counters=False).key
+    assert board.show_entry(ws, fresh).feedback.helpful == 0
+    assert board.decay_candidates(ws, when + dt.timedelta(days=1), 90) == []

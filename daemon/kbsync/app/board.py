@@ -115,12 +115,15 @@ def add_entry(ws: Workspace, data: dict[str, Any], now: dt.datetime, where: str 
 
 
 def update_entry(ws: Workspace, key: str, data: dict[str, Any], where: str = "<stdin>", *,
-                 base: str | None = None) -> Written:
+                 base: str | None = None, keep_counters: bool = True) -> Written:
     """Replace entry `key` with the full new version `data` (a partial one is refused, naming what lacks).
 
     With `base` (the version the caller read), the entry is replaced only if it is still at that version;
     otherwise StaleError names what changed and carries the entry as it is now. Nothing is written then.
+    A new title or date is a new key: this machine's counters (helpful, harmful, applied, last applied) move
+    to it, unless `keep_counters` is False (the entry then starts afresh).
     """
+    from kbsync.board import feedback
     from kbsync.board import file as boardfile
     from kbsync.core import board
 
@@ -141,6 +144,9 @@ def update_entry(ws: Workspace, key: str, data: dict[str, Any], where: str = "<s
         return new
 
     boardfile.edit_board(ws, edit)
+    if keep_counters and entry.key != key:
+        with feedback.FeedbackStore(ws.state_dir) as store:
+            store.rename(key, entry.key)
     return Written(entry.key, action, was=key, version=entry_version(entry))
 
 

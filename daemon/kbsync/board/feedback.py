@@ -95,6 +95,24 @@ class FeedbackStore:
     def applied(self, key: str, now: dt.datetime) -> None:
         self._bump(key, "UPDATE feedback SET applied = applied + 1, last_applied = ? WHERE key = ?", (iso_utc(now),))
 
+    def rename(self, old: str, new: str) -> None:
+        """The counters of `old` moved to `new` (an entry whose title or date changed): added to any `new` has,
+        the later last use and the earlier first sighting kept."""
+        if old == new:
+            return
+        with self._db:
+            row = self._db.execute("SELECT helpful, harmful, applied, last_applied, first_seen FROM feedback "
+                                   "WHERE key = ?", (old,)).fetchone()
+            if row is None:
+                return
+            self._db.execute("INSERT OR IGNORE INTO feedback (key) VALUES (?)", (new,))
+            self._db.execute(
+                "UPDATE feedback SET helpful = helpful + ?1, harmful = harmful + ?2, applied = applied + ?3, "
+                "last_applied = CASE WHEN last_applied IS NULL OR ?4 > last_applied THEN ?4 ELSE last_applied END, "
+                "first_seen = CASE WHEN first_seen IS NULL OR ?5 < first_seen THEN COALESCE(?5, first_seen) "
+                "ELSE first_seen END WHERE key = ?6", (*row, new))
+            self._db.execute("DELETE FROM feedback WHERE key = ?", (old,))
+
     def all(self) -> dict[str, Stats]:
         rows = self._db.execute(
             "SELECT key, helpful, harmful, applied, last_applied, first_seen FROM feedback ORDER BY key").fetchall()

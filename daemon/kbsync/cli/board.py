@@ -19,7 +19,9 @@ def register(subparsers: Any) -> None:
     sub = p.add_subparsers(dest="board_command", metavar="ACTION", required=True)
     _now(_add(sub, "add", "add an entry, or update the entry with the same title@source_date", _run_add,
               payload=True))
-    _add(sub, "update", "replace an entry with a full new version", _run_update, key=True, payload=True)
+    up = _add(sub, "update", "replace an entry with a full new version", _run_update, key=True, payload=True)
+    up.add_argument("--fresh-counters", action="store_true", help="when the title or date changes (a new key), "
+                    "start this machine's counters afresh instead of moving them to the new key")
     ls = _add(sub, "list", "list entries", _run_list)
     ls.add_argument("--type", help="only entries of this type")
     ls.add_argument("--topic", help="only entries of this topic")
@@ -96,7 +98,8 @@ def _run_update(args: argparse.Namespace) -> int:
     from kbsync.cli.common import read_json_input
 
     key = _key(args.key)
-    done = board.update_entry(workspace(args), key, read_json_input(args.file), args.file or "<stdin>")
+    done = board.update_entry(workspace(args), key, read_json_input(args.file), args.file or "<stdin>",
+                              keep_counters=not args.fresh_counters)
     return _report(args, {"key": done.key, "action": done.action, "was": done.was}, f"{done.action} {done.key}")
 
 

@@ -59,8 +59,12 @@ def show_entry(ws: WS, key: Key, response: Response) -> b.ShownEntry:
 @router.put("/board/entries/{key:path}", response_model=b.Written,
             summary="replace an entry with a full new version (a partial body is 422, naming each missing field; "
                     "with If-Match, an entry changed since is 409 `stale`)")
-def update_entry(ws: WS, key: Key, body: b.EntryFields, base: BasedOn, response: Response) -> b.Written:
-    done = board.update_entry(ws, board.entry_key(key), body.model_dump(), "request body", base=base)
+def update_entry(ws: WS, key: Key, body: b.EntryFields, base: BasedOn, response: Response,
+                 keep_counters: Annotated[bool, Query(description="a new title or date is a new key: move this "
+                                                      "machine's counters to it (false: start afresh)")] = True,
+                 ) -> b.Written:
+    done = board.update_entry(ws, board.entry_key(key), body.model_dump(), "request body", base=base,
+                              keep_counters=keep_counters)
     response.headers.update(etag(done.version))
     return b.Written(key=done.key, action=done.action, was=done.was, version=done.version)  # type: ignore[arg-type]
 

@@ -5,6 +5,7 @@ keeps what they typed, and a second save (now knowingly based on the newer versi
 from __future__ import annotations
 
 import json
+from urllib.parse import quote
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -54,3 +55,19 @@ def test_a_stale_form_is_refused_and_shows_both_versions(page: Page, site: WebSe
     assert page.get_by_role("status").inner_text() == "Saved."
     text = (site.root / BOARD).read_text(encoding="utf-8")
     assert "表单里的摘要" in text and "命令行改过的摘要" not in text
+
+
+def test_renaming_an_entry_in_the_form_keeps_its_counters(page: Page, site: WebServer) -> None:
+    key = "改名前@2025-06-12"
+    assert kbsync("board", "add", ws=site.root, stdin=json.dumps(payload(title="改名前", source_date="2025-06-12"),
+                                                                ensure_ascii=False)).returncode == 0
+    site.call("POST", f"/board/entries/{quote(key, safe='')}/feedback", body={"vote": "helpful"})
+    page.goto(f"{site.url}/board/edit?key={quote(key, safe='')}")
+    assert key in page.locator("#key-note").inner_text()
+    keep = page.get_by_label("Keep this entry's counters (helpful, harmful, applied) under the new key")
+    assert keep.is_checked()
+    page.get_by_label("Title").fill("改名后")
+    page.get_by_role("button", name="Save").click()
+    assert page.get_by_role("heading", level=1).inner_text() == "改名后"
+    shown = site.call("GET", f"/board/entries/{quote('改名后@2025-06-12', safe='')}").json()
+    assert shown["feedback"]["helpful"] == 1

@@ -23,7 +23,7 @@ router = APIRouter(include_in_schema=False)
 FIELDS = ("title", "type", "topic", "summary", "core_content", "source", "source_date", "scenarios", "confidence",
           "status")
 LABELS = {
-    "en": {"stale_title": "Changed since you opened this form", "stale_note": "Nothing was saved. Below, each field that differs: the version saved now beside yours. Your text is kept in the form; saving again replaces the newer version with it.", "field": "Field", "newer": "Saved now", "yours": "Yours", "title_board": "Knowledge board", "guide": "长期说明 · Guide", "trends": "长期趋势 · Trends",
+    "en": {"key_note": "The key is {key}: the title and the source date. Changing either makes a new key.", "keep_counters": "Keep this entry's counters (helpful, harmful, applied) under the new key", "stale_title": "Changed since you opened this form", "stale_note": "Nothing was saved. Below, each field that differs: the version saved now beside yours. Your text is kept in the form; saving again replaces the newer version with it.", "field": "Field", "newer": "Saved now", "yours": "Yours", "title_board": "Knowledge board", "guide": "长期说明 · Guide", "trends": "长期趋势 · Trends",
            "records": "学习记录 · Entries", "title": "Title", "type": "Type", "topic": "Topic", "summary": "Summary",
            "core_content": "Core content", "source": "Source", "source_date": "Source date",
            "scenarios": "Scenarios", "confidence": "Confidence", "status": "Status", "any": "any",
@@ -39,7 +39,7 @@ LABELS = {
            "done_updated": "Saved.", "done_unchanged": "Nothing changed.", "voted": "Feedback recorded.",
            "marked": "Marked as decaying.", "feedback_note": "Counted on this machine only, never in the Markdown.",
            "nothing": "(empty)", "key": "Key", "why": "Why", "see_fields": "see the problems beside the fields.", "back_board": "Back to the board", "cancel": "Cancel"},
-    "zh": {"stale_title": "打开此表单后条目已被修改", "stale_note": "没有保存。下表列出不同的字段：现在保存的版本与你的版本并列。你的内容仍在表单里；再次保存会用它替换较新的版本。", "field": "字段", "newer": "现在保存的", "yours": "你的", "title_board": "学习看板", "guide": "长期说明", "trends": "长期趋势", "records": "学习记录",
+    "zh": {"key_note": "键是 {key}：标题和来源日期。改动其中之一就是新的键。", "keep_counters": "新键沿用本条目的计数（有用、有害、应用）", "stale_title": "打开此表单后条目已被修改", "stale_note": "没有保存。下表列出不同的字段：现在保存的版本与你的版本并列。你的内容仍在表单里；再次保存会用它替换较新的版本。", "field": "字段", "newer": "现在保存的", "yours": "你的", "title_board": "学习看板", "guide": "长期说明", "trends": "长期趋势", "records": "学习记录",
            "title": "标题", "type": "类型", "topic": "主题", "summary": "摘要", "core_content": "核心内容",
            "source": "来源", "source_date": "来源日期", "scenarios": "场景", "confidence": "置信度",
            "status": "状态", "any": "全部", "search": "搜索", "sort": "排序", "newest": "最新",
@@ -102,10 +102,12 @@ def _values(data: dict[str, Any]) -> dict[str, str]:
 
 
 def _form_page(request: Request, values: dict[str, str], problems: dict[str, str], *, key: str = "",
-               base: str = "", status: int = 200, stale: StaleError | None = None) -> HTMLResponse:
+               base: str = "", status: int = 200, stale: StaleError | None = None,
+               keep_counters: bool = True) -> HTMLResponse:
     newer = _values(stale.current) if stale is not None and isinstance(stale.current, dict) else None
     return page(request, "entry_form.html", LABELS, status=status, values=values, problems=problems, key=key,
-                base=base, choices=_choices(), action="/board/edit" if key else "/board/new",
+                base=base, keep_counters=keep_counters, choices=_choices(),
+                action="/board/edit" if key else "/board/new",
                 cancel=entry_url(key) if key else "/board", newer=newer,
                 changed=[f for f in FIELDS if stale is not None and f in stale.changed])
 
@@ -132,19 +134,19 @@ def _save(request: Request, ws: WS, form: Form, key: str) -> Response:
     """Add or update from the form. An edit carries the version it was opened on (`base`): when the entry
     changed since, nothing is saved and the form comes back with both versions side by side, the person's
     text kept, and the newer version as the base of the next save."""
-    data, base = _data(form), form.one("base")
+    data, base, keep = _data(form), form.one("base"), form.one("keep_counters") == "on"
     problems = boardview.field_problems(data)
     if problems:
-        return _form_page(request, _values(data), problems, key=key, base=base, status=422)
+        return _form_page(request, _values(data), problems, key=key, base=base, status=422, keep_counters=keep)
     try:
-        done = (board.update_entry(ws, key, data, "form", base=base or None) if key
+        done = (board.update_entry(ws, key, data, "form", base=base or None, keep_counters=keep) if key
                 else board.add_entry(ws, data, board.clock(None), "form"))
     except StaleError as exc:
         return _form_page(request, _values(data), {"form": exc.message}, key=key, base=exc.version, status=409,
-                          stale=exc)
+                          stale=exc, keep_counters=keep)
     except KbsyncError as exc:
         return _form_page(request, _values(data), {"form": exc.message}, key=key, base=base,
-                          status=refusal_status(exc))
+                          status=refusal_status(exc), keep_counters=keep)
     return RedirectResponse(entry_url(done.key, done.action), status_code=303)
 
 

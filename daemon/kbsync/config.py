@@ -97,6 +97,7 @@ class WebConfig:
     port: int = 8420
     allow_remote: bool = False
     max_body_kb: int = 8192
+    session_days: float = 30.0
 
 
 @dataclass(frozen=True)
@@ -189,6 +190,9 @@ def _check(cfg: Config) -> None:
         parse_duration(text, key=key, source=src)
     if not 0 <= cfg.web.port <= 65535:
         raise ConfigError(f"web.port = {cfg.web.port}; give a port from 1 to 65535, or 0 for any free port", path=src)
+    if not 0 < cfg.web.session_days <= 3650:
+        raise ConfigError(f"web.session_days = {cfg.web.session_days}; give a number of days from 0 to 3650",
+                          path=src)
     if cfg.web.max_body_kb <= 0:
         raise ConfigError(f"web.max_body_kb = {cfg.web.max_body_kb}; give a positive size in KB", path=src)
 

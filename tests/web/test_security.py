@@ -214,7 +214,8 @@ def test_the_login_link_works_once_and_sets_a_strict_httponly_cookie(server: Web
     assert page.status_code == 200 and "/api/openapi.json" in page.text
     assert browser.get(server.url + "/api/v1/status", timeout=10).status_code == 200
     again = requests.get(r.url, allow_redirects=False, timeout=10)
-    assert again.status_code == 401 and "kbsync web url" in again.json()["error"]["message"]
+    assert again.status_code == 401 and "kbsync web url" in again.text and "used already" in again.text
+    assert again.headers["content-type"].startswith("text/html")  # a page for the person, never raw JSON
     assert not list((server.root / ".kbsync" / "web-login").iterdir())  # used: its file is gone
 
 

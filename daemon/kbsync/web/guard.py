@@ -7,11 +7,13 @@ In order, each check answering in the API's error shape:
 2. Origin, when sent, must be the server's own (403). No CORS header is ever sent, so no other
    origin can read an answer.
 3. GET /login?token=... with a login token `kbsync web url` made: used once, it opens a browser
-   session (an HttpOnly, SameSite=Strict cookie) and redirects to / without the token; GET /login
-   without a token is a short page saying to open that link. The package's own static files
-   (/static/, CSS and scripts) need no login.
+   session (an HttpOnly, SameSite=Strict cookie, kept in .kbsync/ so that it outlives a restart, for
+   [web] session_days) and redirects to / without the token; GET /login without a token, or with one
+   used or expired, is a short page saying to run `kbsync web url`. POST /logout (a form with the CSRF
+   token) ends the session. The package's own static files (/static/, CSS and scripts) need no login.
 4. Authentication: `Authorization: Bearer <API token>` or that session cookie (401; a browser's GET
-   of a page, Accept text/html outside /api/, is redirected to /login instead).
+   of a page, Accept text/html outside /api/, is redirected to /login instead; a page's form posted
+   after its login ended is kept, in memory, and offered back to be sent again once logged in).
 5. A POST, PUT or PATCH (or a DELETE with a body, or any DELETE of a browser session) must be
    `Content-Type: application/json`, which a page of another origin cannot send without a preflight
    that is refused; a page of this server may instead send its session's CSRF token in
@@ -24,12 +26,8 @@ and no-store, and loses any Access-Control-* header a mounted app might add.
 
 from __future__ import annotations
 
-import hashlib
 import hmac
-import secrets
 import time
-from collections import OrderedDict
-from dataclasses import dataclass
 from typing import Callable
 from urllib.parse import parse_qs
 
@@ -39,7 +37,9 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from kbsync.app.web import TokenCache, use_login_token
+from kbsync.app.websessions import BrowserSession, close_session, find_session, open_session
 from kbsync.app.workspace import Workspace
+from kbsync.web import loginpages
 from kbsync.web.problems import error_response
 
 SECURITY_HEADERS = {
@@ -55,53 +55,32 @@ WRITES = ("POST", "PUT", "PATCH")
 FORM = "application/x-www-form-urlencoded"
 FORM_TYPES = (FORM, "multipart/form-data", "text/plain")
 CSRF_FIELD = "csrf"
-SESSION_TTL_S = 12 * 3600.0
-MAX_SESSIONS = 64
 LOGIN_PATH = "/login"
+LOGOUT_PATH = "/logout"
+RESUME_PATH = "/login/resume"
 STATIC_PREFIX = "/static/"
-LOGIN_PAGE = ("<!doctype html><html><head><meta charset=\"utf-8\"><meta name=\"viewport\" "
-              "content=\"width=device-width, initial-scale=1\"><title>kbsync: log in</title>"
-              "<link rel=\"stylesheet\" href=\"/static/kbsync.css\"></head><body><main id=\"main\">"
-              "<h1>kbsync</h1><p role=\"alert\">Not logged in. Run <code>kbsync web url</code> on this machine and "
-              "open the link it prints (it works once, for 5 minutes).</p><p lang=\"zh\">未登录。请在本机运行 "
-              "<code>kbsync web url</code>，打开它输出的链接（一次有效，5 分钟内）。</p></main></body></html>")
-
-
-@dataclass(frozen=True)
-class BrowserSession:
-    csrf: str
-    under: str  # a hash of the API token it was opened under: rotating the token ends it
-    expires: float
-
-
-def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
 class Sessions:
-    """Browser sessions opened by login links, in memory: a restart or a token rotation ends them all."""
+    """Browser sessions opened by login links, kept in .kbsync/ (kbsync.app.websessions): a restart keeps
+    them; a rotation of the API token, their expiry or a log-out ends them."""
 
-    def __init__(self, tokens: TokenCache, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, current: Callable[[], Workspace], tokens: TokenCache,
+                 clock: Callable[[], float] = time.time) -> None:
+        self._current = current
         self._tokens = tokens
         self._clock = clock
-        self._open: OrderedDict[str, BrowserSession] = OrderedDict()
 
     def open(self) -> str:
-        sid = secrets.token_hex(32)
-        self._open[sid] = BrowserSession(secrets.token_hex(32), _digest(self._tokens.current()),
-                                         self._clock() + SESSION_TTL_S)
-        while len(self._open) > MAX_SESSIONS:
-            self._open.popitem(last=False)
+        ws = self._current()
+        sid, _session = open_session(ws, self._tokens.current(), ws.config.web.session_days * 86400.0, self._clock())
         return sid
 
     def get(self, sid: str) -> BrowserSession | None:
-        found = self._open.get(sid)
-        if found is None:
-            return None
-        if found.expires < self._clock() or not hmac.compare_digest(found.under, _digest(self._tokens.current())):
-            del self._open[sid]
-            return None
-        return found
+        return find_session(self._current(), sid, self._tokens.current(), self._clock())
+
+    def close(self, sid: str) -> None:
+        close_session(self._current(), sid)
 
 
 def _with_security_headers(send: Send) -> Send:
@@ -153,10 +132,12 @@ class Guard:
         self.app = app
         self.current = current
         self.tokens = tokens
-        self.sessions = Sessions(tokens)
+        self.sessions = Sessions(current, tokens)
+        self.pending = loginpages.PendingForms()
         self.hosts = frozenset(h.lower() for h in hosts)
         self.origins = frozenset(f"http://{h}" for h in self.hosts)
         self.cookie = cookie
+        self.pending_cookie = f"{cookie}_kept"
         self.max_body = max_body
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -177,11 +158,17 @@ class Guard:
             await self.app(scope, receive, send)
             return
         who = self._who(headers)
+        if who is None and _browser_form(scope, headers):
+            await self._keep_form(scope, receive, send)
+            return
         refusal = self._unauthorised(scope, headers, who)
         if refusal is not None:
             await refusal(scope, receive, send)
             return
         scope.setdefault("state", {})["browser_session"] = who
+        if isinstance(who, BrowserSession) and scope["path"] in (LOGOUT_PATH, RESUME_PATH):
+            await self._own_page(scope, receive, send, headers, who)
+            return
         await self._forward(scope, receive, send, headers, _form_token_needed(scope, headers, who))
 
     def _refusal(self, scope: Scope, headers: Headers) -> Response | None:
@@ -195,15 +182,52 @@ class Guard:
         return None
 
     def _login(self, scope: Scope) -> Response:
-        token = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("token", [""])[0]
+        query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+        token = query.get("token", [""])[0]
         if not token:
-            return HTMLResponse(LOGIN_PAGE)
+            return HTMLResponse(loginpages.login_page("out" if query.get("out") else "none"))
         if not use_login_token(self.current(), token):
-            return error_response(401, "unauthorized", "this login link was used already, has expired or is not "
-                                                       "one; run `kbsync web url` for a new one")
-        response = RedirectResponse("/", status_code=303)
-        response.set_cookie(self.cookie, self.sessions.open(), httponly=True, samesite="strict", path="/")
+            return HTMLResponse(loginpages.login_page("used"), status_code=401)
+        kept = self._kept_id(Headers(scope=scope))
+        response = RedirectResponse(RESUME_PATH if kept else "/", status_code=303)
+        response.set_cookie(self.cookie, self.sessions.open(), httponly=True, samesite="strict", path="/",
+                            max_age=int(self.current().config.web.session_days * 86400))
         return response
+
+    def _kept_id(self, headers: Headers) -> str | None:
+        kept = cookie_parser(headers.get("cookie", "")).get(self.pending_cookie)
+        return kept if kept and self.pending.has(kept) else None
+
+    async def _keep_form(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """A page's form posted without a live login: kept (in memory, bounded) and the person told how to
+        log in and send it again; nothing of it is acted on."""
+        body = await _read_body(receive, self.max_body)
+        kept = self.pending.keep(scope["path"], body) if body is not None else None
+        response = HTMLResponse(loginpages.login_page("expired", kept=kept is not None), status_code=401)
+        if kept is not None:
+            response.set_cookie(self.pending_cookie, kept, httponly=True, samesite="strict", path="/",
+                                max_age=int(loginpages.KEEP_S))
+        await response(scope, receive, send)
+
+    async def _own_page(self, scope: Scope, receive: Receive, send: Send, headers: Headers,
+                        who: BrowserSession) -> None:
+        """POST /logout (its form's CSRF token checked) and GET /login/resume (a kept form, offered back)."""
+        if scope["path"] == LOGOUT_PATH and scope["method"] == "POST":
+            body = await _read_body(receive, self.max_body)
+            if body is None or not _form_has_token(body, who.csrf):
+                await _csrf_refusal()(scope, receive, send)
+                return
+            self.sessions.close(cookie_parser(headers.get("cookie", "")).get(self.cookie, ""))
+            response: Response = RedirectResponse(f"{LOGIN_PATH}?out=1", status_code=303)
+            response.delete_cookie(self.cookie, path="/")
+        elif scope["path"] == RESUME_PATH and scope["method"] in ("GET", "HEAD"):
+            kept = self._kept_id(headers)
+            form = self.pending.take(kept) if kept else None
+            response = HTMLResponse(loginpages.resume_page(form, CSRF_FIELD, who.csrf))
+            response.delete_cookie(self.pending_cookie, path="/")
+        else:
+            response = error_response(405, "method_not_allowed", f"{scope['method']} {scope['path']} is not served")
+        await response(scope, receive, send)
 
     def _who(self, headers: Headers) -> BrowserSession | str | None:
         """"bearer" for a request with the API token, its BrowserSession for one with a session cookie."""
@@ -267,6 +291,13 @@ def _has_body(headers: Headers) -> bool:
 def _csrf_refusal() -> Response:
     return error_response(403, "csrf", "a form needs this server's CSRF token (its csrf field, or X-CSRF-Token); "
                                        "an API call needs Content-Type: application/json")
+
+
+def _browser_form(scope: Scope, headers: Headers) -> bool:
+    """A browser posting one of the pages' forms (not the API, not a mounted app)."""
+    kind = headers.get("content-type", "").split(";")[0].strip().lower()
+    return (scope["method"] == "POST" and kind == FORM and "text/html" in headers.get("accept", "")
+            and not scope["path"].startswith(("/api/", "/mcp")))
 
 
 def _browser_page(scope: Scope, headers: Headers) -> bool:

@@ -10,7 +10,8 @@ from fastapi import Request
 from fastapi.responses import HTMLResponse
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
-from kbsync.web.guard import CSRF_FIELD, BrowserSession
+from kbsync.app.websessions import BrowserSession
+from kbsync.web.guard import CSRF_FIELD
 
 Labels = Mapping[str, Mapping[str, str]]
 LANGUAGES = ("en", "zh")
@@ -18,10 +19,10 @@ NAV = ("board", "candidates", "sessions", "conflicts", "status", "stats", "revie
 LABELS: Labels = {
     "en": {"board": "Board", "candidates": "Candidates", "sessions": "Sessions", "conflicts": "Conflicts",
            "status": "Status", "stats": "Stats", "review": "Review", "skip": "Skip to content",
-           "nav": "Pages", "api": "API document", "error": "Error", "back": "Back"},
+           "nav": "Pages", "api": "API document", "error": "Error", "back": "Back", "logout": "Log out"},
     "zh": {"board": "看板", "candidates": "候选", "sessions": "会话", "conflicts": "冲突", "status": "状态",
            "stats": "统计", "review": "回顾", "skip": "跳到正文", "nav": "页面", "api": "API 文档",
-           "error": "错误", "back": "返回"},
+           "error": "错误", "back": "返回", "logout": "退出登录"},
 }
 
 _env = Environment(loader=PackageLoader("kbsync.web", "templates"), autoescape=select_autoescape(default=True),

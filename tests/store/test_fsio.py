@@ -328,3 +328,13 @@ def test_appends_from_many_processes_interleave_whole_lines(tmp_path: Path) -> N
     body = lines[:-1]
     assert len(body) == 600
     assert sorted(body) == sorted(f"w{n}-{i:04d}-" + "x" * 200 for n in range(4) for i in range(150))
+
+
+def test_create_new_never_replaces_a_file(tmp_path: Path) -> None:
+    target = tmp_path / "a" / "copy.md"
+    fsio.create_new(target, b"first\n")
+    assert target.read_bytes() == b"first\n"
+    with pytest.raises(FileExistsError):
+        fsio.create_new(target, b"second\n")
+    assert target.read_bytes() == b"first\n"
+    assert [p.name for p in target.parent.iterdir()] == ["copy.md"]  # no temp file left behind

@@ -4,7 +4,9 @@ written, nothing runs, and nothing outside the workspace's content changes."""
 
 from __future__ import annotations
 
+import re
 import subprocess
+import time
 from pathlib import Path
 from typing import Iterator
 
@@ -188,3 +190,133 @@ def test_api_mode_refuses_paths_a_git_tree_cannot_even_hold(
     assert_refused(done, commit, repr(path))
     assert disk_state(api_root) == before
     assert not Path("/etc/kbsync-x").exists()
+
+
+# ---- files named like this machine's conflict copies -------------------------------------------
+
+NOTES = "artifacts/notes.md"
+PLANTED = b"# planted by the remote\n"
+
+
+def planted_copies(root: Path, relpath: str, seconds: int = 90) -> Additions:
+    """Files at every name this machine's copy of `relpath` could take from a few seconds ago to `seconds` ahead."""
+    from kbsync.core import protocol
+    from kbsync.store import fsio
+    from kbsync.store.machine import machine_id
+
+    mid, now = machine_id(open_ws(root)), int(time.time())
+    names = [protocol.conflict_name(relpath, fsio.utc_stamp(t), m)
+             for t in range(now - 5, now + seconds) for m in (mid, *(f"{mid}-{n}" for n in range(1, 4)))]
+    return {tuple(name.split("/")): ("100644", PLANTED) for name in names}
+
+
+def set_quiet(root: Path, quiet_ms: int) -> None:
+    config = root / ".kbsync" / "config.toml"
+    text = config.read_text(encoding="utf-8")
+    config.write_text(re.sub(r"quiet_ms = \d+", f"quiet_ms = {quiet_ms}", text), encoding="utf-8")
+
+
+def assert_copy_kept(root: Path, done: subprocess.CompletedProcess[str], mine: bytes, relpath: str = NOTES) -> str:
+    """The sync reports one conflict; its copy holds `mine`, errors.md names it, and the planted files are the
+    remote's, as the remote wrote them. The copy's path."""
+    from kbsync.core import protocol
+
+    assert done.returncode == 1 and "Traceback" not in done.stderr, (done.stdout, done.stderr)
+    copies = [p.relative_to(root).as_posix() for p in (root / relpath).parent.iterdir()
+              if protocol.is_conflict_copy(p.name) and p.read_bytes() != PLANTED]
+    assert len(copies) == 1, copies
+    assert (root / copies[0]).read_bytes() == mine
+    last = (root / "logs" / "errors.md").read_text(encoding="utf-8").splitlines()[-1]
+    assert f"vs {copies[0]} (" in last, last
+    planted = [p for p in (root / relpath).parent.iterdir() if p.read_bytes() == PLANTED]
+    assert len(planted) == 95 * 4, len(planted)
+    assert copies[0] in done.stdout + done.stderr
+    return copies[0]
+
+
+def test_git_mode_a_copy_never_lands_on_a_name_the_remote_writes(
+        tmp_path: Path, git_ws: tuple[Path, Path], cli: Cli) -> None:
+    """A committed local change and a remote change to the same file: this machine's version goes to a copy whose
+    name the remote's tree does not hold, though the remote ships files at every name the copy could predict."""
+    root, bare = git_ws
+    (root / NOTES).write_text("# base\n", encoding="utf-8")
+    assert cli("-w", str(root), "sync").returncode == 0
+    (root / NOTES).write_text("# mine\n", encoding="utf-8")
+    assert cli("-w", str(root), "commit").returncode == 0
+    push_hostile(bare, file_add(NOTES, b"# theirs\n") | planted_copies(root, NOTES))
+    done = cli("-w", str(root), "sync")
+    copy = assert_copy_kept(root, done, b"# mine\n")
+    assert (root / NOTES).read_bytes() == b"# theirs\n"
+    assert git(root, "show", f"HEAD:{copy}") == "# mine"  # committed with the integration, then pushed
+    assert git(bare, "show", f"main:{copy}") == "# mine"
+
+
+def test_git_mode_an_uncommitted_edit_survives_a_remote_planting_its_copy_names(
+        tmp_path: Path, git_ws: tuple[Path, Path], cli: Cli) -> None:
+    """An edit not yet committed (still inside the quiet time) and a remote change to the same file: the edit is
+    saved as a copy the remote's writes cannot reach, and the sync reports it."""
+    root, bare = git_ws
+    (root / NOTES).write_text("# base\n", encoding="utf-8")
+    assert cli("-w", str(root), "sync").returncode == 0
+    set_quiet(root, 600_000)
+    push_hostile(bare, file_add(NOTES, b"# theirs\n") | planted_copies(root, NOTES))
+    (root / NOTES).write_text("# my uncommitted edit\n", encoding="utf-8")
+    done = cli("-w", str(root), "sync")
+    assert_copy_kept(root, done, b"# my uncommitted edit\n")
+    assert (root / NOTES).read_bytes() == b"# theirs\n"
+
+
+def test_api_mode_a_copy_never_lands_on_a_name_the_remote_writes(
+        tmp_path: Path, server: GitHubServer, api_root: Path, cli: Cli) -> None:
+    env = {TOKEN_ENV: server.token}
+    (api_root / NOTES).write_text("# base\n", encoding="utf-8")
+    assert cli("-w", str(api_root), "sync", env=env).returncode == 0
+    (api_root / NOTES).write_text("# mine\n", encoding="utf-8")
+    assert cli("-w", str(api_root), "commit").returncode == 0
+    push_hostile(server.repo.path, file_add(NOTES, b"# theirs\n") | planted_copies(api_root, NOTES))
+    copy = assert_copy_kept(api_root, cli("-w", str(api_root), "sync", env=env), b"# mine\n")
+    assert git(server.repo.path, "show", f"main:{copy}") == "# mine"
+
+
+def test_a_remote_file_named_like_an_uncommitted_copy_of_this_machine_takes_nothing_of_it(
+        tmp_path: Path, git_ws: tuple[Path, Path], cli: Cli) -> None:
+    """A copy this machine saved and has not committed yet, and a remote that ships a file at that very name: the
+    remote's file is an ordinary file written at its path, and this machine's copy is kept under another name."""
+    from kbsync.store.conflicts import save_conflict_copy
+
+    root, bare = git_ws
+    set_quiet(root, 600_000)
+    ours = save_conflict_copy(open_ws(root), NOTES, b"# our copy\n", other_desc="test")
+    push_hostile(bare, file_add(ours, PLANTED))
+    done = cli("-w", str(root), "sync")
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert (root / ours).read_bytes() == PLANTED
+    kept = [p for p in (root / "artifacts").iterdir() if p.read_bytes() == b"# our copy\n"]
+    assert len(kept) == 1 and kept[0].name != Path(ours).name
+
+
+# ---- the board: a person's two drafts under one key ------------------------------------------
+
+def test_two_uncommitted_drafts_with_one_key_both_survive_a_remote_change_to_another_entry(
+        tmp_path: Path, git_ws: tuple[Path, Path], cli: Cli) -> None:
+    from helpers.sync import board_entry, upsert_board
+    from kbsync.core import board
+
+    root, bare = git_ws
+    upsert_board(root, "甲", "one")
+    assert cli("-w", str(root), "sync").returncode == 0
+    set_quiet(root, 600_000)
+    other = tmp_path / "other"
+    git(tmp_path, "clone", "-q", str(bare), str(other))
+    upsert_board(other, "甲", "one, edited on the remote")
+    git(other, "-c", "user.name=o", "-c", "user.email=o@localhost", "commit", "-qam", "remote edit")
+    git(other, "push", "-q", "origin", "HEAD:main")
+    draft = board.render_entry(board_entry("乙", "first draft")).rstrip("\n")
+    second = board.render_entry(board_entry("乙", "second draft")).rstrip("\n")
+    path = root / "LEARNING_BOARD.md"
+    path.write_text(path.read_text(encoding="utf-8").rstrip("\n") + f"\n\n{draft}\n\n{second}\n", encoding="utf-8")
+    done = cli("-w", str(root), "sync")
+    assert done.returncode in (0, 1) and "Traceback" not in done.stderr, done.stderr
+    text = path.read_text(encoding="utf-8")
+    assert "first draft" in text and "second draft" in text
+    assert "one, edited on the remote" in text

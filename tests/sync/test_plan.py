@@ -84,6 +84,28 @@ def test_board_entries_merge_one_by_one() -> None:
     assert board.validate_board(merged.decode()) == []
 
 
+def with_drafts(data: bytes, *drafts: board.Entry) -> bytes:
+    """The board with each entry appended as written, even under a key it already holds (upsert would replace)."""
+    return data.rstrip(b"\n") + b"".join(b"\n\n" + board.render_entry(d).rstrip("\n").encode() for d in drafts) + b"\n"
+
+
+def test_board_two_drafts_under_one_key_are_both_kept_and_compared_one_by_one() -> None:
+    a = entry("甲", "one")
+    base = board_with(a)
+    local = with_drafts(base, entry("乙", "first draft"), entry("乙", "second draft"))
+    remote = board_with(entry("甲", "one, edited"))
+    merged, conflicts = integrate_path("LEARNING_BOARD.md", Versions(base, local, remote))
+    assert conflicts == [] and merged is not None
+    summaries = [e.entry.summary for e in board.parse_board(merged.decode()).entries()]
+    assert summaries == ["one, edited", "first draft", "second draft"]
+    both = with_drafts(board_with(entry("乙", "remote's")), entry("乙", "remote's second"))
+    merged, conflicts = integrate_path("LEARNING_BOARD.md", Versions(b"", local.replace(b"one", b"x"), both))
+    assert merged is not None
+    (copy,) = conflicts
+    assert [e.entry.summary for e in board.parse_board(copy.local.decode()).entries()] == ["first draft", "second draft"]
+    assert "乙" in copy.what and "\x00" not in copy.what
+
+
 def test_board_same_entry_both_sides_is_a_conflict_copy_of_that_entry() -> None:
     a, b_ = entry("甲", "one"), entry("乙", "two")
     base = board_with(a, b_)

@@ -15,7 +15,7 @@ import dataclasses
 import re
 import unicodedata
 from dataclasses import dataclass
-from typing import Final, Union
+from typing import Final, Iterable, TypeVar, Union
 
 from kbsync.core import protocol
 from kbsync.core.findings import Finding
@@ -107,14 +107,28 @@ def parse(text: str) -> FactFile:
 
 def keyed(ff: FactFile) -> dict[str, Fact]:
     """Every entry by key; a key written again is told apart by its occurrence (`key\\x00 2`)."""
-    out: dict[str, Fact] = {}
-    for fact in ff.facts():
-        key, n = fact.key, 1
+    return by_occurrence((fact.key, fact) for fact in ff.facts())
+
+
+T = TypeVar("T")
+
+
+def by_occurrence(items: Iterable[tuple[str, T]]) -> dict[str, T]:
+    """Keyed items (facts, board entries) by key, a key written again told apart by its occurrence
+    (`key\\x00 2`, `key\\x00 3` …), so that no item hides another of the same key."""
+    out: dict[str, T] = {}
+    for first, item in items:
+        key, n = first, 1
         while key in out:
             n += 1
-            key = f"{fact.key}\x00{n}"
-        out[key] = fact
+            key = f"{first}\x00{n}"
+        out[key] = item
     return out
+
+
+def key_name(key: str) -> str:
+    """The key as written, from a by_occurrence key."""
+    return key.split("\x00", 1)[0]
 
 
 # ---- writing ---------------------------------------------------------------------------

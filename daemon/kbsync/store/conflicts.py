@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import itertools
+import os
 import time
 from pathlib import Path
+from typing import Collection, Iterator
 
 from kbsync.core import frontmatter, protocol
 from kbsync.store import fsio
@@ -19,29 +22,39 @@ def conflict_text(relpath: str, text: str) -> str:
     return text
 
 
-def free_conflict_path(ws: Workspace, relpath: str, now: float) -> str:
-    """`<stem>.conflict-<UTC>-<machine id>.md` of the original file (never of a copy), `-1`, `-2` … added
-    when this machine already made one in that second."""
+def conflict_names(ws: Workspace, relpath: str, now: float) -> Iterator[str]:
+    """`<stem>.conflict-<UTC>-<machine id>.md` of the original file (never of a copy), then the same with
+    `-1`, `-2` … added: the names a copy made in that second may take, in order."""
     stamp, machine = fsio.utc_stamp(now), machine_id(ws)
-    candidate = protocol.conflict_name(relpath, stamp, machine)
-    n = 1
-    while ws.path(candidate).exists():
-        candidate = protocol.conflict_name(relpath, stamp, f"{machine}-{n}")
-        n += 1
-    return candidate
+    yield protocol.conflict_name(relpath, stamp, machine)
+    for n in itertools.count(1):
+        yield protocol.conflict_name(relpath, stamp, f"{machine}-{n}")
 
 
-def save_conflict_copy(ws: Workspace, relpath: str, data: bytes, *, other_desc: str, now: float | None = None) -> str:
+def save_conflict_copy(ws: Workspace, relpath: str, data: bytes, *, other_desc: str, now: float | None = None,
+                       taken: Collection[str] = ()) -> str:
     """Write `data` (the version that lost the race) as `<stem>.conflict-<UTC>-<machine id>.md`; log it; return
-    its path. A copy of a conflict copy is a sibling copy of the original file, never a copy of the copy."""
+    its path. A copy of a conflict copy is a sibling copy of the original file, never a copy of the copy.
+
+    The names are predictable (a remote can ship files named like this machine's future copies), so the name is
+    the first one free on the disk and not among `taken`: the paths the caller is about to write (a sync passes
+    every path of the remote's tree and of its pending writes). The copy is created, never written over a file
+    that appeared meanwhile (kbsync.store.fsio.create_new): a copy never replaces a file, and a file that
+    appears on a copy's name after it is made is another file's business."""
     t = time.time() if now is None else now
-    copy = free_conflict_path(ws, relpath, t)
     try:
         text = data.decode("utf-8")
         out = conflict_text(relpath, text).encode("utf-8")
     except UnicodeDecodeError:
         out = data
-    fsio.atomic_write(ws.path(copy), out)
+    for copy in conflict_names(ws, relpath, t):
+        if copy in taken or os.path.lexists(ws.path(copy)):
+            continue
+        try:
+            fsio.create_new(ws.path(copy), out)
+        except FileExistsError:
+            continue
+        break
     kept = _mtime_iso(ws.path(relpath))
     log_error(ws, f"conflict: {relpath} (kept, modified {kept}) vs {copy} ({other_desc}, machine {machine_id(ws)}); "
                   "a person decides which to keep", t)

@@ -246,6 +246,20 @@ def atomic_write(path: Path, data: bytes) -> None:
     atomic_write_all({path: data})
 
 
+def create_new(path: Path, data: bytes) -> None:
+    """Write a file that must not exist yet, whole or not at all: a temp file written and fsynced, then
+    hard-linked to `path` (FileExistsError, and nothing changed, when something is there), then the folder
+    fsynced. Unlike atomic_write, it never replaces a file, not even one that appeared a moment ago."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = temp_path_for(path)
+    _write_synced(tmp, data, 0o644)
+    try:
+        os.link(tmp, path)
+    finally:
+        tmp.unlink()
+    fsync_dir(path.parent)
+
+
 FSYNC_THREADS = 8  # concurrent fsyncs: the filesystem commits them together, so many files cost little more than one
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Collection, Mapping
 
 from kbsync.store import conflicts, fsio, initws, pathgate
 from kbsync.git import objects as gitobjects
@@ -48,7 +48,8 @@ def integrate_remote(ws: Workspace, head: str | None, remote: RemoteHead, base_t
     if remote.parent is None and remote.tree in (base_tree, local_tree):
         return Merged(head)  # nothing new on the remote, or nothing to integrate
     diff = gitrepo.diff_trees(root, local_tree, remote.tree)
-    refuse_unsafe(ws, remote, diff)
+    remote_files = gitrepo.list_tree(root, remote.tree)
+    refuse_unsafe(ws, remote, remote_files, diff)
     base: dict[str, gitrepo.Side] = {}
     if base_tree is not None:  # a path the remote did not change since the base keeps the local side: skip it
         base = {c.relpath: c.old for c in gitrepo.diff_trees(root, base_tree, remote.tree)}
@@ -57,21 +58,26 @@ def integrate_remote(ws: Workspace, head: str | None, remote: RemoteHead, base_t
     plan = integrate.plan(changes, skeleton())
     writes = plan.local_writes(changes)
     refuse_locked(ws, writes)
+    # A copy's name is none the remote's tree or a pending write holds: the remote may ship files named like
+    # this machine's copies, and those are its ordinary files, written where they say.
+    taken = set(remote_files) | set(gitrepo.list_tree(root, local_tree)) | set(writes)
     # The copies first: a crash before the path is overwritten then leaves both versions on disk.
-    copies = [conflicts.save_conflict_copy(ws, c.relpath, c.local, other_desc=f"this machine's version, {c.what}")
-              for c in plan.conflicts]
-    apply_writes(ws, writes, {p: v.local for p, v in changes.items()})
+    copies = [conflicts.save_conflict_copy(ws, c.relpath, c.local, other_desc=f"this machine's version, {c.what}",
+                                           taken=taken) for c in plan.conflicts]
+    # Copies of edits not yet committed stay out of this commit, as those edits do: the next commit checks them.
+    pending = apply_writes(ws, writes, {p: v.local for p, v in changes.items()}, taken | set(copies))
     tree, entries = _merged_tree(ws, local_tree, {c.relpath: c for c in diff}, writes, copies)
     new = _new_head(ws, head, local_tree, remote, tree, len(writes), len(copies))
     if new is not None and new != head:
         gitrepo.update_head(root, new, head, "kbsync: sync", entries)
-    return Merged(new, sorted(writes), copies)
+    return Merged(new, sorted(writes), copies + pending)
 
 
-def refuse_unsafe(ws: Workspace, remote: RemoteHead, diff: list[gitrepo.TreeChange]) -> None:
-    """RemoteError before anything is written if the remote's tree holds an entry the path gate refuses, or
-    one of the paths it changes passes through a symlink on this machine (kbsync.store.pathgate)."""
-    entries = [(p, mode) for p, (mode, _sha) in gitrepo.list_tree(ws.root, remote.tree).items()]
+def refuse_unsafe(ws: Workspace, remote: RemoteHead, files: Mapping[str, tuple[str, str]],
+                  diff: list[gitrepo.TreeChange]) -> None:
+    """RemoteError before anything is written if the remote's tree (its `files`) holds an entry the path gate
+    refuses, or one of the paths it changes passes through a symlink on this machine (kbsync.store.pathgate)."""
+    entries = [(p, mode) for p, (mode, _sha) in files.items()]
     pathgate.check_remote_tree(remote.commit, entries, ws.root, written=[c.relpath for c in diff if c.new],
                                removed=[c.relpath for c in diff if not c.new])
 
@@ -97,21 +103,26 @@ def refuse_locked(ws: Workspace, writes: Mapping[str, bytes | None]) -> None:
             raise LockedError("being written (its lock is held); nothing was changed, sync again shortly", path=relpath)
 
 
-def apply_writes(ws: Workspace, writes: Mapping[str, bytes | None], committed: Mapping[str, bytes | None]) -> None:
+def apply_writes(ws: Workspace, writes: Mapping[str, bytes | None], committed: Mapping[str, bytes | None],
+                 taken: Collection[str]) -> list[str]:
     """Write the integrated bytes into the work tree; edits not yet committed are kept, never overwritten: merged
-    with the integrated bytes by the same rules (the committed version as their base), else saved as a copy."""
+    with the integrated bytes by the same rules (the committed version as their base), else saved as a copy
+    (named none of `taken`, nor of `writes`); the copies saved."""
     final: dict[str, bytes | None] = {}
-    for relpath, data in writes.items():
-        now = _current(ws, relpath)
+    copies: list[str] = []
+    for relpath in sorted(writes, key=lambda p: p == protocol.ERRORS_LOG):  # the log last: a copy adds a line to it
+        data, now = writes[relpath], _current(ws, relpath)
         if now != committed[relpath] and now is not None:
             data, found = integrate.integrate_path(relpath, Versions(committed[relpath], now, data))
-            for c in found:
-                conflicts.save_conflict_copy(ws, relpath, c.local, other_desc=f"uncommitted edit on this machine, {c.what}")
+            copies += [conflicts.save_conflict_copy(ws, relpath, c.local, taken={*taken, *writes, *copies},
+                                                    other_desc=f"uncommitted edit on this machine, {c.what}")
+                       for c in found]
         final[relpath] = data
     fsio.atomic_write_all({ws.path(relpath): data for relpath, data in final.items() if data is not None})
     for relpath, data in final.items():
         if data is None:
             _remove(ws, relpath)
+    return copies
 
 
 def _remove(ws: Workspace, relpath: str) -> None:

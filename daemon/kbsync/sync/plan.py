@@ -7,9 +7,10 @@ the sync and what must be saved as a conflict copy:
 - a path changed on one side only takes that side;
 - append-only files (index.md, logs/*.md) keep both sides' new lines: the
   remote's text, then the local lines it lacks;
-- LEARNING_BOARD.md is merged entry by entry (key `title + source_date`); an
-  entry changed on both sides keeps the remote's version and the local one goes
-  to a conflict copy, as does the text around the entries when both changed it;
+- LEARNING_BOARD.md is merged entry by entry (key `title + source_date`, a key
+  written twice told apart by its occurrence); an entry changed on both sides
+  keeps the remote's version and the local one goes to a conflict copy, as does
+  the text around the entries when both changed it;
 - the memory entry files (memory/facts.md, memory/preferences.md,
   memory/entities/*.md) are merged fact by fact (kbsync.core.facts keys), by the
   same rule as the board's entries;
@@ -142,7 +143,9 @@ def _eol(line: bytes) -> bytes:
 # ---- the board ---------------------------------------------------------------------------
 
 def _entries(b: board.Board) -> dict[str, str]:
-    return {e.entry.key: e.raw.rstrip("\r\n") for e in b.entries()}
+    """The board's entries by key; an entry whose key another holds too (a person's two drafts) is told apart by
+    its occurrence, as the memory files' facts are, so the merge never reduces two to one."""
+    return facts.by_occurrence((e.entry.key, e.raw.rstrip("\r\n")) for e in b.entries())
 
 
 def _frame(b: board.Board) -> str:
@@ -168,7 +171,8 @@ def merge_keyed(base: Mapping[str, str], local: Mapping[str, str], remote: Mappi
 
 def _clash_what(keys: list[str], names: Mapping[str, str], base: Mapping[str, str]) -> str:
     added = all(k not in base for k in keys)
-    return f"entries {', '.join(names.get(k, k) for k in keys)} {'added' if added else 'changed'} on both sides"
+    shown = (names.get(k, facts.key_name(k)) for k in keys)
+    return f"entries {', '.join(shown)} {'added' if added else 'changed'} on both sides"
 
 
 def merge_board(base: bytes, local: bytes, remote: bytes) -> tuple[bytes | None, list[Conflict]]:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from kbsync.app import board
+from kbsync.app.flagview import FlagNote, notes
 from kbsync.errors import UsageError
 
 if TYPE_CHECKING:
@@ -41,6 +42,7 @@ class Filters:
 class Row:
     entry: Entry
     stats: Stats
+    flags: list[FlagNote] = field(default_factory=list)  # embedded instructions in its fields (shown rows only)
 
 
 @dataclass
@@ -150,8 +152,15 @@ def view(ws: Workspace, f: Filters, now: dt.datetime, days: float = 90.0) -> Vie
             kept, out.search_problem = [], exc.message
     ordered = kept if f.q.strip() and f.sort == "relevance" else _sorted(kept, f.sort)
     out.matched = len(ordered)
-    out.rows, out.page, out.pages = paged(ordered, f.page)
+    shown, out.page, out.pages = paged(ordered, f.page)
+    out.rows = [Row(r.entry, r.stats, entry_flags(r.entry)) for r in shown]
     return out
+
+
+def entry_flags(e: Entry) -> list[FlagNote]:
+    """The embedded instructions in an entry's fields, each with its excerpt."""
+    return notes({"title": e.title, "summary": e.summary, "core_content": e.core_content, "source": e.source,
+                  "scenarios": "\n".join(e.scenarios)})
 
 
 def field_problems(data: dict[str, Any]) -> dict[str, str]:

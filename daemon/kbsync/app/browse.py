@@ -13,9 +13,10 @@ import logging
 import re
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from kbsync.app.flagview import families
 from kbsync.app.sessions import SessionPage, list_sessions
 from kbsync.core.highlight import Segment
 from kbsync.errors import KbsyncError, UsageError
@@ -62,6 +63,7 @@ class SearchHit:
     path: str
     url: str
     session_id: str | None  # when the hit is a session of this workspace
+    flags: list[str] = field(default_factory=list)  # families of the embedded instructions its record carries
 
 
 @dataclass(frozen=True)
@@ -147,7 +149,8 @@ def _hit(ws: Workspace, fused: Fused, terms: tuple[str, ...]) -> SearchHit:
     text = _workspace_text(ws, fused.path)
     return SearchHit(", ".join(fused.sources), mark(fused.title, terms), mark(fused.summary, terms),
                      mark(snippet(text, terms), terms) if text else [], fused.path, fused.url,
-                     protocol.id_from_relpath(fused.path) if protocol.classify(fused.path) == "session" else None)
+                     protocol.id_from_relpath(fused.path) if protocol.classify(fused.path) == "session" else None,
+                     families(fused.flags))
 
 
 def _workspace_text(ws: Workspace, relpath: str) -> str:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
+from kbsync.app.flagview import FlagNote, notes
 from kbsync.errors import InputError, KbsyncError, NotFoundError
 
 if TYPE_CHECKING:
@@ -35,6 +36,7 @@ class SessionDetail:
     sections: list[tuple[str, str]]  # (heading, Markdown)
     parent: Link | None
     children: list[Link]  # sessions whose `parent` is this one: in the order this one lists them, then oldest first
+    flags: list[FlagNote]  # embedded instructions in the file, each with its line and excerpt
 
 
 @dataclass(frozen=True)
@@ -63,7 +65,7 @@ def session_detail(ws: Workspace, sid: str) -> SessionDetail:
     found = [Link(str(r.fields.get("id") or ""), r.title, True) for r in children(ws, sid)]
     kids = sorted(found, key=lambda k: text.find(k.id) % (len(text) + 1))  # as the split listed them, then oldest
     return SessionDetail(sid, view.path, _title(view.frontmatter, sid), rows, view.preamble, view.sections,
-                         _link(ws, str(parent)) if parent else None, kids)
+                         _link(ws, str(parent)) if parent else None, kids, notes({"": text}))
 
 
 def _title(fields: dict[str, object], sid: str) -> str:

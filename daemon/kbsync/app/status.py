@@ -241,10 +241,14 @@ def report(ws: Workspace, now: float | None = None) -> Report:
 
 
 def flagged_records(ws: Workspace) -> list[dict[str, Any]]:
-    """Indexed records that carry an embedded instruction: path, key and families (from the search index)."""
+    """Indexed records that carry an embedded instruction: path, key, families (from the search index) and,
+    for a session, its id."""
+    from kbsync.core import protocol
     from kbsync.retrieval.index import flagged
 
-    return [{"path": r.relpath, "key": r.key, "families": r.families} for r in flagged(ws)]
+    return [{"path": r.relpath, "key": r.key, "families": r.families,
+             **({"session_id": protocol.id_from_relpath(r.relpath)} if protocol.classify(r.relpath) == "session"
+                else {})} for r in flagged(ws)]
 
 
 def last_sync(job: dict[str, Any] | None, state: dict[str, Any]) -> dict[str, Any] | None:

@@ -91,6 +91,7 @@ def _board_url(f: boardview.Filters) -> str:
 def show_entry(request: Request, ws: WS, key: str, done: str = "") -> HTMLResponse:
     shown = board.show_entry(ws, board.entry_key(key))
     return page(request, "entry.html", LABELS, shown=shown, md=render, done=DONE.get(done, ""),
+                flags=boardview.entry_flags(shown.entry),
                 back=entry_url(shown.key), entry_url=entry_url)
 
 

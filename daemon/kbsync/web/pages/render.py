@@ -10,6 +10,7 @@ from fastapi import Request
 from fastapi.responses import HTMLResponse
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
+from kbsync.app.flagview import families
 from kbsync.app.websessions import BrowserSession
 from kbsync.web.guard import CSRF_FIELD
 
@@ -19,14 +20,20 @@ NAV = ("board", "candidates", "sessions", "conflicts", "status", "stats", "revie
 LABELS: Labels = {
     "en": {"board": "Board", "candidates": "Candidates", "sessions": "Sessions", "conflicts": "Conflicts",
            "status": "Status", "stats": "Stats", "review": "Review", "skip": "Skip to content",
-           "nav": "Pages", "api": "API document", "error": "Error", "back": "Back", "logout": "Log out"},
+           "nav": "Pages", "api": "API document", "error": "Error", "back": "Back", "logout": "Log out",
+           "flagged_text": "Embedded instruction", "flag_line": "line {n}",
+           "flagged_hint": "This text holds an instruction addressed to an AI: a model is given it with the marked "
+                           "words withheld, never as an instruction."},
     "zh": {"board": "看板", "candidates": "候选", "sessions": "会话", "conflicts": "冲突", "status": "状态",
            "stats": "统计", "review": "回顾", "skip": "跳到正文", "nav": "页面", "api": "API 文档",
-           "error": "错误", "back": "返回", "logout": "退出登录"},
+           "error": "错误", "back": "返回", "logout": "退出登录",
+           "flagged_text": "嵌入指令", "flag_line": "第 {n} 行",
+           "flagged_hint": "这段文字含有针对 AI 的指令：交给模型时，标出的文字会被扣下，绝不作为指令。"},
 }
 
 _env = Environment(loader=PackageLoader("kbsync.web", "templates"), autoescape=select_autoescape(default=True),
                    undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+_env.globals["flag_families"] = families  # a search hit's flags (as the index keeps them) as badges
 
 
 def language(accept: str) -> str:

@@ -23,7 +23,9 @@ LABELS = {
            "settle": "Settle it", "candidates_wait": "{n} candidate(s) wait for a review",
            "decay_wait": "{n} board entr(y/ies) are decay candidates", "errors": "Recent lines of logs/errors.md",
            "no_errors": "logs/errors.md holds no lines.", "path": "Path", "why": "Why", "who": "Settled by",
-           "failed": "failed"},
+           "failed": "failed", "flagged": "Records carrying an embedded instruction",
+           "no_flagged": "No indexed record carries an embedded instruction.", "record": "Record",
+           "families": "Families"},
     "zh": {"title_status": "状态", "daemon": "守护进程", "running": "运行中（pid {pid}）", "stopped": "未运行",
            "machine": "本机", "last_event": "最近事件", "last_repair": "最近修复", "last_commit": "最近提交",
            "last_sync": "最近同步", "pending": "队列中", "uncommitted": "未提交的文件", "none": "无",
@@ -31,7 +33,8 @@ LABELS = {
            "for_time": "会自行解决", "settle": "去处理", "candidates_wait": "{n} 个候选等待审阅",
            "decay_wait": "{n} 个看板条目是衰退候选", "errors": "logs/errors.md 最近的记录",
            "no_errors": "logs/errors.md 还没有记录。", "path": "路径", "why": "原因", "who": "由谁解决",
-           "failed": "失败"},
+           "failed": "失败", "flagged": "含嵌入指令的记录", "no_flagged": "索引中没有含嵌入指令的记录。",
+           "record": "记录", "families": "类别"},
 }
 
 
@@ -41,4 +44,15 @@ def show_status(request: Request, ws: WS) -> HTMLResponse:
     pending = candidates.list_items(ws, "pending")
     decay = board.decay_candidates(ws, board.clock(None), DECAY_DAYS)
     return page(request, "status.html", LABELS, rep=rep, settled_on=SETTLED_ON, pending=len(pending),
-                decay=len(decay), errors=status.recent_errors(ws))
+                decay=len(decay), errors=status.recent_errors(ws), flagged_url=_flagged_url)
+
+
+def _flagged_url(record: dict[str, str]) -> str:
+    """The page that shows a flagged record: its session, its board entry, or nothing (memory, artifacts)."""
+    from urllib.parse import quote
+
+    if record.get("session_id"):
+        return f"/sessions/{quote(record['session_id'])}"
+    key = record.get("key", "")
+    board_key = key.partition("#")[2] if key.startswith(f"{board.BOARD_FILE}#") else ""
+    return f"/board/entry?key={quote(board_key, safe='')}" if board_key else ""

@@ -1,0 +1,343 @@
+#!/usr/bin/env python3
+"""Retrieval measured on LoCoMo: does search find the session that answers a question asked in its own words?
+
+    python bench/bench_locomo.py PATH/locomo10.json [--convs 0-4] [--held-out] [--corpus 12000]
+                                 [--crosslang] [--limit N] [--out DIR]
+
+The data is not shipped: take data/locomo10.json from the public snap-research/locomo repository. Each
+conversation becomes its own workspace (`kbsync init`), each of its sessions saved through `kbsync session
+save` as a person would save it (see bench/locomo.py), then indexed. Every question of categories 1-4 is
+then asked as written, through the application layer the CLI calls (`kbsync search`, `kbsync context -q`).
+
+Printed, per category and for all questions:
+- top-1/5/10: the share of questions with a session holding an evidence turn among the first 1/5/10
+  results; "passage" rows where results name a passage (a hit: the passage holds an evidence turn's text);
+- zero: the share of questions with no result at all; p50/p95: the latency of one search;
+- for kbsync, for each retrieval leg alone (legs(): the keyword sources, and each other kind of source
+  such as a semantic one) when there are two or more, and for a plain BM25 over the whole session files
+  (rank-bm25, naive tokenisation: lower-cased \\w+ runs) as the baseline;
+- the context pack (`kbsync context -q QUESTION --budget B`, B = 2,000 and 8,000): the share of questions
+  whose pack holds an evidence turn's text, and the median tokens the pack used;
+- with --corpus N: every selected conversation saved into one copy of the N-session generated corpus
+  (bench/gen_workspace.py, or $KBSYNC_GEN; cached under --out), and top-5 there for kbsync and BM25;
+- with --crosslang: Chinese questions about English LoCoMo sessions and English questions about Chinese
+  sessions (bench/data/crosslang.json), top-5 both ways (see bench/crosslang.py).
+
+Conversations 0-4 are the tuning set and the default; 5-9 are held out for checking a result and run only
+with --held-out (or --convs naming them together with --held-out).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+import locomo
+from locomo import CATEGORIES, Conversation, Question
+
+from kbsync.app.retrieval import build_context, rebuild_search, search
+from kbsync.app.sessions import save_session
+from kbsync.app.workspace import init, open_workspace
+from kbsync.retrieval.search import WORKSPACE_KINDS, configured_sources
+from kbsync.store.workspace import Workspace
+
+TUNING = range(0, 5)
+BUDGETS = (2000, 8000)
+TOPS = (1, 5, 10)
+_WORD = re.compile(r"\w+")
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One system's answer to one question: the files in rank order, the passage text each names (or "")."""
+
+    paths: tuple[str, ...]
+    passages: tuple[str, ...]
+    seconds: float
+
+
+@dataclass
+class Tally:
+    """Answers of one system, by question."""
+
+    rows: list[tuple[Question, Answer]] = field(default_factory=list)
+
+
+Ranker = Callable[[str], tuple[tuple[str, ...], tuple[str, ...]]]
+
+
+@dataclass
+class Placed:
+    """Where a conversation's sessions went: session number -> relpath, in a workspace."""
+
+    conv: Conversation
+    ws: Workspace
+    paths: dict[int, str]
+
+    def evidence_paths(self, q: Question) -> set[str]:
+        return {self.paths[n] for n in q.sessions if n in self.paths}
+
+    def evidence_texts(self, q: Question) -> list[str]:
+        return [locomo.normalise(t.text) for d in q.evidence if (t := self.conv.turn(d)) and len(t.text) > 0]
+
+
+# ---- building the workspaces ------------------------------------------------------------------------------
+
+def make_workspace(root: Path) -> Workspace:
+    """`kbsync init` in `root`."""
+    init(root)
+    return open_workspace(str(root), None)
+
+
+def place(ws: Workspace, conv: Conversation) -> Placed:
+    """Every session of `conv` saved into `ws` through `kbsync session save`."""
+    paths = {}
+    for s in conv.sessions:
+        got = save_session(ws, locomo.payload(s, conv.speakers), s.label)
+        paths[s.number] = got.relpath
+    return Placed(conv, ws, paths)
+
+
+# ---- the systems --------------------------------------------------------------------------------------------
+
+def legs(ws: Workspace) -> dict[str, list[str]]:
+    """The retrieval legs of `ws`'s search, by name: "keyword" (the workspace's own indexed kinds and folder
+    sources), and each other kind of configured source (such as a semantic one) on its own."""
+    out: dict[str, list[str]] = {}
+    for spec in configured_sources(ws):
+        leg = "keyword" if spec.kind in WORKSPACE_KINDS or spec.kind == "folder" else spec.kind
+        out.setdefault(leg, []).append(spec.name)
+    return out
+
+
+def kbsync_ranker(ws: Workspace, sources: Sequence[str] | None = None) -> Ranker:
+    """`kbsync search QUESTION` (all sources, or the named ones): the results' paths and passages."""
+
+    def run(question: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        results = [r.as_dict() for r in search(ws, question, sources=sources, top=max(TOPS)).results]
+        return tuple(str(r.get("path", "")) for r in results), tuple(passage_text(r) for r in results)
+
+    return run
+
+
+def passage_text(result: dict[str, object]) -> str:
+    """The text of the passage a search result names (its `passage`, a string or an object with `text`)."""
+    p = result.get("passage")
+    if isinstance(p, dict):
+        p = p.get("text")
+    return p if isinstance(p, str) else ""
+
+
+def tokens(text: str) -> list[str]:
+    """The baseline's naive tokenisation: lower-cased runs of word characters."""
+    return _WORD.findall(text.lower())
+
+
+def bm25_ranker(ws: Workspace) -> Ranker:
+    """Plain BM25 (Okapi, rank-bm25's defaults) over the whole session files of `ws`."""
+    from rank_bm25 import BM25Okapi
+
+    rels = sorted(r for r in ws.iter_files() if r.startswith("sessions/"))
+    index = BM25Okapi([tokens(ws.path(r).read_text(encoding="utf-8")) for r in rels])
+
+    def run(question: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        scores = index.get_scores(tokens(question))
+        best = sorted(range(len(rels)), key=lambda i: -scores[i])[:max(TOPS)]
+        return tuple(rels[i] for i in best if scores[i] > 0), ()
+
+    return run
+
+
+def ask(ranker: Ranker, questions: Iterable[Question], tally: Tally) -> None:
+    for q in questions:
+        start = time.perf_counter()
+        paths, passages = ranker(q.text)
+        tally.rows.append((q, Answer(paths, passages, time.perf_counter() - start)))
+
+
+# ---- scoring --------------------------------------------------------------------------------------------------
+
+def first_hit(placed: dict[int, Placed], q: Question, a: Answer) -> int | None:
+    """The 1-based rank of the first result that is a session holding an evidence turn."""
+    want = placed[q.conv].evidence_paths(q)
+    return next((i for i, p in enumerate(a.paths, start=1) if p in want), None)
+
+
+def first_passage_hit(placed: dict[int, Placed], q: Question, a: Answer) -> int | None:
+    """The 1-based rank of the first result whose passage holds an evidence turn's text."""
+    texts = placed[q.conv].evidence_texts(q)
+    return next((i for i, p in enumerate(a.passages, start=1) if p and any(t in locomo.normalise(p) for t in texts)),
+                None)
+
+
+Scorer = Callable[[dict[int, Placed], Question, Answer], "int | None"]
+
+
+def row(name: str, label: str, rows: list[tuple[Question, Answer]], placed: dict[int, Placed],
+        scorer: Scorer = first_hit) -> str:
+    ranks = [scorer(placed, q, a) for q, a in rows]
+    n = len(rows)
+    tops = [sum(1 for r in ranks if r is not None and r <= k) / n for k in TOPS]
+    zero = sum(1 for _, a in rows if not a.paths) / n
+    secs = [a.seconds for _, a in rows]
+    return (f"{name:<24}{label:<12}{n:>5}" + "".join(f"{t:>7.2f}" for t in tops) + f"{zero:>7.2f}"
+            f"{pct(secs, 0.5) * 1000:>9.1f}{pct(secs, 0.95) * 1000:>9.1f}")
+
+
+HEADER = f"{'system':<24}{'category':<12}{'n':>5}{'top1':>7}{'top5':>7}{'top10':>7}{'zero':>7}{'p50 ms':>9}{'p95 ms':>9}"
+
+
+def table(name: str, tally: Tally, placed: dict[int, Placed], scorer: Scorer = first_hit) -> list[str]:
+    lines = [row(name, "all", tally.rows, placed, scorer)]
+    for cat, label in CATEGORIES.items():
+        rows = [(q, a) for q, a in tally.rows if q.category == cat]
+        if rows:
+            lines.append(row("", label, rows, placed, scorer))
+    return lines
+
+
+def pct(values: Sequence[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))] if ordered else 0.0
+
+
+def per_workspace(tally: Tally, placed: dict[int, Placed]) -> str:
+    parts = []
+    for conv in sorted(placed):
+        rows = [(q, a) for q, a in tally.rows if q.conv == conv]
+        ranks = [first_hit(placed, q, a) for q, a in rows]
+        top1 = sum(1 for r in ranks if r == 1) / len(rows)
+        top5 = sum(1 for r in ranks if r is not None and r <= 5) / len(rows)
+        parts.append(f"{conv}: {top1:.2f}/{top5:.2f}")
+    return "per workspace top1/top5  " + "  ".join(parts)
+
+
+# ---- the context pack -------------------------------------------------------------------------------------------
+
+def packs(placed: dict[int, Placed], questions: list[Question], budget: int) -> str:
+    held = 0
+    used: list[int] = []
+    secs: list[float] = []
+    for q in questions:
+        p = placed[q.conv]
+        start = time.perf_counter()
+        pack = build_context(p.ws, q.text, [], budget).as_dict()
+        secs.append(time.perf_counter() - start)
+        text = locomo.normalise(str(pack["text"]))
+        held += any(t in text for t in p.evidence_texts(q))
+        used.append(int(str(pack["tokens"])))
+    return (f"{'context pack':<24}{budget:>8}{len(questions):>7}{held / len(questions):>12.2f}"
+            f"{statistics.median(used):>15.0f}{pct(secs, 0.5) * 1000:>9.1f}{pct(secs, 0.95) * 1000:>9.1f}")
+
+
+PACK_HEADER = f"{'':<24}{'budget':>8}{'n':>7}{'answer turn':>12}{'median tokens':>15}{'p50 ms':>9}{'p95 ms':>9}"
+
+
+# ---- runs -------------------------------------------------------------------------------------------------------
+
+def per_conversation(convs: list[Conversation], root: Path, out: list[str]) -> None:
+    """Each conversation in its own workspace: kbsync, its legs, BM25, the context pack."""
+    placed = {}
+    for c in convs:
+        ws = make_workspace(root / f"conv-{c.index}")
+        placed[c.index] = place(ws, c)
+        rebuild_search(ws)
+    questions = [q for c in convs for q in c.questions]
+    systems: list[tuple[str, Tally]] = []
+    kb, base = Tally(), Tally()
+    leg_tallies: dict[str, Tally] = {}
+    for c in convs:
+        ws = placed[c.index].ws
+        ask(kbsync_ranker(ws), c.questions, kb)
+        found = legs(ws)
+        if len(found) > 1:
+            for leg, names in found.items():
+                ask(kbsync_ranker(ws, names), c.questions, leg_tallies.setdefault(leg, Tally()))
+        ask(bm25_ranker(ws), c.questions, base)
+    systems.append(("kbsync search", kb))
+    systems += [(f"  {leg} leg alone", t) for leg, t in leg_tallies.items()]
+    systems.append(("BM25 whole files", base))
+    sessions = sum(len(c.sessions) for c in convs)
+    out.append(f"LoCoMo conversations {','.join(str(c.index) for c in convs)}: one workspace each "
+               f"({sessions} sessions), {len(questions)} questions of categories 1-4")
+    out.append(HEADER)
+    for name, tally in systems:
+        out += table(name, tally, placed)
+    if any(p for _, a in kb.rows for p in a.passages):
+        out += table("kbsync, passage level", kb, placed, first_passage_hit)
+    out.append(per_workspace(kb, placed))
+    base_top5 = sum(1 for q, a in base.rows if (r := first_hit(placed, q, a)) is not None and r <= 5)
+    kb_top5 = sum(1 for q, a in kb.rows if (r := first_hit(placed, q, a)) is not None and r <= 5)
+    out.append(f"kbsync top5 / BM25 top5 = {kb_top5 / max(1, base_top5):.2f}")
+    out.append("")
+    out.append(PACK_HEADER)
+    for budget in BUDGETS:
+        out.append(packs(placed, questions, budget))
+
+
+def in_corpus(convs: list[Conversation], size: int, cache: Path, root: Path, out: list[str]) -> None:
+    """Every conversation saved into one copy of the `size`-session generated corpus: top-5 there."""
+    from common import corpus
+
+    work = root / f"corpus-{size}"
+    shutil.copytree(corpus(cache, size), work, ignore=shutil.ignore_patterns(".kbsync"))
+    ws = make_workspace(work)
+    placed = {c.index: place(ws, c) for c in convs}
+    rebuild_search(ws)
+    questions = [q for c in convs for q in c.questions]
+    kb, base = Tally(), Tally()
+    ask(kbsync_ranker(ws), questions, kb)
+    ask(bm25_ranker(ws), questions, base)
+    out.append(f"Inside the {size:,}-session generated corpus ({len(questions)} questions, "
+               f"{sum(len(c.sessions) for c in convs)} LoCoMo sessions added)")
+    out.append(HEADER)
+    out += table("kbsync search", kb, placed)
+    out += table("BM25 whole files", base, placed)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    ap.add_argument("data", type=Path, help="LoCoMo's locomo10.json")
+    ap.add_argument("--convs", default="0-4", help="conversations to use, e.g. 0-4 or 0,2 (default 0-4)")
+    ap.add_argument("--held-out", action="store_true", help="allow conversations 5-9 (held out: never tune on them)")
+    ap.add_argument("--corpus", type=int, default=0, metavar="N", help="also measure inside the N-session corpus")
+    ap.add_argument("--limit", type=int, default=0, metavar="N", help="ask only the first N questions of each")
+    ap.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "kbsync-bench",
+                    help="where generated corpora are cached")
+    a = ap.parse_args(argv)
+    try:
+        picked = locomo.parse_range(a.convs)
+    except ValueError:
+        ap.error(f"--convs {a.convs!r}: give indexes such as 0-4 or 0,2")
+    if any(i not in TUNING for i in picked) and not a.held_out:
+        ap.error("conversations 5-9 are held out; name them with --held-out, only to check a result")
+    try:
+        every = locomo.load(a.data)
+    except locomo.DataError as exc:
+        sys.exit(f"bench: {exc}")
+    missing = [i for i in picked if i >= len(every)]
+    if missing:
+        ap.error(f"--convs: {a.data} has {len(every)} conversations; no {', '.join(map(str, missing))}")
+    convs = [every[i] for i in picked]
+    if a.limit:
+        convs = [Conversation(c.index, c.speakers, c.sessions, c.questions[:a.limit]) for c in convs]
+    out: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="kbsync-locomo-") as tmp:
+        per_conversation(convs, Path(tmp), out)
+        if a.corpus:
+            out.append("")
+            in_corpus(convs, a.corpus, a.out, Path(tmp), out)
+    print("\n".join(out))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

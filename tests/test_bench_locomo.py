@@ -1,0 +1,76 @@
+"""The LoCoMo retrieval bench keeps working: run on a tiny LoCoMo-shaped file made here (no public data)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+BENCH = REPO / "bench" / "bench_locomo.py"
+
+# Each session talks of one thing only, so a question in that session's words has one right answer.
+TOPICS = [
+    ("pottery", "I signed up for a pottery class and made a crooked bowl", "When did Ann make a bowl in pottery class?"),
+    ("marathon", "I ran my first marathon in Boston and finished in four hours", "How long did Ann take for the Boston marathon?"),
+    ("violin", "My grandfather gave me his old violin from Vienna", "Who gave Ann the violin from Vienna?"),
+    ("garden", "We planted tomatoes and basil in the community garden", "What did Ann plant in the community garden?"),
+    ("puppy", "We adopted a beagle puppy called Biscuit from the shelter", "What is the name of the beagle puppy?"),
+    ("kayak", "Last weekend I went kayaking on the lake at sunrise", "Where did Ann go kayaking at sunrise?"),
+]
+
+
+def sample(first: int) -> dict[str, Any]:
+    conv: dict[str, Any] = {"speaker_a": "Ann", "speaker_b": "Bo"}
+    summaries, qa = {}, []
+    for n, (topic, line, question) in enumerate(TOPICS[first:first + 3], start=1):
+        conv[f"session_{n}_date_time"] = f"{n}:05 pm on {n + 3} May, 2023"
+        conv[f"session_{n}"] = [
+            {"speaker": "Ann", "dia_id": f"D{n}:1", "text": line},
+            {"speaker": "Bo", "dia_id": f"D{n}:2", "text": "That sounds lovely, tell me more!",
+             "img_url": ["x"], "blip_caption": "a photo of a smiling person"},
+        ]
+        summaries[f"session_{n}_summary"] = f"Ann told Bo about {topic}."
+        qa.append({"question": question, "answer": topic, "evidence": [f"D{n}:1"], "category": 4 if n % 2 else 1})
+    qa.append({"question": TOPICS[first][0], "answer": "x", "evidence": ["D1:1"], "category": 4})  # a keyword
+    qa.append({"question": "Unanswerable?", "adversarial_answer": "x", "evidence": ["D1:1"], "category": 5})
+    return {"sample_id": f"s{first}", "conversation": conv, "session_summary": summaries, "qa": qa}
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(BENCH), *args], capture_output=True, text=True, timeout=300)
+
+
+def test_bench_prints_the_table_on_a_tiny_locomo_file(tmp_path: Path) -> None:
+    data = tmp_path / "tiny.json"
+    data.write_text(json.dumps([sample(0), sample(3)]), encoding="utf-8")
+    got = run(str(data), "--convs", "0-1")
+    assert got.returncode == 0, got.stderr
+    lines = got.stdout.splitlines()
+    assert lines[0].startswith("LoCoMo conversations 0,1: one workspace each (6 sessions), 8 questions")
+    bm25 = next(line.split() for line in lines if line.startswith("BM25 whole files"))
+    assert bm25[3:9] == ["all", "8", "1.00", "1.00", "1.00", "0.00"]  # each question's own words find its session
+    kbsync = next(line.split() for line in lines if line.startswith("kbsync search"))
+    assert float(kbsync[4]) >= 0.25  # top 1: at least the one-word questions are found first
+    assert any(line.split()[:1] == ["single-hop"] for line in lines)
+    packs = [line.split() for line in lines if line.startswith("context pack")]
+    assert [p[2] for p in packs] == ["2000", "8000"]
+    assert all(float(p[4]) >= 0.25 for p in packs)  # the pack of a one-word question holds its answer turn
+
+
+def test_held_out_conversations_need_the_flag(tmp_path: Path) -> None:
+    data = tmp_path / "tiny.json"
+    data.write_text(json.dumps([sample(0)] * 6), encoding="utf-8")
+    got = run(str(data), "--convs", "5")
+    assert got.returncode == 2
+    assert "held out" in got.stderr
+
+
+def test_a_file_that_is_not_locomo_is_one_line_naming_it(tmp_path: Path) -> None:
+    data = tmp_path / "bad.json"
+    data.write_text(json.dumps([{"conversation": {"session_1": [{"speaker": "A"}]}}]), encoding="utf-8")
+    got = run(str(data), "--convs", "0")
+    assert got.returncode == 1
+    assert got.stderr.strip().count("\n") == 0 and "session_1[0]" in got.stderr and "bad.json" in got.stderr

@@ -82,6 +82,8 @@ def site_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "LEARNING_BOARD.md").write_text(BOARD, encoding="utf-8")
     (root / "candidates").mkdir(exist_ok=True)
     (root / "candidates/2025-07-01-notes.md").write_text(CANDIDATES, encoding="utf-8")
+    with (root / "memory/facts.md").open("a", encoding="utf-8") as f:
+        f.write(f"- hostile: {P}\n")
     with (root / "logs/errors.md").open("a", encoding="utf-8") as f:
         f.write(f"- 2025-07-01T10:00:00Z {P} {LINKS}\n")
     b.commit_all(root, "hostile text")
@@ -93,7 +95,8 @@ def entry_key() -> str:
 
 
 PAGES = ("/board", "/board?q=script", f"/board/entry?key={quote(entry_key(), safe='')}",
-         f"/board/edit?key={quote(entry_key(), safe='')}", "/candidates", f"/candidates/accept?id={ITEM}", "/status")
+         f"/board/edit?key={quote(entry_key(), safe='')}", "/candidates", f"/candidates/accept?id={ITEM}", "/status", "/memory",
+         "/memory?key=hostile&at=memory%2Ffacts.md")
 
 INERT = """() => ({
   pwned: window.__pwned === undefined ? null : window.__pwned,

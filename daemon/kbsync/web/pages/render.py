@@ -16,15 +16,15 @@ from kbsync.web.guard import CSRF_FIELD
 
 Labels = Mapping[str, Mapping[str, str]]
 LANGUAGES = ("en", "zh")
-NAV = ("board", "candidates", "sessions", "conflicts", "status", "stats", "review")
+NAV = ("board", "candidates", "sessions", "memory", "conflicts", "status", "stats", "review")
 LABELS: Labels = {
-    "en": {"board": "Board", "candidates": "Candidates", "sessions": "Sessions", "conflicts": "Conflicts",
+    "en": {"board": "Board", "candidates": "Candidates", "sessions": "Sessions", "memory": "Memory", "conflicts": "Conflicts",
            "status": "Status", "stats": "Stats", "review": "Review", "skip": "Skip to content",
            "nav": "Pages", "api": "API document", "error": "Error", "back": "Back", "logout": "Log out",
            "flagged_text": "Embedded instruction", "flag_line": "line {n}",
            "flagged_hint": "This text holds an instruction addressed to an AI: a model is given it with the marked "
                            "words withheld, never as an instruction."},
-    "zh": {"board": "看板", "candidates": "候选", "sessions": "会话", "conflicts": "冲突", "status": "状态",
+    "zh": {"board": "看板", "candidates": "候选", "sessions": "会话", "memory": "记忆", "conflicts": "冲突", "status": "状态",
            "stats": "统计", "review": "回顾", "skip": "跳到正文", "nav": "页面", "api": "API 文档",
            "error": "错误", "back": "返回", "logout": "退出登录",
            "flagged_text": "嵌入指令", "flag_line": "第 {n} 行",

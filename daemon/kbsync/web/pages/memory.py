@@ -1,0 +1,134 @@
+"""The memory page (/memory): the facts of memory/facts.md, memory/preferences.md and the entity files,
+listed and searched; a fact set (added, or replaced in place) and forgotten through kbsync.app.memory, with
+the same validation as `kbsync memory set|forget`. An edit carries the fact's version, so a fact changed
+elsewhere since the page was read is not written over."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from starlette.concurrency import run_in_threadpool
+
+from kbsync.app import memory
+from kbsync.errors import KbsyncError, StaleError
+from kbsync.web.deps import WS
+from kbsync.web.pages.forms import Form, read_form, refusal_status
+from kbsync.web.pages.render import page
+
+router = APIRouter(include_in_schema=False)
+FILES = ("facts", "preferences", "entity")
+LABELS = {
+    "en": {"title_memory": "Memory", "intro": "Facts the assistant keeps: one `- key: value` bullet each. Setting a "
+           "key that is there replaces its fact in place.", "search": "Search", "apply": "Apply",
+           "clear_filters": "Clear", "file": "File", "any": "any", "facts": "Facts (memory/facts.md)",
+           "preferences": "Preferences (memory/preferences.md)", "entity": "An entity's file",
+           "entity_name": "Entity name", "entity_hint": "memory/entities/<slug of the name>.md, made on first use",
+           "key": "Key", "value": "Value", "line": "Line", "where": "Where", "set": "Set a fact", "save": "Save",
+           "edit": "Edit", "forget": "Forget", "forget_named": "Forget {key}", "edit_named": "Edit {key}",
+           "shown": "{n} of {total} facts", "empty": "No fact matches.", "refused": "Not saved:",
+           "done_added": "Added.", "done_replaced": "Saved.", "done_unchanged": "Nothing changed.",
+           "done_removed": "Forgotten.", "value_hint": "one line; empty for a bare `- key`"},
+    "zh": {"title_memory": "记忆", "intro": "助手记住的事实：每条一个 `- 键: 值` 列表项。设置已有的键会就地替换。",
+           "search": "搜索", "apply": "筛选", "clear_filters": "清除", "file": "文件", "any": "全部",
+           "facts": "事实（memory/facts.md）", "preferences": "偏好（memory/preferences.md）", "entity": "实体文件",
+           "entity_name": "实体名", "entity_hint": "memory/entities/<名字的 slug>.md，首次使用时创建", "key": "键",
+           "value": "值", "line": "行", "where": "位置", "set": "设置事实", "save": "保存", "edit": "编辑",
+           "forget": "忘记", "forget_named": "忘记 {key}", "edit_named": "编辑 {key}", "shown": "{total} 条中的 {n} 条",
+           "empty": "没有符合条件的事实。", "refused": "未保存：", "done_added": "已新增。", "done_replaced": "已保存。",
+           "done_unchanged": "没有变化。", "done_removed": "已忘记。", "value_hint": "一行；留空表示只有键"},
+}
+DONE = {"added": "done_added", "replaced": "done_replaced", "unchanged": "done_unchanged", "removed": "done_removed"}
+
+
+@dataclass(frozen=True)
+class Place:
+    """Which memory file a fact is in, as `kbsync memory` names it."""
+
+    file: str  # facts, preferences, entity
+    entity: str = ""
+
+    @staticmethod
+    def of(relpath: str) -> Place:
+        if relpath == "memory/preferences.md":
+            return Place("preferences")
+        if relpath.startswith("memory/entities/"):
+            return Place("entity", relpath.rsplit("/", 1)[1].removesuffix(".md"))
+        return Place("facts")
+
+    @property
+    def preferences(self) -> bool:
+        return self.file == "preferences"
+
+    @property
+    def named(self) -> str | None:
+        """The entity, for an entity's file."""
+        return self.entity if self.file == "entity" else None
+
+
+def anchor(item: memory.FactItem) -> str:
+    return f"fact-{item.path.replace('/', '-').removesuffix('.md')}-{item.line}"
+
+
+@router.get("/memory")
+def show_memory(request: Request, ws: WS, q: str = "", file: str = "", done: str = "", key: str = "",
+                at: str = "") -> HTMLResponse:
+    return _page(request, ws, q=q, file=file, done=DONE.get(done, ""), values=_values(ws, key, at), problems={})
+
+
+def _values(ws: WS, key: str, at: str) -> dict[str, str]:
+    """The set form's values: empty, or the fact `key` of the file `at` (a workspace path) to edit."""
+    if not key:
+        return {"file": "facts", "entity": "", "key": "", "value": "", "base": ""}
+    place = Place.of(at)
+    item = memory.get_fact(ws, key, preferences=place.preferences, entity=place.named)
+    return {"file": place.file, "entity": place.entity, "key": item.key, "value": item.value, "base": item.version}
+
+
+def _page(request: Request, ws: WS, *, q: str, file: str, done: str, values: dict[str, str],
+          problems: dict[str, str], status: int = 200) -> HTMLResponse:
+    items = memory.list_facts(ws)
+    words = q.casefold().split()
+    kept = [i for i in items if (not file or Place.of(i.path).file == file)
+            and all(w in f"{i.key}\n{i.value}".casefold() for w in words)]
+    return page(request, "memory.html", LABELS, status=status, items=kept, total=len(items), q=q, file=file,
+                files=FILES, done=done, values=values, problems=problems, anchor=anchor,
+                edit_url=lambda i: "/memory?" + urlencode({"key": i.key, "at": i.path}) + "#set")
+
+
+def _set(request: Request, ws: WS, form: Form) -> Response:
+    values = {k: form.one(k) for k in ("file", "entity", "key", "value", "base")}
+    place = Place(values["file"] if values["file"] in FILES else "facts", values["entity"].strip())
+    if place.file == "entity" and not place.entity:
+        return _page(request, ws, q="", file="", done="", values=values, status=422,
+                     problems={"entity": "name the entity whose file holds the fact"})
+    try:
+        done = memory.set_fact(ws, values["key"], values["value"], base=values["base"] or None,
+                               preferences=place.preferences, entity=place.named)
+    except StaleError as exc:
+        newer = "" if exc.current is None else str(exc.current)
+        return _page(request, ws, q="", file="", done="", values={**values, "base": exc.version}, status=409,
+                     problems={"form": exc.message, "newer": newer})
+    except KbsyncError as exc:
+        return _page(request, ws, q="", file="", done="", values=values, status=refusal_status(exc),
+                     problems={"form": exc.message})
+    item = memory.get_fact(ws, done.key, preferences=place.preferences, entity=place.named)
+    return RedirectResponse(f"/memory?done={done.action}#{anchor(item)}", status_code=303)
+
+
+def _forget(ws: WS, form: Form) -> Response:
+    place = Place.of(form.one("path"))
+    done = memory.forget_fact(ws, form.one("key"), preferences=place.preferences, entity=place.named)
+    return RedirectResponse(f"/memory?done={done.action}", status_code=303)
+
+
+@router.post("/memory/set")
+async def set_fact(request: Request, ws: WS) -> Response:
+    return await run_in_threadpool(_set, request, ws, await read_form(request))
+
+
+@router.post("/memory/forget")
+async def forget_fact(request: Request, ws: WS) -> Response:
+    return await run_in_threadpool(_forget, ws, await read_form(request))

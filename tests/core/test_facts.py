@@ -62,7 +62,9 @@ def test_settling_entry_conflicts() -> None:
     theirs, mine = "# F\n\n- a: 1\n- b: 2\n", "# F\n\n- a: 9\n- c: 3\n"
     assert kept("memory/facts.md", theirs, mine, "theirs") == theirs
     assert kept("memory/facts.md", theirs, mine, "mine") == "# F\n\n- a: 9\n- b: 2\n- c: 3\n"
-    assert kept("memory/facts.md", theirs, mine, "both") == "# F\n\n- a: 1\n- a: 9\n- b: 2\n- c: 3\n"
+    both = kept("memory/facts.md", theirs, mine, "both")
+    assert both == "# F\n\n- a: 1\n  9\n- b: 2\n- c: 3\n"  # one key, one fact: both values kept in it
+    assert not [f for f in facts.findings("memory/facts.md", both) if f.level != "info"]
     assert kept("artifacts/x.md", "old\n", "new\n", "mine") == "new\n"
     with pytest.raises(ValueError):
         kept("artifacts/x.md", "old\n", "new\n", "both")

@@ -130,7 +130,7 @@ def test_conflicts_are_listed_compared_and_settled(tmp_path: Path, cli: Cli) -> 
     done = cli("-w", str(b), "conflicts", "resolve", "memory/facts.md", "--keep", "both")
     assert done.returncode == 0, done.stderr
     facts = (b / "memory" / "facts.md").read_text(encoding="utf-8")
-    assert "- owner: from a\n- owner: from b\n" in facts and "only a" in facts and "only b" in facts
+    assert "- owner: from a\n  from b\n" in facts and "only a" in facts and "only b" in facts
     assert not (b / fact_copy).exists() and git(b, "status", "--porcelain") == ""
     assert "conflict: memory/facts.md settled, kept both" in git(b, "log", "-1", "--format=%B")
     assert cli("-w", str(b), "conflicts", "resolve", "artifacts/n.md", "--keep", "both").returncode == 2

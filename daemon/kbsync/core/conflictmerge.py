@@ -3,8 +3,9 @@
 `theirs` is the file as it stands, `mine` the conflict copy's text. For the memory entry
 files and the board, a copy holds just the entries in conflict, so "mine" puts the copy's
 entries in the place of the file's entries with the same keys (the text around them stays
-the file's), and "both" (memory files only) keeps each of the copy's entries right after
-the file's entry with its key. For any other file "mine" is the copy's text (a session
+the file's), and "both" (memory files only) keeps both versions of a fact in one bullet: the
+file's as written, then the copy's value on a continuation line below it (one key stays one
+fact, so the file stays valid, and neither text is lost). For any other file "mine" is the copy's text (a session
 copy's `status: conflict` becomes the file's status again, or `open`).
 """
 
@@ -30,7 +31,7 @@ def kept(relpath: str, theirs: str, mine: str, keep: str) -> str:
 
 
 def _facts(theirs: str, mine: str, *, both: bool) -> str:
-    """The file's facts with the copy's: in place of the same keys ("mine") or right after them ("both")."""
+    """The file's facts with the copy's: in place of the same keys ("mine") or joined to them ("both")."""
     ff = facts.parse(theirs)
     extra: list[str] = []
     blocks: list[facts.Block] = list(ff.blocks)
@@ -40,9 +41,16 @@ def _facts(theirs: str, mine: str, *, both: bool) -> str:
         if at is None:
             extra.append(fact.raw)
         elif isinstance(same, facts.Fact) and same.raw != fact.raw:
-            blocks[at: at + 1] = [_eol(same.raw), _eol(fact.raw)] if both else [_eol(fact.raw)]
+            blocks[at] = _joined(same, fact) if both else _eol(fact.raw)
     return facts.insert_after_last(facts.parse("".join(b if isinstance(b, str) else b.raw for b in blocks)),
                                    extra).render()
+
+
+def _joined(theirs: facts.Fact, mine: facts.Fact) -> str:
+    """One fact holding both versions: the file's bullet as written, then the copy's value and its own
+    continuation lines, each indented as a continuation of the same bullet."""
+    lines = [mine.value] + mine.raw.splitlines()[1:]
+    return _eol(theirs.raw) + "".join(f"  {line.strip()}\n" for line in lines if line.strip())
 
 
 def _eol(text: str) -> str:

@@ -101,7 +101,7 @@ def test_keep_theirs_by_keyboard(page: Page, site: WebServer) -> None:
 def test_keep_both_entries(page: Page, site: WebServer) -> None:
     shown = _settle(page, site, "memory/facts.md", "Keep both")
     on_disk = (site.root / "memory/facts.md").read_text(encoding="utf-8")
-    assert "- 项目名: Alpha\n- 项目名: Beta\n" in on_disk and "- 语言: 中文" in on_disk
+    assert "- 项目名: Alpha\n  Beta\n" in on_disk and "- 语言: 中文" in on_disk
     assert shown.strip() == on_disk.strip()
     _committed(site.root, "memory/facts.md", "both")
     page.goto(f"{site.url}/conflicts")

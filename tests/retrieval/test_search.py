@@ -201,8 +201,8 @@ def test_source_option_limits_the_sources(planted: tuple[Path, dict[str, str]], 
 # ---- configured sources: folders and commands ---------------------------------------
 
 GOOD = """import json, sys
-print(json.dumps({"title": "外部: " + sys.argv[1], "url": "http://kb.example/1", "summary": "x" * 300}))
-print(json.dumps({"title": "same as P5", "path": sys.argv[2]}))
+print(json.dumps({"title": "外部: " + sys.argv[3], "url": "http://kb.example/1", "summary": "x" * 300}))
+print(json.dumps({"title": "same as P5", "path": sys.argv[1]}))
 """
 SCRIPTS = {
     "good": GOOD,
@@ -218,7 +218,7 @@ def configure(root: Path, tmp: Path, names: dict[str, str], *, extra: str = "") 
     for name, body in SCRIPTS.items():
         script = tmp / f"{name}.py"
         script.write_text(body, encoding="utf-8")
-        cmd = [sys.executable, str(script), "{query}", names["P5"]]
+        cmd = [sys.executable, str(script), names["P5"], "--", "{query}"]
         lines.append(f'[[search.sources]]\nname = "{name}"\nkind = "command"\ncommand = {json.dumps(cmd)}\n'
                      f"timeout_s = 1.5\n")
     (root / ".kbsync").mkdir(exist_ok=True)

@@ -5,11 +5,16 @@ Sources are `[[search.sources]]` tables; without any, the workspace's own kinds
 (another folder of Markdown, `path`), and `command` (an external program that
 prints JSON lines, best first). A source that fails or times out is reported
 and left out; the others still answer.
+
+The caller chooses a command's query, never its options: `{query}` is a word of its own after `--` (checked
+when the configuration is read), the query is also in the program's environment as KBSYNC_QUERY, and a query
+that starts with `-` is given to no program (see docs/retrieval.md, "Command sources and the query").
 """
 
 from __future__ import annotations
 
 import json
+import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -30,6 +35,9 @@ from kbsync.store.workspace import Workspace
 WORKSPACE_KINDS = {v: k for k, v in KIND_SOURCES.items()}  # source kind -> record kind
 MAX_SUMMARY = 100
 DEFAULT_TIMEOUT_S = 10.0
+QUERY_WORD = "{query}"
+END_OF_OPTIONS = "--"
+QUERY_ENV = "KBSYNC_QUERY"
 
 
 @dataclass(frozen=True)
@@ -103,9 +111,26 @@ def _spec(t: dict[str, Any], i: int, where: str | None) -> SourceSpec:
         timeout = t.get("timeout_s", DEFAULT_TIMEOUT_S)
         if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0:
             raise ConfigError(f"{here}.timeout_s must be a positive number of seconds", path=where)
+        _check_query_place(cmd, f"{here} ({name})", where)
         return SourceSpec(name, kind, command=tuple(cmd), timeout_s=float(timeout))
     raise ConfigError(f"{here} ({name}): kind must be one of {', '.join(WORKSPACE_KINDS)}, folder (with path)"
-                      " or command (with command = [\"prog\", \"{query}\"])", path=where)
+                      " or command (with command = [\"prog\", \"--\", \"{query}\"])", path=where)
+
+
+def _check_query_place(cmd: list[str], here: str, where: str | None) -> None:
+    """ConfigError unless every `{query}` is a word of its own after `--`, where a program reads no options:
+    inside a word (`--q={query}`, `sh -c "... {query}"`) or before `--` the caller's words could be options."""
+    fix = (f"write command = [..., \"{END_OF_OPTIONS}\", \"{QUERY_WORD}\"], or leave {QUERY_WORD} out and "
+           f"read the query from ${QUERY_ENV}")
+    for i, arg in enumerate(cmd):
+        if QUERY_WORD not in arg:
+            continue
+        if arg != QUERY_WORD:
+            raise ConfigError(f"{here}: command[{i}] {arg!r} holds {QUERY_WORD} inside a word, where the query "
+                              f"could become an option or a shell's code; {fix}", path=where)
+        if END_OF_OPTIONS not in cmd[:i]:
+            raise ConfigError(f"{here}: command[{i}] {QUERY_WORD} does not follow \"{END_OF_OPTIONS}\", so a "
+                              f"query such as --pre=sh would be read as an option; {fix}", path=where)
 
 
 def select(specs: list[SourceSpec], names: Sequence[str] | None) -> list[SourceSpec]:
@@ -217,14 +242,17 @@ def clip(text: str, limit: int = MAX_SUMMARY) -> str:
 def _command_hits(ws: Workspace, spec: SourceSpec, query: Query, limit: int) -> list[Hit]:
     if not query.terms:
         return []  # field filters mean nothing to another program
-    argv = [a.replace("{query}", query.text) for a in spec.command]
-    out = run_bounded(argv, spec.timeout_s, cwd=ws.root)
+    if query.text.startswith("-"):
+        raise UsageError("the query starts with '-', which a program could read as an option; no program is "
+                         "given it (reword the query's first word)")
+    argv = [query.text if a == QUERY_WORD else a for a in spec.command]
+    out = run_bounded(argv, spec.timeout_s, cwd=ws.root, env={**os.environ, QUERY_ENV: query.text})
     return parse_command_output(spec.name, out)[:limit]
 
 
-def run_bounded(argv: list[str], timeout_s: float, cwd: Path) -> str:
+def run_bounded(argv: list[str], timeout_s: float, cwd: Path, env: dict[str, str] | None = None) -> str:
     """Standard output of `argv`; KbsyncError if it cannot start, fails, or outlives `timeout_s` (then killed)."""
-    done = proc.run(argv, cwd=cwd, timeout=timeout_s, check=False)
+    done = proc.run(argv, cwd=cwd, timeout=timeout_s, check=False, env=env)
     if done.returncode != 0:
         raise KbsyncError(f"exited with status {done.returncode}: {proc.last_line(done)}")
     return done.stdout.decode("utf-8", "replace")

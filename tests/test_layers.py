@@ -21,9 +21,9 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "daemon" / "kbsync"
 RANK = {"": 0, "data": 0, "core": 1, "store": 2, "git": 3, "sync": 4, "board": 4, "retrieval": 4, "app": 5,
-        "service": 6, "cli": 7, "web": 7, "mcp": 7}
+        "service": 6, "cli": 7, "web": 7, "mcp": 7, "assist": 7}
 FEATURES = {"sync", "board", "retrieval"}
-FRONT_DOORS = {"cli", "web", "mcp"}
+FRONT_DOORS = {"cli", "web", "mcp", "assist"}
 TOP = {"main", "__main__"}  # the entry point: above every floor
 # Pure modules: no I/O library, nothing of the package but other pure modules and the root floor.
 PURE_OUTSIDE_CORE = {"kbsync.sync.plan", "kbsync.git.objects", "kbsync.retrieval.fusion"}

@@ -86,6 +86,11 @@ class ContextConfig:
 
 
 @dataclass(frozen=True)
+class AssistConfig:
+    budget_tokens: int = 600
+
+
+@dataclass(frozen=True)
 class StatsConfig:
     dsn: str = ""
 
@@ -111,6 +116,7 @@ class Config:
     scan: ScanConfig = field(default_factory=ScanConfig)
     search: SearchConfig = field(default_factory=SearchConfig)
     context: ContextConfig = field(default_factory=ContextConfig)
+    assist: AssistConfig = field(default_factory=AssistConfig)
     stats: StatsConfig = field(default_factory=StatsConfig)
     web: WebConfig = field(default_factory=WebConfig)
     source: str | None = None  # the file it was read from, for messages
@@ -192,6 +198,9 @@ def _check(cfg: Config) -> None:
         raise ConfigError(f"web.port = {cfg.web.port}; give a port from 1 to 65535, or 0 for any free port", path=src)
     if not 0 < cfg.web.session_days <= 3650:
         raise ConfigError(f"web.session_days = {cfg.web.session_days}; give a number of days from 0 to 3650",
+                          path=src)
+    if cfg.assist.budget_tokens <= 0:
+        raise ConfigError(f"assist.budget_tokens = {cfg.assist.budget_tokens}; give a positive number of tokens",
                           path=src)
     if cfg.web.max_body_kb <= 0:
         raise ConfigError(f"web.max_body_kb = {cfg.web.max_body_kb}; give a positive size in KB", path=src)

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
     from kbsync.web.server import Lifespan, Mounted
 
-DOORS = ("web", "mcp")  # the front doors beside cli; each one's command is <door>/command.py
+DOORS = ("web", "mcp", "assist")  # the front doors beside cli; each one's command is <door>/command.py
 
 
 def command_modules() -> dict[str, str]:

@@ -1,5 +1,5 @@
-"""`/status`, `/commit`, `/sync`, `/search`, `/context`, `/stats`: the same app functions as `kbsync status`,
-`commit`, `sync`, `search`, `context` and `stats`."""
+"""`/status`, `/commit`, `/sync`, `/search`, `/context`, `/memory-block`, `/stats`: the same app functions as
+`kbsync status`, `commit`, `sync`, `search`, `context`, `assist inject` and `stats`."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 from fastapi import Query
 
-from kbsync.app import repo, retrieval, status
+from kbsync.app import recall, repo, retrieval, status
 from kbsync.app.guard import guard, record_flags
 from kbsync.errors import LockedError
 from kbsync.web import models as m
@@ -52,6 +52,11 @@ def _hit(r: Fused) -> m.SearchHit:
     """A hit as the API gives it: title and summary with any flagged span withheld, the record's flags."""
     return m.SearchHit.model_validate({**r.as_dict(), "title": guard(r.title).text, "summary": guard(r.summary).text,
                                        "flags": record_flags(r.flags)})
+
+
+@router.post("/memory-block", response_model=m.MemoryBlock, summary="the memory block an assistant's hook injects")
+def post_memory_block(ws: WS, body: m.MemoryBlockRequest) -> m.MemoryBlock:
+    return m.MemoryBlock.model_validate(recall.memory_block(ws, body.query, body.budget, body.session).as_dict())
 
 
 @router.post("/context", response_model=m.ContextPack, summary="the prompt pack within a token budget")

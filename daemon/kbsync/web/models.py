@@ -261,6 +261,20 @@ class ContextRequest(Request):
     budget: int | None = Field(default=None, gt=0, description="token budget (default: [context] budget)")
 
 
+class MemoryBlockRequest(Request):
+    query: str = Field(default="", max_length=100_000, description="the prompt; empty at a session's start")
+    budget: int | None = Field(default=None, gt=0, description="token budget (default: [assist] budget_tokens)")
+    session: str = Field(default="", max_length=200, description="the assistant's id of the conversation, whose "
+                         "own session is left out")
+
+
+class MemoryBlock(BaseModel):
+    text: str = Field(description="the fenced block, ready to put before the prompt; empty when nothing applies")
+    keys: list[str] = Field(description="the entries and passages it names, as MCP `read` takes them")
+    tokens: int = Field(description="estimated tokens (docs/retrieval.md)")
+    withheld: int = Field(description="flagged spans withheld from it")
+
+
 class ContextPart(BaseModel):
     name: str
     text: str

@@ -2,7 +2,7 @@
 """Retrieval measured on LoCoMo: does search find the session that answers a question asked in its own words?
 
     python bench/bench_locomo.py PATH/locomo10.json [--convs 0-4] [--held-out] [--corpus 12000]
-                                 [--crosslang] [--limit N] [--out DIR]
+                                 [--no-crosslang] [--limit N] [--out DIR]
 
 The data is not shipped: take data/locomo10.json from the public snap-research/locomo repository. Each
 conversation becomes its own workspace (`kbsync init`), each of its sessions saved through `kbsync session
@@ -20,7 +20,7 @@ Printed, per category and for all questions:
   whose pack holds an evidence turn's text, and the median tokens the pack used;
 - with --corpus N: every selected conversation saved into one copy of the N-session generated corpus
   (bench/gen_workspace.py, or $KBSYNC_GEN; cached under --out), and top-5 there for kbsync and BM25;
-- with --crosslang: Chinese questions about English LoCoMo sessions and English questions about Chinese
+- unless --no-crosslang: Chinese questions about English LoCoMo sessions and English questions about Chinese
   sessions (bench/data/crosslang.json), top-5 both ways (see bench/crosslang.py).
 
 Conversations 0-4 are the tuning set and the default; 5-9 are held out for checking a result and run only
@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
+import crosslang
 import locomo
 from locomo import CATEGORIES, Conversation, Question
 
@@ -181,13 +182,12 @@ def first_passage_hit(placed: dict[int, Placed], q: Question, a: Answer) -> int 
 Scorer = Callable[[dict[int, Placed], Question, Answer], "int | None"]
 
 
-def row(name: str, label: str, rows: list[tuple[Question, Answer]], placed: dict[int, Placed],
-        scorer: Scorer = first_hit) -> str:
-    ranks = [scorer(placed, q, a) for q, a in rows]
-    n = len(rows)
+def row(name: str, label: str, ranks: Sequence[int | None], answers: Sequence[Answer]) -> str:
+    """One line of the table: top-k shares from the first hit's rank of each question, zero hits, latency."""
+    n = len(answers)
     tops = [sum(1 for r in ranks if r is not None and r <= k) / n for k in TOPS]
-    zero = sum(1 for _, a in rows if not a.paths) / n
-    secs = [a.seconds for _, a in rows]
+    zero = sum(1 for a in answers if not a.paths) / n
+    secs = [a.seconds for a in answers]
     return (f"{name:<24}{label:<12}{n:>5}" + "".join(f"{t:>7.2f}" for t in tops) + f"{zero:>7.2f}"
             f"{pct(secs, 0.5) * 1000:>9.1f}{pct(secs, 0.95) * 1000:>9.1f}")
 
@@ -196,11 +196,11 @@ HEADER = f"{'system':<24}{'category':<12}{'n':>5}{'top1':>7}{'top5':>7}{'top10':
 
 
 def table(name: str, tally: Tally, placed: dict[int, Placed], scorer: Scorer = first_hit) -> list[str]:
-    lines = [row(name, "all", tally.rows, placed, scorer)]
+    lines = [row(name, "all", [scorer(placed, q, a) for q, a in tally.rows], [a for _, a in tally.rows])]
     for cat, label in CATEGORIES.items():
         rows = [(q, a) for q, a in tally.rows if q.category == cat]
         if rows:
-            lines.append(row("", label, rows, placed, scorer))
+            lines.append(row("", label, [scorer(placed, q, a) for q, a in rows], [a for _, a in rows]))
     return lines
 
 
@@ -303,12 +303,48 @@ def in_corpus(convs: list[Conversation], size: int, cache: Path, root: Path, out
     out += table("BM25 whole files", base, placed)
 
 
+def cross_language(convs: list[Conversation], root: Path, out: list[str]) -> None:
+    """The selected conversations and the Chinese sessions of bench/data/crosslang.json in one workspace:
+    Chinese questions about the English sessions, English questions about the Chinese ones."""
+    cs = crosslang.load()
+    ws = make_workspace(root / "crosslang")
+    placed = {c.index: place(ws, c) for c in convs}
+    zh_paths = {key: save_session(ws, crosslang.payload(e), key).relpath for key, e in cs.zh_sessions.items()}
+    rebuild_search(ws)
+    directions = {
+        "zh -> en": [(q.question, {placed[q.conv].paths[n] for n in q.sessions}) for q in cs.zh_about_en
+                     if q.conv in placed and all(n in placed[q.conv].paths for n in q.sessions)],
+        "en -> zh": [(q.question, {zh_paths[q.session]}) for q in cs.en_about_zh],
+    }
+    found = legs(ws)
+    systems = [("kbsync search", kbsync_ranker(ws))]
+    if len(found) > 1:
+        systems += [(f"  {leg} leg alone", kbsync_ranker(ws, names)) for leg, names in found.items()]
+    systems.append(("BM25 whole files", bm25_ranker(ws)))
+    total = len(zh_paths) + sum(len(p.paths) for p in placed.values())
+    out.append(f"Cross-language: one workspace of {total} sessions ({len(zh_paths)} Chinese); chance top5 "
+               f"{min(1.0, 5 / total):.2f}")
+    out.append(HEADER.replace("category", "direction"))
+    for name, ranker in systems:
+        for i, (direction, probes) in enumerate(directions.items()):
+            if not probes:
+                continue
+            answers, ranks = [], []
+            for text, want in probes:
+                start = time.perf_counter()
+                paths, passages = ranker(text)
+                answers.append(Answer(paths, passages, time.perf_counter() - start))
+                ranks.append(next((j for j, p in enumerate(paths, start=1) if p in want), None))
+            out.append(row(name if i == 0 else "", direction, ranks, answers))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     ap.add_argument("data", type=Path, help="LoCoMo's locomo10.json")
     ap.add_argument("--convs", default="0-4", help="conversations to use, e.g. 0-4 or 0,2 (default 0-4)")
     ap.add_argument("--held-out", action="store_true", help="allow conversations 5-9 (held out: never tune on them)")
     ap.add_argument("--corpus", type=int, default=0, metavar="N", help="also measure inside the N-session corpus")
+    ap.add_argument("--no-crosslang", action="store_true", help="leave out the cross-language set")
     ap.add_argument("--limit", type=int, default=0, metavar="N", help="ask only the first N questions of each")
     ap.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "kbsync-bench",
                     help="where generated corpora are cached")
@@ -321,7 +357,8 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("conversations 5-9 are held out; name them with --held-out, only to check a result")
     try:
         every = locomo.load(a.data)
-    except locomo.DataError as exc:
+        crosslang.load()
+    except (locomo.DataError, crosslang.CrossError) as exc:
         sys.exit(f"bench: {exc}")
     missing = [i for i in picked if i >= len(every)]
     if missing:
@@ -332,6 +369,9 @@ def main(argv: list[str] | None = None) -> int:
     out: list[str] = []
     with tempfile.TemporaryDirectory(prefix="kbsync-locomo-") as tmp:
         per_conversation(convs, Path(tmp), out)
+        if not a.no_crosslang:
+            out.append("")
+            cross_language(convs, Path(tmp), out)
         if a.corpus:
             out.append("")
             in_corpus(convs, a.corpus, a.out, Path(tmp), out)

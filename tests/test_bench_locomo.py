@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 BENCH = REPO / "bench" / "bench_locomo.py"
@@ -58,6 +61,30 @@ def test_bench_prints_the_table_on_a_tiny_locomo_file(tmp_path: Path) -> None:
     packs = [line.split() for line in lines if line.startswith("context pack")]
     assert [p[2] for p in packs] == ["2000", "8000"]
     assert all(float(p[4]) >= 0.25 for p in packs)  # the pack of a one-word question holds its answer turn
+    cross = lines.index(next(line for line in lines if line.startswith("Cross-language: one workspace of")))
+    assert [line.split()[0] for line in lines[cross + 2:cross + 4]] == ["kbsync", "en"]  # both directions asked
+    assert lines[cross + 3].split()[:3] == ["en", "->", "zh"]
+
+
+def test_the_cross_language_set_is_complete_and_about_the_tuning_conversations(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    spec = importlib.util.spec_from_file_location("crosslang", REPO / "bench" / "crosslang.py")
+    assert spec and spec.loader
+    crosslang = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "crosslang", crosslang)
+    spec.loader.exec_module(crosslang)
+    from kbsync.app.sessions import save_session
+    from kbsync.app.workspace import init, open_workspace
+
+    cs = crosslang.load()
+    assert len(cs.zh_about_en) >= 50 and len(cs.en_about_zh) >= 50
+    assert {q.conv for q in cs.zh_about_en} <= set(range(5))  # conversations 5-9 are held out
+    assert all(crosslang.CJK.search(q.question) for q in cs.zh_about_en)
+    assert not any(crosslang.CJK.search(q.question) for q in cs.en_about_zh)
+    init(tmp_path)
+    ws = open_workspace(str(tmp_path), None)
+    saved = {save_session(ws, crosslang.payload(e), key).relpath for key, e in cs.zh_sessions.items()}
+    assert len(saved) == len(cs.zh_sessions) >= 25
 
 
 def test_held_out_conversations_need_the_flag(tmp_path: Path) -> None:

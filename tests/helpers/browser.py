@@ -72,11 +72,12 @@ def login_url(server: WebServer) -> str:
     return got.stdout.strip()
 
 
-def open_logged_in(browser: Browser, server: WebServer, *, lang: str = "en", phone: bool = False) -> Page:
+def open_logged_in(browser: Browser, server: WebServer, *, lang: str = "en", phone: bool = False,
+                   bypass_csp: bool = False) -> Page:
     """A new browser context (its own cookies, `lang` its Accept-Language) that opened a fresh login link: it
-    lands on the board."""
+    lands on the board. `bypass_csp`: the test may inject a script of its own (axe-core)."""
     context = browser.new_context(viewport=PHONE if phone else VIEWPORT, locale=lang.split(",")[0].split(";")[0],
-                                  extra_http_headers={"Accept-Language": lang})
+                                  extra_http_headers={"Accept-Language": lang}, bypass_csp=bypass_csp)
     context.set_default_timeout(15_000)
     page = context.new_page()
     page.goto(login_url(server))

@@ -16,7 +16,7 @@ def _chart(layout: str = "stacked") -> Chart:
 
 def test_the_table_holds_every_number_and_a_total() -> None:
     header, rows = table(_chart())
-    assert header == ["", "部署", "git", "total"]
+    assert header == ["category", "部署", "git", "total"]  # no empty header cell
     assert rows == [["2025-05", "1", "3", "4"], ["2025-06", "2", "0", "2"]]
 
 

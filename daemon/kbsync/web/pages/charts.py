@@ -30,11 +30,12 @@ class Chart:
     values: tuple[tuple[int, ...], ...]  # values[s][c]: series s in category c
     layout: Layout = "stacked"
     total: str = "total"  # the heading of the totals' column, in the page's language
+    category: str = "category"  # the heading of the categories' column (what the x axis counts by)
 
 
 def table(chart: Chart) -> tuple[list[str], list[list[str]]]:
     """(header, rows) of the numbers: one row per category, one column per series, and a total."""
-    header = ["", *chart.series, chart.total]
+    header = [chart.category, *chart.series, chart.total]
     rows = [[cat, *(str(chart.values[s][c]) for s in range(len(chart.series))),
              str(sum(v[c] for v in chart.values))] for c, cat in enumerate(chart.categories)]
     return header, rows

@@ -25,7 +25,8 @@ LABELS: dict[str, dict[str, str]] = {
            "drift": "Drift between the Markdown and the index", "drift_zero": "0: the index and the counters agree "
            "with the Markdown", "decay_list": "Decay candidates", "commits": "Commits", "entries_n": "entries",
            "by": "By", "none": "none", "base": "compared with the board as committed in",
-           "s_helpful": "helpful", "s_harmful": "harmful", "s_candidates": "decay candidates", "total": "total"},
+           "s_helpful": "helpful", "s_harmful": "harmful", "s_candidates": "decay candidates", "total": "total",
+           "k_sessions": "Month", "k_entries": "Type", "k_feedback": "Topic", "k_decay": "Month"},
     "zh": {"title": "统计", "c_sessions": "每月会话数（按标签；一个会话计入它的每个标签）",
            "c_entries": "看板条目：按类型与置信度", "c_feedback": "每个主题的有用与有害反馈（本机）",
            "c_decay": "衰减候选随时间变化（今天的候选，按成为候选的时间）", "numbers": "数据表",
@@ -33,7 +34,8 @@ LABELS: dict[str, dict[str, str]] = {
            "days": "衰减天数", "show": "显示", "added": "新增", "changed": "修改", "retired": "退役",
            "removed": "删除", "drift": "Markdown 与索引之间的偏差", "drift_zero": "0：索引和计数与 Markdown 一致",
            "decay_list": "衰减候选", "commits": "提交", "entries_n": "个条目", "by": "按", "none": "无",
-           "base": "对比的看板版本", "s_helpful": "有用", "s_harmful": "有害", "s_candidates": "衰减候选", "total": "合计"},
+           "base": "对比的看板版本", "s_helpful": "有用", "s_harmful": "有害", "s_candidates": "衰减候选", "total": "合计",
+           "k_sessions": "月份", "k_entries": "类型", "k_feedback": "主题", "k_decay": "月份"},
 }
 
 
@@ -45,7 +47,7 @@ def _charts(p: insights.Pictures, t: dict[str, str]) -> list[charts.Chart]:
         ("feedback", p.feedback, "grouped", True), ("decay", p.decay, "stacked", True))
     return [charts.Chart(f"chart-{name}", t[f"c_{name}"], grid.categories,
                          tuple(t[f"s_{s}"] for s in grid.series) if ours else grid.series, grid.values, layout,
-                         t["total"])
+                         t["total"], t[f"k_{name}"])
             for name, grid, layout, ours in specs]
 
 

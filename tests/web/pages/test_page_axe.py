@@ -1,0 +1,89 @@
+"""Accessibility of every page, checked by axe-core (npm's package, injected into the page in Debian's
+chromium): no violation of serious or critical impact on any page (and no empty table header), in English
+and in Chinese, on a workspace holding entries, sessions, candidates and facts; and the check itself finds
+what it should on a page made to fail."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+import pytest
+
+from helpers import browser as b
+from helpers.board import payload
+from helpers.cli import kbsync
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
+
+    from helpers.web import WebServer
+
+AXE = b.REPO / ".venv" / "node" / "node_modules" / "axe-core" / "axe.min.js"
+SESSION: dict[str, str] = {}
+PAGES = ("/board", "/board?q=%E9%94%81%E6%96%87%E4%BB%B6", "/board/entry?key={key}", "/board/edit?key={key}",
+         "/board/new", "/candidates", "/sessions", "/sessions?q=%E5%90%88%E5%90%8C", "/sessions/{sid}",
+         "/memory", "/conflicts", "/status", "/stats", "/review", "/login")
+
+
+@pytest.fixture(scope="module")
+def site_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = b.workspace(tmp_path_factory.mktemp("axe"))
+    for i in range(3):
+        entry = payload(title=f"发布前确认锁文件 {i}", core_content=f"第 {i} 条。\n\n```\nrm -f .lock\n```\n")
+        assert kbsync("board", "add", ws=root, stdin=json.dumps(entry, ensure_ascii=False)).returncode == 0
+    for i in range(3):
+        session = {"session_id": f"axe-{i}", "ts": f"2025-06-1{i}T14:32:00+08:00", "title": f"合同风险梳理 {i}",
+                   "tags": ["合同", "法务"], "summary": "三条付款风险",
+                   "sections": {"用户输入": "审阅合同", "结论": "第二条需法务确认", "待办": "- [ ] 法务确认\n- [x] 通知"}}
+        done = kbsync("session", "save", "--json", ws=root, stdin=json.dumps(session, ensure_ascii=False))
+        assert done.returncode == 0, done.stderr
+        SESSION["id"] = json.loads(done.stdout)["id"]
+    assert kbsync("memory", "set", "language", "中文", ws=root).returncode == 0
+    notes = root.parent / "notes"
+    notes.mkdir()
+    (notes / "retry.md").write_text("# 重试要有上限\n\n网络抖动时指数退避，最多五次。\n", encoding="utf-8")
+    with (root / ".kbsync" / "config.toml").open("a", encoding="utf-8") as f:
+        f.write(f'\n[[scan.sources]]\nname = "notes"\npath = "{notes}"\n')
+    assert kbsync("scan", ws=root, cwd=root).returncode == 0
+    b.commit_all(root, "a workspace to check")
+    return root
+
+
+def violations(page: Page) -> list[dict[str, Any]]:
+    """axe's violations of serious or critical impact on the page as it stands."""
+    page.add_script_tag(path=str(AXE))
+    found: list[dict[str, Any]] = page.evaluate(
+        "async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
+        ".map(v => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map(n => n.target.join(' '))}))")
+    return [v for v in found if v["impact"] in ("serious", "critical") or v["id"] == "empty-table-header"]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh-CN"])
+def test_no_serious_or_critical_violation_on_any_page(browser: Browser, site: WebServer, lang: str) -> None:
+    assert AXE.exists(), f"{AXE} is missing: scripts/test installs axe-core from npm"
+    page = b.open_logged_in(browser, site, lang=lang, bypass_csp=True)
+    found = {}
+    try:
+        key = quote("发布前确认锁文件 0@2025-06-11", safe="")
+        for path in PAGES:
+            page.goto(site.url + path.format(key=key, sid=SESSION["id"]))
+            bad = violations(page)
+            if bad:
+                found[path] = bad
+    finally:
+        page.context.close()
+    assert not found, json.dumps(found, ensure_ascii=False, indent=1)
+
+
+def test_the_check_finds_violations_on_a_page_made_to_fail(browser: Browser) -> None:
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.set_content('<html><body><img src="x.png"><table><tr><th></th></tr><tr><td>1</td></tr></table>'
+                         '<div style="overflow:scroll;height:20px"><p>a</p><p>b</p><p>c</p></div></body></html>')
+        assert {v["id"] for v in violations(page)} >= {"image-alt", "html-has-lang", "empty-table-header"}
+    finally:
+        context.close()

@@ -89,15 +89,25 @@ def _names(made: dict[str, str], rows: list[searchdb.Row]) -> list[str]:
     return [by_key[r.key] for r in rows]
 
 
-def test_a_long_cjk_run_is_found_only_where_it_stands_whole(apart: tuple[Workspace, dict[str, str]]) -> None:
-    ws, made = apart
-    assert _raw_matches(ws, '"合同" AND "同风" AND "风险"') == 5  # the index alone cannot tell them apart
+def _search(ws: Workspace, text: str) -> list[searchdb.Row]:
     conn = searchdb.connect(searchdb.db_path(ws.state_dir))
     try:
-        rows = searchdb.search(conn, parse_query("合同风险"), "session", 10, bodies=searchindex.bodies(ws))
+        return searchdb.search(conn, parse_query(text), "session", 10, bodies=searchindex.bodies(ws))
     finally:
         conn.close()
-    assert _names(made, rows) == ["head-run", "body-run"]  # the head tier first
+
+
+def test_a_quoted_cjk_run_is_found_only_where_it_stands_whole(apart: tuple[Workspace, dict[str, str]]) -> None:
+    ws, made = apart
+    assert _raw_matches(ws, '"合同" AND "同风" AND "风险"') == 5  # the index alone cannot tell them apart
+    assert _names(made, _search(ws, '"合同风险"')) == ["head-run", "body-run"]  # the head first
+
+
+def test_an_unquoted_cjk_run_matches_any_of_its_bigrams(apart: tuple[Workspace, dict[str, str]]) -> None:
+    ws, made = apart
+    names = _names(made, _search(ws, "合同风险"))
+    assert set(names) == set(made)  # each holds some of 合同 同风 风险
+    assert names[0] == "head-run"  # all three in the title
 
 
 def test_a_listing_keeps_only_records_holding_the_run(apart: tuple[Workspace, dict[str, str]]) -> None:
@@ -114,7 +124,8 @@ def test_the_check_reads_the_file_as_it_is_now(tmp_path: Path) -> None:
     rel = _session(tmp_path, "己", "周报", "本周处理合同风险。")
     searchindex.rebuild(ws)
     write(tmp_path, rel, (tmp_path / rel).read_text(encoding="utf-8").replace("合同风险", "合同，同风，风险"))
-    assert keys(ws, "合同风险") == []  # not yet re-indexed: the index still holds the bigrams; the file no longer the run
+    assert keys(ws, '"合同风险"') == []  # not yet re-indexed: the index still holds the bigrams; the file no longer the run
+    assert keys(ws, "合同风险") == [rel]  # unquoted, the bigrams are enough
 
 
 def test_short_cjk_and_english_queries_need_no_check(apart: tuple[Workspace, dict[str, str]]) -> None:

@@ -16,8 +16,8 @@ beside the old one and swaps it in, so readers never see a half-built index.
 
 from __future__ import annotations
 
+import dataclasses
 import json
-import math
 import os
 import threading
 from contextlib import contextmanager
@@ -27,7 +27,9 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence, T
 
 from kbsync.errors import KbsyncError
 from kbsync.retrieval.records import KIND_SOURCES, Record
-from kbsync.retrieval.text import Query, fts_expression, fts_parts, holds, index_tokens, long_runs
+from kbsync.retrieval import relevance
+from kbsync.retrieval.passages import Passage
+from kbsync.retrieval.text import Query, fts_expression, holds, index_tokens, long_runs, match_term, query_terms
 
 # Every connection to the search database is made by sqlean.py: the sqlite3 module's own code over a bundled
 # SQLite 3.50 (contentless FTS5 tables can delete rows from 3.43 on; Python's SQLite may be older). One
@@ -42,8 +44,9 @@ Connection = sqlite3.Connection
 Error = sqlite3.Error
 
 DB_NAME = "search.sqlite"
-SCHEMA_VERSION = 7  # 2: a session's title is its `title` field where it has one; 3: docs.flags; 4: contentless;
-# 5: totals; 6: the keys and triggers apart from the tables (a rebuild makes them last); 7: a range of ids per kind
+SCHEMA_VERSION = 8  # 2: a session's title is its `title` field where it has one; 3: docs.flags; 4: contentless;
+# 5: totals; 6: the keys and triggers apart from the tables (a rebuild makes them last); 7: a range of ids per kind;
+# 8: a session's body keeps its `## ` headings (its passages are its sections)
 _TABLES = """
 CREATE TABLE kinds (kind TEXT PRIMARY KEY, base INTEGER NOT NULL UNIQUE) WITHOUT ROWID;
 CREATE TABLE files (relpath TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL) WITHOUT ROWID;
@@ -98,6 +101,8 @@ class Row:
     broken: str
     fields: dict[str, Any]
     flags: tuple[dict[str, Any], ...] = ()  # embedded-instruction flags (family, span, line, why, excerpt)
+    score: float = 0.0  # a search hit's relevance (kbsync.retrieval.relevance); 0 for a listed record
+    passages: tuple[tuple[float, Passage], ...] = ()  # a search hit's best passages with their scores, best first
 
     @property
     def families(self) -> list[str]:
@@ -415,50 +420,116 @@ def search(conn: sqlite3.Connection, query: Query, kind: str, limit: int, *, bod
 
 def searches(conn: sqlite3.Connection, query: Query, kinds: Sequence[str], limit: int, *,
              bodies: Bodies) -> dict[str, list[Row]]:
-    """The best `limit` records of each of `kinds` for `query`; newest first when it has no words. All kinds
-    are searched in one state of the database, and what the ranking asks of the whole index (record count,
-    average length, each word's number of records) is asked once for all of them.
+    """The best `limit` records of each of `kinds` for `query`, most relevant first; newest first when it has no
+    words. All kinds are searched in one state of the database, and what the ranking asks of the whole index
+    (record count, average length, each term's number of records) is asked once for all of them.
 
-    Ranking is tiered: records whose head (title, summary, tags) holds every word
-    come first, then those that hold them only in the body; within a tier by
-    bm25 (head weighted 8, body 1), then by key. The tiers keep a common word
-    cheap: bm25 is computed over the head matches, not over every body. A CJK
-    run of three or more characters is checked in the text (`bodies` reads the
-    body where the head does not hold it).
+    A record matches when it holds any of the query's terms (kbsync.retrieval.text.query_terms) and every
+    quoted phrase. The candidates are found in the index (`_candidates`: a bm25 that knows whether a record
+    holds a term and where, not how often), then the best of them are read from their files and ranked by
+    kbsync.retrieval.relevance, which names each one's best passages.
     """
     with _snapshot(conn):  # the ranking and the records it names read one state of the database
         stats = _Stats(conn)
         return {kind: _search(conn, query, kind, limit, bodies, stats) for kind in kinds}
 
 
+CANDIDATES = 40  # records a search reads and ranks from their text, at least (four times what it returns)
+FIND_POSTINGS = 20_000  # the records a search finds its candidates among, at most (a term's records in all)
+BEST_PASSAGES = 3  # passages a hit keeps, best first
+
+
 def _search(conn: sqlite3.Connection, query: Query, kind: str, limit: int, bodies: Bodies, stats: _Stats) -> list[Row]:
     where, params = _filters(query)
-    match = fts_expression(query.terms)
-    if not match:
+    terms = query_terms(query) if query.words else ()
+    if not terms:
         sql = f"SELECT {_COLUMNS} FROM docs d WHERE d.kind = ?{where} ORDER BY d.date DESC, d.key LIMIT ?"
         return [_row(r) for r in conn.execute(sql, [kind, *params, limit])]
     span = stats.span(kind)
-    if span is None:
+    present = [t for t in terms if stats.df(t)]
+    if span is None or not present or limit <= 0:
         return []
-    runs = long_runs(query.terms)
-    parts = fts_parts(query.terms)
-    head = _ranked(f"head : ({match})", span, parts, None)
-    rows = _best(conn, head, where, params, limit, _head_check(runs))
-    if len(rows) < limit and not runs:
-        body = _ranked(f"({match}) NOT head : ({match})", span, parts, stats, outside_head=True)
-        rows += _best(conn, body, where, params, limit - len(rows), None)
-    elif len(rows) < limit:  # the head tier, all of it, is in `rows`: every other match is of the body tier
-        body = _ranked(f"({match})", span, parts, stats)
-        check = _record_check(runs, bodies, {r.key for r in rows})
-        rows += _best(conn, body, where, params, limit - len(rows), check)
-    return rows
+    records, average = stats.sizes()
+    weights = {t: relevance.idf(records, stats.df(t)) for t in present}
+    finders = _finders(present, stats)
+    pool = max(CANDIDATES, 4 * limit)
+    scored: list[Row] = []
+    for found in _candidates(conn, finders, weights, span, where, params, query.phrases, pool, average):
+        text = bodies([r for r, _ in found])
+        for row, length in found:
+            body = text.get(row.key, "")
+            if query.phrases and not holds(_folded((*_head(row), body)), tuple(p.casefold() for p in query.phrases)):
+                continue
+            got = relevance.score(present, weights, " ".join(_head(row)), body, length / max(average, 1.0),
+                                  whole=row.kind == "board")
+            scored.append(dataclasses.replace(row, score=got.score, passages=tuple(
+                sp for sp in got.passages[:BEST_PASSAGES] if sp[0] > 0)))
+        if len(scored) >= pool:
+            break
+    scored.sort(key=lambda r: (-r.score, r.key))
+    return scored[:limit]
 
 
-def _head_check(runs: tuple[str, ...]) -> Check | None:
-    """Keeps the rows whose head holds every one of `runs` (None: nothing to check)."""
-    if not runs:
-        return None
-    return lambda rows: {r.key for r in rows if holds(_head(r), runs)}
+def _finders(terms: list[str], stats: _Stats) -> list[str]:
+    """The terms the candidates are found by: the rarest first, while their records add up to FIND_POSTINGS
+    (at least one). A term most records hold finds little of use and would cost a pass over all of them; it
+    still counts in the ranking of the candidates that rarer terms found."""
+    chosen: list[str] = []
+    total = 0
+    for t in sorted(terms, key=lambda t: (stats.df(t), t)):
+        if chosen and total + stats.df(t) > FIND_POSTINGS:
+            break
+        chosen.append(t)
+        total += stats.df(t)
+    return chosen
+
+
+def _candidates(conn: sqlite3.Connection, finders: list[str], weights: dict[str, float], span: _Span, where: str,
+                params: list[object], phrases: tuple[str, ...], pool: int,
+                average: float) -> Iterator[list[tuple[Row, int]]]:
+    """The records holding any of `finders` (and every term of `phrases`) that pass the filters, with their
+    indexed length, in batches of `pool`, best first by a bm25 over what the index knows: whether a record
+    holds a term (weight 1) and whether its head does (HEAD_WEIGHT), not how often; times 1 + COVER x the
+    share of the finders' weight it holds. One statement: a UNION ALL of each finder's records in the
+    kind's range (and in its head), summed per record, joined to its length; SQLite keeps the best `pool`."""
+    branches: list[str] = []
+    values: list[object] = []
+    for t in finders:
+        w = weights[t]
+        branches.append("SELECT rowid AS id, ? AS w, ? AS c FROM fts WHERE fts MATCH ? AND rowid > ? AND rowid < ?")
+        values += [w, w, match_term(t), *span]
+        branches.append("SELECT rowid, ?, 0 FROM fts WHERE fts MATCH ? AND rowid > ? AND rowid < ?")
+        values += [w * (relevance.HEAD_WEIGHT - 1), f"head : {match_term(t)}", *span]
+    join, extra = "", list(params)
+    if where:
+        join = " JOIN docs d ON d.id = m.id"
+    if phrases:
+        need = [match_term(t) for p in phrases for t in query_terms(Query(phrases=(p,)))]
+        where += " AND m.id IN (SELECT rowid FROM fts WHERE fts MATCH ? AND rowid > ? AND rowid < ?)"
+        extra += [" AND ".join(dict.fromkeys(need)), *span]
+    total = sum(weights[t] for t in finders)
+    norm = relevance.K1 * relevance.B / max(average, 1.0)
+    sql = (f"SELECT m.id, l.n, sum(m.w) * (1 + ? * sum(m.c) / ?) / (? + ? * l.n) AS s FROM ({' UNION ALL '.join(branches)}) m"
+           f" JOIN lengths l ON l.id = m.id{join} WHERE 1{where} GROUP BY m.id ORDER BY s DESC, m.id LIMIT ? OFFSET ?")
+    head = [relevance.COVER, total, 1 + relevance.K1 * (1 - relevance.B), norm]
+    seen = 0
+    while True:
+        got = conn.execute(sql, [*head, *values, *extra, pool, seen]).fetchall()
+        seen += len(got)
+        if not got:
+            return
+        length = {i: n for i, n, _ in got}
+        order = {i: at for at, (i, _, _) in enumerate(got)}
+        rows = conn.execute(f"SELECT {_COLUMNS}, d.id FROM docs d WHERE d.id IN ({', '.join('?' * len(got))})",
+                            list(length)).fetchall()
+        rows.sort(key=lambda r: order[r[-1]])
+        yield [(_row(r), int(length[r[-1]])) for r in rows]
+        if len(got) < pool:
+            return
+
+
+def _folded(texts: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(" ".join(t.split()).casefold() for t in texts)
 
 
 def _record_check(runs: tuple[str, ...], bodies: Bodies, taken: set[str] | frozenset[str] = frozenset()) -> Check:
@@ -475,59 +546,15 @@ def _head(row: Row) -> tuple[str, ...]:
     return (row.title, row.summary, *row.tags)
 
 
-# The ranking is FTS5's bm25 formula (k1 1.2, b 0.75; a word in the head weighs 8, in the body 1) over what
-# an index without positions knows: whether a record holds a word, not how often. A word counts once per
-# record: 8 where the head holds it, else 1; a record's length is the characters of its indexed text. FTS5's
-# own bm25 reads the text of each match to count (none is stored), so the score is computed here, in SQL
-# over the matches alone (never joining `docs`: that read thousands of records to keep a handful).
-K1, B = 1.2, 0.75
-HEAD_WEIGHT, BODY_WEIGHT = 8.0, 1.0
-Ranked = tuple[str, list[object]]  # a statement giving (rowid, score) of the matches, best first; its values
-
-
-def _ranked(expression: str, span: _Span, parts: list[str], stats: _Stats | None, *,
-            outside_head: bool = False) -> Ranked:
-    """The ranking of the matches of `expression` among the ids of `span` (a kind's), whose words `parts` are
-    each in every match. With `stats` (the number of records, their average length, each word's number of
-    records) they are in its head or its body, and a word's column is looked up in the head's index, unless it
-    is the one word of a tier whose heads do not hold it (`outside_head`); None: in its head (the head tier),
-    where every word weighs the same in every match and the score orders by length alone. The inverse document
-    frequency weighs the words of one record against one another, so it is counted only where it can change
-    the order: for several words outside the head tier. The weights are the statement's values, not its text:
-    a statement of the same shape is then compiled once (SQLite's statement cache) for every query."""
-    if stats is None:
-        score = f"{HEAD_WEIGHT * (K1 + 1)!r} / ({HEAD_WEIGHT + K1 * (1 - B)!r} + {K1 * B!r} * l.n)"
-        return f"SELECT f.rowid AS id, -{score} AS score {_RANK_FROM}", [expression, *span]
-    average = stats.sizes()[1]
-    norm = K1 * B / max(average, 1.0)
-    score = "? / (? + ? * l.n)"
-    terms: list[str] = []
-    values: list[object] = []
-    for part in parts:
-        idf = stats.idf(part) if len(parts) > 1 else 1.0
-        head = [idf * HEAD_WEIGHT * (K1 + 1), HEAD_WEIGHT + K1 * (1 - B), norm]
-        body = [idf * BODY_WEIGHT * (K1 + 1), BODY_WEIGHT + K1 * (1 - B), norm]
-        if outside_head and len(parts) == 1:
-            return f"SELECT f.rowid AS id, -({score}) AS score {_RANK_FROM}", [*body, expression, *span]
-        terms.append(f"(CASE WHEN f.rowid IN (SELECT rowid FROM fts WHERE fts MATCH ? AND rowid > ? AND rowid < ?)"
-                     f" THEN {score} ELSE {score} END)")
-        values += [f"head : ({part})", *span, *head, *body]
-    return f"SELECT f.rowid AS id, -({' + '.join(terms)}) AS score {_RANK_FROM}", [*values, expression, *span]
-
-
-_RANK_FROM = "FROM fts f JOIN lengths l ON l.id = f.rowid WHERE fts MATCH ? AND f.rowid > ? AND f.rowid < ? ORDER BY 2, 1"
-
-
 class _Stats:
     """What the ranking asks of the whole index, each asked at most once in a read transaction: the number of
     records and their average length (kept in `totals` by triggers on `lengths`: counting them took a scan of
-    every record's length), a word's bm25 inverse document frequency (FTS5's: over every record, never
-    below 1e-6), and the range of a kind's ids."""
+    every record's length), a term's number of records, and the range of a kind's ids."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
         self._sizes: tuple[int, float] | None = None
-        self._idf: dict[str, float] = {}
+        self._df: dict[str, int] = {}
         self._spans: dict[str, _Span | None] = {}
 
     def span(self, kind: str) -> _Span | None:
@@ -541,62 +568,15 @@ class _Stats:
             self._sizes = int(n), length / n if n else 0.0
         return self._sizes
 
-    def idf(self, part: str) -> float:
-        if part not in self._idf:
-            n = self.conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (part,)).fetchone()[0]
-            self._idf[part] = max(math.log((self.sizes()[0] - n + 0.5) / (n + 0.5)), 1e-6)
-        return self._idf[part]
+    def df(self, term: str) -> int:
+        if term not in self._df:
+            self._df[term] = int(self.conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ?",
+                                                   (match_term(term),)).fetchone()[0])
+        return self._df[term]
 
 
-FIRST_BATCH = 16  # ranked matches looked at first; each further batch is four times the one before,
-MAX_BATCH = 4096  # up to this many (SQLite takes at most 32,766 parameters to a statement)
-_Cand = tuple[float, str, tuple[Any, ...]]  # (score, key, stored columns)
-
-
-def _best(conn: sqlite3.Connection, ranking: Ranked, where: str, params: list[object], limit: int,
-          check: Check | None) -> list[Row]:
-    """The best `limit` records of `ranking` that pass the filters `where` and `check`, by score then key: the
-    matches are taken in score order in growing batches, until `limit` records passed and the next match
-    ranks below the last of them (so no tie on its score is left unseen), or the matches run out. Each batch
-    is a statement of its own (LIMIT, OFFSET; the score and the rowid order the matches fully): SQLite then
-    keeps the best few while it scores the matches instead of sorting them all, which a common word's
-    hundred thousand matches made the larger part of a search."""
-    if limit <= 0:
-        return []
-    sql, values = ranking
-    chosen: list[_Cand] = []
-    batch, seen = max(FIRST_BATCH, limit + 1), 0
-    while True:
-        got = conn.execute(f"{sql} LIMIT ? OFFSET ?", [*values, batch, seen]).fetchall()
-        seen += len(got)
-        pool = sorted(chosen + _passing(conn, got, where, params), key=lambda c: (c[0], c[1]))
-        chosen = pool[:limit] if check is None else _checked(pool, limit, check, {c[1] for c in chosen})
-        if len(got) < batch or (len(chosen) == limit and got[-1][1] != chosen[-1][0]):
-            return [_row(c[2]) for c in chosen]
-        batch = min(batch * 4, MAX_BATCH)
-
-
-def _checked(pool: list[_Cand], limit: int, check: Check, passed: set[str]) -> list[_Cand]:
-    """The first `limit` of `pool` that pass `check` (those in `passed` did before), checking no more of them
-    than it takes: the rest rank below `limit` that passed, now and after any later batch."""
-    out: list[_Cand] = []
-    at = 0
-    while len(out) < limit and at < len(pool):
-        part = pool[at:at + limit - len(out)]
-        at += len(part)
-        passed |= check([_row(c[2]) for c in part if c[1] not in passed])
-        out += [c for c in part if c[1] in passed]
-    return out
-
-
-def _passing(conn: sqlite3.Connection, ranked: list[tuple[int, float]], where: str,
-             params: list[object]) -> list[_Cand]:
-    """(score, key, stored columns) of the ranked matches whose records pass the filters."""
-    if not ranked:
-        return []
-    score = dict(ranked)
-    sql = (f"SELECT {_COLUMNS}, d.id FROM docs d WHERE d.id IN ({', '.join('?' * len(score))}){where}")
-    return [(score[r[-1]], r[0], r) for r in conn.execute(sql, [*score, *params])]
+FIRST_BATCH = 16  # records a listing reads first; each further batch is four times the one before,
+MAX_BATCH = 4096  # up to this many
 
 
 class _snapshot:

@@ -77,7 +77,7 @@ def session_record(relpath: str, text: str, default_offset: str) -> Record:
     title = str(f.get("title") or title)
     ts = str(f.get("ts") or "")
     stamp = utc_stamp(ts, None)  # "" without an offset: then the field's problem, and the default offset's time
-    body = "\n".join(f"{h}\n{c}" for h, c in doc.sections)
+    body = "\n".join(f"## {h}\n{c}" for h, c in doc.sections)
     tags = tuple(str(t) for t in f.get("tags") or ())
     return Record(key=relpath, relpath=relpath, kind="session", title=title,
                   summary=str(f.get("summary") or ""), body=body, tags=tags,

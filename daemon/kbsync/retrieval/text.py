@@ -1,14 +1,15 @@
-"""Search text, pure: CJK bigram tokens for the full-text index and parsed queries.
+"""Search text, pure: CJK bigram tokens for the full-text index, parsed queries and their terms.
 
 SQLite's unicode61 tokenizer keeps a run of Chinese characters as one token,
 so a two-character word inside a sentence is never found. Before text goes
 into the index, every run of CJK characters is rewritten as its overlapping
 bigrams plus the run's last character alone (合同风险 -> 合同 同风 风险 险);
-other text is left to unicode61. A query is rewritten the same way: a CJK run
-of two characters is its bigram, a single character a prefix query (险*),
-which the trailing unigram makes complete, and a longer run the AND of its
-bigrams. The index keeps no positions, so that AND also holds where the
-bigrams stand apart: such a match is checked against the text (`holds`).
+other text is left to unicode61. A query is rewritten the same way into its
+terms (`query_terms`): its words, case-folded, and the bigrams of its CJK runs
+(a single character is a prefix term, 险*, which the trailing unigram makes
+complete), less the shipped stop words (kbsync/data/stopwords.json). A search
+ranks the records holding any of them. A quoted phrase is kept whole: a record
+must hold it as written (`holds`), and its words count as terms too.
 """
 
 from __future__ import annotations
@@ -16,8 +17,11 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import functools
+import json
 import re
+import unicodedata
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from kbsync.core.highlight import CJK as _CJK
 
@@ -26,6 +30,7 @@ CJK_RUN = re.compile(f"[{_CJK}]+")
 # SQLite's tables do not (New Tai Lue vowel signs, two Vedic signs) split a word, as the index split it: a
 # word of two tokens would be a phrase, which an index without positions cannot match.
 _WORD = re.compile(r"[^\W_\u19b0-\u19c0\u19c8\u19c9\u1cf2\u1cf3]+")
+_TERM = re.compile(f"([{_CJK}]+)|[^\\W_{_CJK}\u19b0-\u19c0\u19c8\u19c9\u1cf2\u1cf3]+")  # a CJK run, or a word
 FILTER_KEYS = ("tag", "status", "type", "since", "until", "source")
 _FILTER = re.compile(r'^(%s):(?:"([^"]*)"|(\S*))$' % "|".join(FILTER_KEYS))
 _DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
@@ -75,6 +80,7 @@ class Query:
     """A parsed query: free-text terms and field filters."""
 
     terms: tuple[str, ...] = ()
+    phrases: tuple[str, ...] = ()  # quoted in the query: a record must hold each as written
     tags: tuple[str, ...] = ()
     status: str = ""
     type: str = ""
@@ -88,17 +94,27 @@ class Query:
         return bool(self.tags or self.status or self.type or self.since or self.until or self.source)
 
     @property
+    def words(self) -> bool:
+        """Whether the query has anything to match (terms or phrases), beside its filters."""
+        return bool(self.terms or self.phrases)
+
+    @property
     def text(self) -> str:
-        return " ".join(self.terms)
+        return " ".join([*self.terms, *(f'"{p}"' for p in self.phrases)])
 
 
 def parse_query(text: str) -> Query:
     """Split `tag:x status:open 合同 deploy` into filters and terms; bad dates are listed in `errors`."""
     terms: list[str] = []
+    phrases: list[str] = []
     tags: list[str] = []
     single: dict[str, str] = {}
     errors: list[str] = []
     for word in _split(text):
+        if len(word) > 1 and word.startswith('"') and word.endswith('"'):
+            if word[1:-1].strip():
+                phrases.append(" ".join(word[1:-1].split()))
+            continue
         m = _FILTER.match(word)
         if not m:
             terms.append(word)
@@ -110,7 +126,8 @@ def parse_query(text: str) -> Query:
             tags.append(value.casefold())
         else:
             single[key] = value.casefold() if key in ("status", "source") else value
-    return Query(terms=tuple(terms), tags=tuple(tags), errors=tuple(errors), **single)
+    return Query(terms=tuple(terms), phrases=tuple(dict.fromkeys(phrases)), tags=tuple(tags), errors=tuple(errors),
+                 **single)
 
 
 def is_date(value: str) -> bool:
@@ -139,8 +156,8 @@ def with_filters(query: Query, *, tag: str | None = None, status: str | None = N
 
 
 def _split(text: str) -> list[str]:
-    """Whitespace-separated words, keeping `key:"quoted value"` together."""
-    return [a or b for a, b in re.findall(r'(\S+:"[^"]*")|(\S+)', text)]
+    """Whitespace-separated words, keeping `key:"quoted value"` and a `"quoted phrase"` together."""
+    return [a or b or c for a, b, c in re.findall(r'(\S+:"[^"]*")|("[^"]*")|(\S+)', text)]
 
 
 def fts_expression(terms: tuple[str, ...]) -> str:
@@ -167,6 +184,62 @@ def _term_parts(term: str) -> list[str]:
 
 def _words(text: str) -> list[str]:
     return [f'"{w}"' for w in _WORD.findall(text)]
+
+
+# ---- the terms a search ranks by ------------------------------------------------
+
+@functools.cache
+def _stop() -> tuple[frozenset[str], frozenset[str], str]:
+    data = json.loads((Path(__file__).parent.parent / "data" / "stopwords.json").read_text(encoding="utf-8"))
+    return frozenset(data["en"]), frozenset(data["zh"]), str(data["zh_particles"])
+
+
+def stop_word(token: str) -> bool:
+    """Whether a query drops `token` (a case-folded word or a CJK bigram): a shipped stop word, or a bigram holding
+    a particle (的, 吗 ...)."""
+    en, zh, particles = _stop()
+    return token in en or token in zh or (bool(CJK_RUN.match(token)) and any(c in particles for c in token))
+
+
+def fold(word: str) -> str:
+    """A word as unicode61 (remove_diacritics 2) indexes it: case-folded, without its diacritics."""
+    word = word.casefold()
+    if word.isascii():
+        return word
+    return "".join(c for c in unicodedata.normalize("NFD", word) if not unicodedata.combining(c))
+
+
+def text_tokens(text: str) -> list[str]:
+    """The tokens of `text` as the index holds them, in order: words folded, each CJK run its bigrams and last
+    character (a lone CJK character is itself)."""
+    out: list[str] = []
+    for i, part in enumerate(_RUN_SPLIT.split(text)):
+        if i % 2:
+            out += _run_grams(part)
+        elif part:
+            low = part.casefold()
+            words = _WORD.findall(low)
+            out += words if low.isascii() else map(fold, words)
+    return out
+
+
+def query_terms(query: Query) -> tuple[str, ...]:
+    """The terms a search ranks by, each once, in query order: the words of its terms and phrases folded, the
+    bigrams of their CJK runs (a run of one character is that character, a prefix term), less the stop words;
+    all of them when every one is a stop word (a query is never emptied by them)."""
+    found: list[str] = []
+    for text in (*query.terms, *query.phrases):
+        for m in _TERM.finditer(text):
+            run = m.group(1)
+            found += (bigrams(run)[:-1] or [run]) if run else [fold(m.group(0))]
+    found = list(dict.fromkeys(found))
+    kept = [t for t in found if not stop_word(t)]
+    return tuple(kept or found)
+
+
+def match_term(term: str) -> str:
+    """The FTS5 MATCH expression of one term: a prefix query for a lone CJK character, else the token."""
+    return f'"{term}"*' if len(term) == 1 and CJK_RUN.match(term) else f'"{term}"'
 
 
 def long_runs(terms: tuple[str, ...]) -> tuple[str, ...]:

@@ -2,11 +2,12 @@
 """Retrieval measured on LoCoMo: does search find the session that answers a question asked in its own words?
 
     python bench/bench_locomo.py PATH/locomo10.json [--convs 0-4] [--held-out] [--corpus 12000]
-                                 [--no-crosslang] [--limit N] [--out DIR]
+                                 [--no-crosslang] [--config FILE] [--limit N] [--out DIR]
 
 The data is not shipped: take data/locomo10.json from the public snap-research/locomo repository. Each
 conversation becomes its own workspace (`kbsync init`), each of its sessions saved through `kbsync session
-save` as a person would save it (see bench/locomo.py), then indexed. Every question of categories 1-4 is
+save` as a person would save it (see bench/locomo.py), then indexed: the search database, and each leg's own
+index with the command a person would run (`kbsync index rebuild --semantic` for a semantic leg). Every question of categories 1-4 is
 then asked as written, through the application layer the CLI calls (`kbsync search`, `kbsync context -q`).
 
 Printed, per category and for all questions:
@@ -33,6 +34,7 @@ import argparse
 import re
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -47,6 +49,7 @@ from locomo import CATEGORIES, Conversation, Question
 from kbsync.app.retrieval import build_context, rebuild_search, search
 from kbsync.app.sessions import save_session
 from kbsync.app.workspace import init, open_workspace
+from kbsync.errors import KbsyncError
 from kbsync.retrieval.search import WORKSPACE_KINDS, configured_sources
 from kbsync.store.workspace import Workspace
 
@@ -92,10 +95,41 @@ class Placed:
 
 # ---- building the workspaces ------------------------------------------------------------------------------
 
-def make_workspace(root: Path) -> Workspace:
-    """`kbsync init` in `root`."""
+def make_workspace(root: Path, config: Path | None) -> Workspace:
+    """`kbsync init` in `root`, opened with the configuration file `config` (None: the workspace's own)."""
     init(root)
-    return open_workspace(str(root), None)
+    return open_workspace(str(root), str(config) if config else None)
+
+
+# The legs that keep an index of their own besides the search database, and the command that builds it.
+LEG_BUILDS = {"semantic": ("index", "rebuild", "--semantic")}
+BUILD_TIMEOUT_S = 3600.0
+
+
+def index(ws: Workspace, config: Path | None, took: dict[str, float]) -> None:
+    """Index `ws` as a person would before asking: the search database, then each leg's own index
+    (`kbsync index rebuild --semantic` ...); the seconds each took are added to `took` by leg."""
+    start = time.perf_counter()
+    rebuild_search(ws)
+    took["keyword"] = took.get("keyword", 0.0) + time.perf_counter() - start
+    for leg in legs(ws):
+        if leg not in LEG_BUILDS:
+            continue
+        argv = [sys.executable, "-m", "kbsync", "-q", "-w", str(ws.root), *(["--config", str(config)] if config else []),
+                *LEG_BUILDS[leg]]
+        start = time.perf_counter()
+        try:
+            got = subprocess.run(argv, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            sys.exit(f"bench: `kbsync {' '.join(LEG_BUILDS[leg])}` in {ws.root} ran over {BUILD_TIMEOUT_S:.0f} s")
+        if got.returncode != 0:
+            why = (got.stderr.strip().splitlines() or ["no message"])[-1]
+            sys.exit(f"bench: `kbsync {' '.join(LEG_BUILDS[leg])}` in {ws.root} failed: {why}")
+        took[leg] = took.get(leg, 0.0) + time.perf_counter() - start
+
+
+def built(took: dict[str, float]) -> str:
+    return "index built in " + ", ".join(f"{leg} {secs:.1f} s" for leg, secs in took.items())
 
 
 def place(ws: Workspace, conv: Conversation) -> Placed:
@@ -130,8 +164,11 @@ def kbsync_ranker(ws: Workspace, sources: Sequence[str] | None = None) -> Ranker
 
 
 def passage_text(result: dict[str, object]) -> str:
-    """The text of the passage a search result names (its `passage`, a string or an object with `text`)."""
-    p = result.get("passage")
+    """The text of the best passage a search result names, as `kbsync search --json` prints it: `passage` (a
+    string, or an object with `text`), or the first of `passages`; "" when it names none."""
+    p, many = result.get("passage"), result.get("passages")
+    if p is None and isinstance(many, list) and many:
+        p = many[0]
     if isinstance(p, dict):
         p = p.get("text")
     return p if isinstance(p, str) else ""
@@ -243,13 +280,14 @@ PACK_HEADER = f"{'':<24}{'budget':>8}{'n':>7}{'answer turn':>12}{'median tokens'
 
 # ---- runs -------------------------------------------------------------------------------------------------------
 
-def per_conversation(convs: list[Conversation], root: Path, out: list[str]) -> None:
+def per_conversation(convs: list[Conversation], root: Path, config: Path | None, out: list[str]) -> None:
     """Each conversation in its own workspace: kbsync, its legs, BM25, the context pack."""
     placed = {}
+    took: dict[str, float] = {}
     for c in convs:
-        ws = make_workspace(root / f"conv-{c.index}")
+        ws = make_workspace(root / f"conv-{c.index}", config)
         placed[c.index] = place(ws, c)
-        rebuild_search(ws)
+        index(ws, config, took)
     questions = [q for c in convs for q in c.questions]
     systems: list[tuple[str, Tally]] = []
     kb, base = Tally(), Tally()
@@ -267,7 +305,8 @@ def per_conversation(convs: list[Conversation], root: Path, out: list[str]) -> N
     systems.append(("BM25 whole files", base))
     sessions = sum(len(c.sessions) for c in convs)
     out.append(f"LoCoMo conversations {','.join(str(c.index) for c in convs)}: one workspace each "
-               f"({sessions} sessions), {len(questions)} questions of categories 1-4")
+               f"({sessions} sessions), {len(questions)} questions of categories 1-4; {built(took)}; kbsync "
+               f"search keeps {placed[convs[0].index].ws.config.search.per_source} results a source ([search] per_source)")
     out.append(HEADER)
     for name, tally in systems:
         out += table(name, tally, placed)
@@ -283,34 +322,36 @@ def per_conversation(convs: list[Conversation], root: Path, out: list[str]) -> N
         out.append(packs(placed, questions, budget))
 
 
-def in_corpus(convs: list[Conversation], size: int, cache: Path, root: Path, out: list[str]) -> None:
+def in_corpus(convs: list[Conversation], size: int, cache: Path, root: Path, config: Path | None,
+              out: list[str]) -> None:
     """Every conversation saved into one copy of the `size`-session generated corpus: top-5 there."""
     from common import corpus
 
     work = root / f"corpus-{size}"
     shutil.copytree(corpus(cache, size), work, ignore=shutil.ignore_patterns(".kbsync"))
-    ws = make_workspace(work)
+    ws = make_workspace(work, config)
     placed = {c.index: place(ws, c) for c in convs}
-    rebuild_search(ws)
+    took: dict[str, float] = {}
+    index(ws, config, took)
     questions = [q for c in convs for q in c.questions]
     kb, base = Tally(), Tally()
     ask(kbsync_ranker(ws), questions, kb)
     ask(bm25_ranker(ws), questions, base)
     out.append(f"Inside the {size:,}-session generated corpus ({len(questions)} questions, "
-               f"{sum(len(c.sessions) for c in convs)} LoCoMo sessions added)")
+               f"{sum(len(c.sessions) for c in convs)} LoCoMo sessions added; {built(took)})")
     out.append(HEADER)
     out += table("kbsync search", kb, placed)
     out += table("BM25 whole files", base, placed)
 
 
-def cross_language(convs: list[Conversation], root: Path, out: list[str]) -> None:
+def cross_language(convs: list[Conversation], root: Path, config: Path | None, out: list[str]) -> None:
     """The selected conversations and the Chinese sessions of bench/data/crosslang.json in one workspace:
     Chinese questions about the English sessions, English questions about the Chinese ones."""
     cs = crosslang.load()
-    ws = make_workspace(root / "crosslang")
+    ws = make_workspace(root / "crosslang", config)
     placed = {c.index: place(ws, c) for c in convs}
     zh_paths = {key: save_session(ws, crosslang.payload(e), key).relpath for key, e in cs.zh_sessions.items()}
-    rebuild_search(ws)
+    index(ws, config, {})
     directions = {
         "zh -> en": [(q.question, {placed[q.conv].paths[n] for n in q.sessions}) for q in cs.zh_about_en
                      if q.conv in placed and all(n in placed[q.conv].paths for n in q.sessions)],
@@ -344,6 +385,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--convs", default="0-4", help="conversations to use, e.g. 0-4 or 0,2 (default 0-4)")
     ap.add_argument("--held-out", action="store_true", help="allow conversations 5-9 (held out: never tune on them)")
     ap.add_argument("--corpus", type=int, default=0, metavar="N", help="also measure inside the N-session corpus")
+    ap.add_argument("--config", type=Path, metavar="FILE",
+                    help="kbsync configuration file for every workspace (default: each one's own, the defaults)")
     ap.add_argument("--no-crosslang", action="store_true", help="leave out the cross-language set")
     ap.add_argument("--limit", type=int, default=0, metavar="N", help="ask only the first N questions of each")
     ap.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "kbsync-bench",
@@ -368,13 +411,16 @@ def main(argv: list[str] | None = None) -> int:
         convs = [Conversation(c.index, c.speakers, c.sessions, c.questions[:a.limit]) for c in convs]
     out: list[str] = []
     with tempfile.TemporaryDirectory(prefix="kbsync-locomo-") as tmp:
-        per_conversation(convs, Path(tmp), out)
-        if not a.no_crosslang:
-            out.append("")
-            cross_language(convs, Path(tmp), out)
-        if a.corpus:
-            out.append("")
-            in_corpus(convs, a.corpus, a.out, Path(tmp), out)
+        try:
+            per_conversation(convs, Path(tmp), a.config, out)
+            if not a.no_crosslang:
+                out.append("")
+                cross_language(convs, Path(tmp), a.config, out)
+            if a.corpus:
+                out.append("")
+                in_corpus(convs, a.corpus, a.out, Path(tmp), a.config, out)
+        except KbsyncError as exc:
+            sys.exit(f"bench: {exc}")
     print("\n".join(out))
     return 0
 

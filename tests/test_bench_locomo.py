@@ -101,3 +101,21 @@ def test_a_file_that_is_not_locomo_is_one_line_naming_it(tmp_path: Path) -> None
     got = run(str(data), "--convs", "0")
     assert got.returncode == 1
     assert got.stderr.strip().count("\n") == 0 and "session_1[0]" in got.stderr and "bad.json" in got.stderr
+
+
+def test_each_leg_is_measured_alone_when_search_has_two(tmp_path: Path) -> None:
+    data = tmp_path / "tiny.json"
+    data.write_text(json.dumps([sample(0)]), encoding="utf-8")
+    other = tmp_path / "other.py"  # a second leg: a program that always answers with one file of its own
+    other.write_text('import json\nprint(json.dumps({"title": "elsewhere", "path": "sessions/elsewhere.md"}))\n',
+                     encoding="utf-8")
+    config = tmp_path / "config.toml"
+    config.write_text(f'[[search.sources]]\nname = "sessions"\nkind = "sessions"\n\n[[search.sources]]\n'
+                      f'name = "other"\nkind = "command"\ncommand = [{json.dumps(sys.executable)}, '
+                      f'{json.dumps(str(other))}]\n', encoding="utf-8")
+    got = run(str(data), "--convs", "0", "--config", str(config), "--no-crosslang")
+    assert got.returncode == 0, got.stderr
+    rows = {line[:24].strip(): line.split()[-7:] for line in got.stdout.splitlines() if "leg alone" in line}  # n onwards
+    assert set(rows) == {"keyword leg alone", "command leg alone"}
+    assert rows["command leg alone"][:5] == ["4", "0.00", "0.00", "0.00", "0.00"]  # never the session; never empty
+    assert float(rows["keyword leg alone"][1]) >= 0.25

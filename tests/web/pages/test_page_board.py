@@ -118,7 +118,7 @@ def test_clicking_helpful_counts_on_this_machine_and_leaves_the_markdown(page: P
     card.get_by_role("button", name="Helpful").click()
     card = page.locator(".card", has=page.get_by_role("link", name="经验 20", exact=True))
     assert card.locator(".helpful-count").inner_text() == "Helpful: 1"
-    assert page.get_by_role("status").first.inner_text() == "Feedback recorded."
+    assert card.get_by_role("status").inner_text() == "Feedback recorded."  # shown on the card voted on
     card.get_by_role("button", name="Harmful").click()
     assert page.locator(".card", has=page.get_by_role("link", name="经验 20", exact=True)).locator(
         ".harmful-count").inner_text() == "Harmful: 1"
@@ -204,3 +204,16 @@ def test_every_action_is_reachable_by_keyboard(page: Page, site: WebServer) -> N
     b.assert_keyboard_ready(page)
     page.goto(f"{site.url}/board/new")
     b.assert_keyboard_ready(page)
+
+def test_a_vote_returns_to_its_card_with_the_confirmation_there(page: Page, site: WebServer) -> None:
+    card = page.locator(".cards .card", has_text="经验 21")
+    helpful = card.get_by_role("button", name="Helpful · 经验 21")  # the button names its entry
+    assert helpful.count() == 1
+    helpful.click()
+    anchor = card.get_attribute("id")
+    assert anchor and page.url.endswith(f"#{anchor}")
+    card = page.locator(f"#{anchor}")
+    assert card.get_by_role("status").inner_text() == "Feedback recorded."
+    assert "Helpful: 1" in card.inner_text()
+    page.keyboard.press("Tab")  # the next Tab starts from the card, not from the top of the page
+    assert page.evaluate(f"document.getElementById('{anchor}').contains(document.activeElement)")

@@ -71,13 +71,20 @@ def _choices() -> dict[str, tuple[str, ...]]:
 @router.get("/board")
 def show_board(request: Request, ws: WS, type: str = "", topic: str = "", confidence: str = "", status: str = "",
                q: str = "", sort: str = "newest", at: int = Query(1, alias="page"), decay_page: int = 1,
-               done: str = "") -> HTMLResponse:
+               done: str = "", card: str = "") -> HTMLResponse:
     f = boardview.Filters(type, topic, confidence, status, q, sort if sort in boardview.SORTS else "newest",
                           at, decay_page)
     shown = boardview.view(ws, f, board.clock(None))
     return page(request, "board.html", LABELS, view=shown, f=f, sorts=boardview.SORTS, choices=_choices(),
-                md=render, entry_url=entry_url, done=DONE.get(done, ""), back=_board_url(f),
-                page_url=lambda **at: _board_url(replace(f, **at)))
+                md=render, entry_url=entry_url, done=DONE.get(done, ""), back=_board_url(f), card=card,
+                card_id=card_id, page_url=lambda **at: _board_url(replace(f, **at)))
+
+
+def card_id(key: str) -> str:
+    """The id of an entry's card on the board: where an action on it brings the person back."""
+    import hashlib
+
+    return "e-" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:12]
 
 
 def _board_url(f: boardview.Filters) -> str:
@@ -163,8 +170,11 @@ async def update_entry(request: Request, ws: WS) -> Response:
 
 
 def _with_done(target: str, done: str) -> str:
+    """`target` telling the page what was done (and, with an anchor, on which card: its notice is shown there
+    and the browser lands on it)."""
     path, hash_, anchor = target.partition("#")
-    return f"{path}{'&' if '?' in path else '?'}done={done}{hash_}{anchor}"
+    card = f"&card={quote(anchor, safe='')}" if anchor else ""
+    return f"{path}{'&' if '?' in path else '?'}done={done}{card}{hash_}{anchor}"
 
 
 @router.post("/board/feedback")

@@ -201,3 +201,27 @@ def test_validate_flags_the_space_form_of_ts_and_repair_says_what_it_did() -> No
     assert result.fixes == ["ts '2025-06-11 14:32:07+08:00' had a space between date and time; "
                             "wrote it as 2025-06-11T14:32:07+08:00"]
     assert result.text.replace("T14:32", " 14:32", 1) == spaced  # one character changed, nothing lost
+
+
+@pytest.mark.parametrize("digits", [601, 4301, 20000])
+@pytest.mark.parametrize("quote", ['"', "'", ""])
+def test_an_integer_of_thousands_of_digits_is_kept_as_text_with_a_finding(digits: int, quote: str) -> None:
+    """Longer than Python's int-str limit (4300 digits) or not: never converted, never a traceback; the
+    other fixes of the file are still made."""
+    huge = "9" * digits
+    dirty = with_fm("status: closed\n", f"turns: {quote}{huge}{quote}\ntokens_in: '12'\nstatus: closed\n")
+    dirty = dirty.replace("## 结论", "### 结论")
+    result = repair_text(REL, dirty, Config())
+    assert f"turns: {quote}{huge}{quote}\n" in result.text  # kept as written
+    assert "tokens_in: 12\n" in result.text and "\n## 结论\n" in result.text  # the rest is repaired
+    [finding] = [f for f in result.findings if f.level == "error"]
+    assert finding.line == 7 and f"turns has {digits} digits" in finding.message
+    assert "kbsync repair" not in finding.message and "write the real count" in finding.message
+    assert repair_text(REL, result.text, Config()).text == result.text
+
+
+def test_a_count_of_six_hundred_digits_is_still_a_count() -> None:
+    text = with_fm("status: closed\n", f"turns: {'9' * 600}\nstatus: closed\n")
+    assert not has_errors(validate_text(REL, text, Config()))
+    assert repair_text(REL, with_fm("status: closed\n", f"turns: '{'9' * 600}'\nstatus: closed\n"),
+                       Config()).text == text

@@ -133,3 +133,17 @@ def test_index_rows_for_sessions_that_no_longer_exist(tmp_path: Path, cli: Cli) 
     text = (root / "index.md").read_text(encoding="utf-8")
     assert kept in text and gone not in text
     assert "no longer exists" not in cli("validate", ws=root).stdout
+
+
+def test_repair_over_a_workspace_with_a_huge_quoted_integer_repairs_the_rest(ws_root: Path, cli: Cli) -> None:
+    huge = put(ws_root, DIRTY.replace("status: closed\n", f"turns: \"{'7' * 5000}\"\nstatus: closed\n"))
+    other_rel = REL.replace("1432-a1b2c3d", "1500-b1b2c3d").replace("20250611-1432-a1b2c3d", "20250611-1500-b1b2c3d")
+    other = put(ws_root, DIRTY.replace("20250611-1432-a1b2c3d", "20250611-1500-b1b2c3d").replace("14:32", "15:00"),
+                other_rel)
+    done = cli("repair", ws=ws_root)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert "turns has 5000 digits" in done.stdout + done.stderr
+    assert "## 结论\n" in huge.read_text(encoding="utf-8") and f"\"{'7' * 5000}\"" in huge.read_text(encoding="utf-8")
+    assert other.read_text(encoding="utf-8") == VALID.replace("20250611-1432-a1b2c3d", "20250611-1500-b1b2c3d") \
+        .replace("14:32", "15:00")
+    assert cli("validate", other_rel, ws=ws_root).returncode == 0

@@ -50,6 +50,9 @@ SESSION_FIELDS: Final = (
 )
 REQUIRED_FIELDS: Final = ("id", "ts", "role", "tags", "status", "summary")
 INT_FIELDS: Final = ("turns", "tokens_in", "tokens_out")
+# A count has at most this many digits: within the smallest integer-string limit Python can be set to (640),
+# so no value is ever refused by the interpreter instead of by the check (docs/protocol.md).
+MAX_INT_DIGITS: Final = 600
 ROLES: Final = ("user", "assistant", "system", "tool")
 STATUSES: Final = ("open", "closed", "conflict")
 MAX_TAGS: Final = 5

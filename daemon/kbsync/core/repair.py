@@ -73,7 +73,7 @@ def fix_types(lines: list[str], ctx: RepairContext) -> tuple[list[str], list[str
         value = parsed.mapping.get(e.key)
         if e.key in protocol.INT_FIELDS:
             m = _QUOTED_INT.match(e.raw)
-            if m:
+            if m and len(m.group(2).lstrip("-")) <= protocol.MAX_INT_DIGITS:  # longer: kept as text, a finding
                 out[e.index] = f"{e.key}: {int(m.group(2))}"
                 fixes.append(f"{e.key} coerced to an integer")
         elif e.key == "tags" and isinstance(value, str) and len(e.lines) == 1:

@@ -29,8 +29,13 @@ class SessionDoc:
         return None
 
 
+class HandFixError(ValueError):
+    """A field's value that no repair can make valid: a person must write it."""
+
+
 def typed_field(key: str, value: Any, raw: str) -> Any:
-    """The protocol type of a known field's BaseLoader value; raises ValueError on drift."""
+    """The protocol type of a known field's BaseLoader value; raises ValueError on drift (HandFixError when
+    repair cannot help)."""
     if key == "parent":
         if value in ("null", "~", "") and not _QUOTED.match(raw):
             return None
@@ -42,6 +47,10 @@ def typed_field(key: str, value: Any, raw: str) -> Any:
             raise ValueError("tags must be a YAML list such as [a, b]")
         return value
     if key in protocol.INT_FIELDS:
+        digits = len(value.strip().lstrip("-")) if isinstance(value, str) and _INT.fullmatch(value.strip()) else 0
+        if digits > protocol.MAX_INT_DIGITS:
+            raise HandFixError(f"{key} has {digits} digits, more than a count can have ({protocol.MAX_INT_DIGITS} "
+                               "at most); it is kept as written: write the real count")
         if not isinstance(value, str) or _QUOTED.match(raw) or not _INT.fullmatch(value):
             raise ValueError(f"{key} must be an unquoted integer")
         return int(value)

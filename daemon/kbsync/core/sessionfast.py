@@ -35,7 +35,7 @@ def _one_of(values: tuple[str, ...]) -> str:
 _FIELDS: dict[str, str] = {
     "id": _ID, "ts": _TS, "role": _one_of(protocol.ROLES), "parent": f"(?:null|{_ANY_ID})",
     "tags": rf"\[(?:{_ITEM}(?:,[ ]?{_ITEM}){{0,{protocol.MAX_TAGS - 1}}})?\]", "model": _VALUE,
-    **{key: "[0-9]++" for key in protocol.INT_FIELDS}, "status": _one_of(protocol.STATUSES),
+    **{key: f"[0-9]{{1,{protocol.MAX_INT_DIGITS}}}+" for key in protocol.INT_FIELDS}, "status": _one_of(protocol.STATUSES),
     "summary": rf"(?:(?=[^\n]{{1,{_S}}}\n){_PLAIN}|\"[^\"\\\n]{{0,{_S}}}\")", "title": _VALUE,
 }
 assert tuple(_FIELDS) == protocol.SESSION_FIELDS  # the protocol's order: the only one this path knows

@@ -77,6 +77,8 @@ def parse_input(data: dict[str, Any], default_offset: str, where: str = "<stdin>
         if key in data and data[key] is not None:
             if not isinstance(data[key], int) or isinstance(data[key], bool) or data[key] < 0:
                 raise _bad(where, f"{key} must be a non-negative integer")
+            if data[key] >= 10 ** protocol.MAX_INT_DIGITS:
+                raise _bad(where, f"{key} has more than {protocol.MAX_INT_DIGITS} digits; give the real count")
             fields[key] = data[key]
     if "parent" in data:
         parent = data["parent"]

@@ -8,7 +8,7 @@ from typing import Any, Callable, Iterable, Iterator
 from kbsync.core import board, body, frontmatter, protocol, sessionfast
 from kbsync.config import Config
 from kbsync.core.findings import Finding, Level
-from kbsync.core.session import typed_field
+from kbsync.core.session import HandFixError, typed_field
 
 
 _FULLWIDTH_KEY = re.compile(r"^([^\s:：#'\"\[\]{}-][^\s:：]*?)[ \t]*：")
@@ -131,6 +131,9 @@ def session_frontmatter_findings(relpath: str, lines: list[str], cfg: Config) ->
         where[key] = line
         try:
             value = fields[key] = typed_field(key, mapping.get(key), e.raw)
+        except HandFixError as exc:
+            out.append(Finding(relpath, line, "error", str(exc)))
+            continue
         except ValueError as exc:
             out.append(Finding(relpath, line, "error", f"{exc}; {_repair_hint(relpath)}"))
             continue

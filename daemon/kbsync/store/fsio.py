@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterator, Mapping
 
-from kbsync.errors import ConflictError, InputError, LockedError
+from kbsync.errors import ConflictError, InputError, KbsyncError, LockedError
 
 LOCK_SUFFIX = ".lock"
 TEMP_SUFFIX = ".tmp"
@@ -322,6 +322,8 @@ def append_line(path: Path, line: str) -> None:
     """One line, appended with O_APPEND in a single write; a missing final newline is supplied first.
 
     The file itself must not be a symlink (O_NOFOLLOW), so an append never lands outside the workspace.
+    A line that cannot be written whole (a full disk, a file-size limit) is undone: KbsyncError, and the file
+    is cut back to its size before (see _append_whole).
     """
     text = line.replace("\r", " ").replace("\n", " ")
     if "\0" in text:
@@ -334,10 +336,33 @@ def append_line(path: Path, line: str) -> None:
         fcntl.flock(fd, fcntl.LOCK_EX)
         size = os.fstat(fd).st_size
         prefix = b"\n" if size and os.pread(fd, 1, size - 1) != b"\n" else b""
-        os.write(fd, prefix + text.encode("utf-8") + b"\n")
-        os.fsync(fd)
+        _append_whole(fd, size, prefix + text.encode("utf-8") + b"\n", path)
     finally:
         os.close(fd)
+
+
+def _append_whole(fd: int, size: int, data: bytes, path: Path) -> None:
+    """`data` at the end of the file (`size` bytes before), then fsync. A write that stops short (a full disk
+    writes part of a line; a file-size limit writes up to it, then fails) or an fsync that fails leaves half
+    a line, which would make the file invalid: the file is cut back to `size` and KbsyncError says so."""
+    try:
+        view = memoryview(data)
+        while view:
+            written = os.write(fd, view)
+            if written <= 0:
+                raise OSError(errno.ENOSPC, "nothing more could be written")
+            view = view[written:]
+        os.fsync(fd)
+    except OSError as exc:
+        try:
+            os.ftruncate(fd, size)
+            os.fsync(fd)
+        except OSError as undo:
+            raise KbsyncError(f"a line could not be written whole ({exc.strerror or exc}), and cutting the part "
+                              f"written failed too ({undo.strerror or undo}); run `kbsync repair`",
+                              path=str(path)) from None
+        raise KbsyncError(f"a line could not be written whole ({exc.strerror or exc}); nothing was added to the "
+                          "file; free space (or raise the file-size limit) and try again", path=str(path)) from None
 
 
 # ---- guarded replace: the repair/update write path ------------------------------

@@ -2,7 +2,7 @@
 """Retrieval measured on LoCoMo: does search find the session that answers a question asked in its own words?
 
     python bench/bench_locomo.py PATH/locomo10.json [--convs 0-4] [--held-out] [--corpus 12000]
-                                 [--no-crosslang] [--config FILE] [--limit N] [--out DIR]
+                                 [--no-crosslang] [--config FILE] [--dump FILE] [--limit N] [--out DIR]
 
 The data is not shipped: take data/locomo10.json from the public snap-research/locomo repository. Each
 conversation becomes its own workspace (`kbsync init`), each of its sessions saved through `kbsync session
@@ -31,6 +31,7 @@ with --held-out (or --convs naming them together with --held-out).
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import shutil
 import statistics
@@ -259,9 +260,9 @@ def per_workspace(tally: Tally, placed: dict[int, Placed]) -> str:
 
 # ---- the context pack -------------------------------------------------------------------------------------------
 
-def packs(placed: dict[int, Placed], questions: list[Question], budget: int) -> str:
-    held = 0
-    used: list[int] = []
+def packs(placed: dict[int, Placed], questions: list[Question], budget: int) -> tuple[str, list[tuple[bool, int]]]:
+    """The table's line for the pack at `budget`, and each question's (pack holds an answer turn, tokens used)."""
+    each: list[tuple[bool, int]] = []
     secs: list[float] = []
     for q in questions:
         p = placed[q.conv]
@@ -269,10 +270,27 @@ def packs(placed: dict[int, Placed], questions: list[Question], budget: int) -> 
         pack = build_context(p.ws, q.text, [], budget).as_dict()
         secs.append(time.perf_counter() - start)
         text = locomo.normalise(str(pack["text"]))
-        held += any(t in text for t in p.evidence_texts(q))
-        used.append(int(str(pack["tokens"])))
-    return (f"{'context pack':<24}{budget:>8}{len(questions):>7}{held / len(questions):>12.2f}"
-            f"{statistics.median(used):>15.0f}{pct(secs, 0.5) * 1000:>9.1f}{pct(secs, 0.95) * 1000:>9.1f}")
+        each.append((any(t in text for t in p.evidence_texts(q)), int(str(pack["tokens"]))))
+    held = sum(1 for h, _ in each if h) / len(questions)
+    return (f"{'context pack':<24}{budget:>8}{len(questions):>7}{held:>12.2f}"
+            f"{statistics.median(t for _, t in each):>15.0f}{pct(secs, 0.5) * 1000:>9.1f}{pct(secs, 0.95) * 1000:>9.1f}",
+            each)
+
+
+def dump(path: Path, placed: dict[int, Placed], systems: list[tuple[str, Tally]],
+         packed: dict[int, list[tuple[bool, int]]]) -> None:
+    """One JSON line a question: what each system returned and where the first hit stood, and the packs."""
+    with path.open("w", encoding="utf-8") as fh:
+        for i, (q, _) in enumerate(systems[0][1].rows):
+            p = placed[q.conv]
+            line: dict[str, object] = {
+                "conv": q.conv, "question": q.text, "category": CATEGORIES[q.category], "answer": q.answer,
+                "evidence": list(q.evidence), "evidence_paths": sorted(p.evidence_paths(q)),
+                "systems": {name.strip(): {"rank": first_hit(placed, q, t.rows[i][1]), "paths": list(t.rows[i][1].paths)}
+                            for name, t in systems},
+                "packs": {str(budget): {"answer_turn": each[i][0], "tokens": each[i][1]} for budget, each in packed.items()},
+            }
+            fh.write(json.dumps(line, ensure_ascii=False) + "\n")
 
 
 PACK_HEADER = f"{'':<24}{'budget':>8}{'n':>7}{'answer turn':>12}{'median tokens':>15}{'p50 ms':>9}{'p95 ms':>9}"
@@ -280,7 +298,8 @@ PACK_HEADER = f"{'':<24}{'budget':>8}{'n':>7}{'answer turn':>12}{'median tokens'
 
 # ---- runs -------------------------------------------------------------------------------------------------------
 
-def per_conversation(convs: list[Conversation], root: Path, config: Path | None, out: list[str]) -> None:
+def per_conversation(convs: list[Conversation], root: Path, config: Path | None, out: list[str],
+                     dump_to: Path | None = None) -> None:
     """Each conversation in its own workspace: kbsync, its legs, BM25, the context pack."""
     placed = {}
     took: dict[str, float] = {}
@@ -318,8 +337,12 @@ def per_conversation(convs: list[Conversation], root: Path, config: Path | None,
     out.append(f"kbsync top5 / BM25 top5 = {kb_top5 / max(1, base_top5):.2f}")
     out.append("")
     out.append(PACK_HEADER)
+    packed = {}
     for budget in BUDGETS:
-        out.append(packs(placed, questions, budget))
+        line, packed[budget] = packs(placed, questions, budget)
+        out.append(line)
+    if dump_to:
+        dump(dump_to, placed, systems, packed)
 
 
 def in_corpus(convs: list[Conversation], size: int, cache: Path, root: Path, config: Path | None,
@@ -387,6 +410,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--corpus", type=int, default=0, metavar="N", help="also measure inside the N-session corpus")
     ap.add_argument("--config", type=Path, metavar="FILE",
                     help="kbsync configuration file for every workspace (default: each one's own, the defaults)")
+    ap.add_argument("--dump", type=Path, metavar="FILE",
+                    help="write one JSON line a question: each system's results and first hit, the packs")
     ap.add_argument("--no-crosslang", action="store_true", help="leave out the cross-language set")
     ap.add_argument("--limit", type=int, default=0, metavar="N", help="ask only the first N questions of each")
     ap.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "kbsync-bench",
@@ -412,7 +437,7 @@ def main(argv: list[str] | None = None) -> int:
     out: list[str] = []
     with tempfile.TemporaryDirectory(prefix="kbsync-locomo-") as tmp:
         try:
-            per_conversation(convs, Path(tmp), a.config, out)
+            per_conversation(convs, Path(tmp), a.config, out, a.dump)
             if not a.no_crosslang:
                 out.append("")
                 cross_language(convs, Path(tmp), a.config, out)

@@ -49,9 +49,12 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
 def test_bench_prints_the_table_on_a_tiny_locomo_file(tmp_path: Path) -> None:
     data = tmp_path / "tiny.json"
     data.write_text(json.dumps([sample(0), sample(3)]), encoding="utf-8")
-    got = run(str(data), "--convs", "0-1")
+    got = run(str(data), "--convs", "0-1", "--dump", str(tmp_path / "dump.jsonl"))
     assert got.returncode == 0, got.stderr
     lines = got.stdout.splitlines()
+    dumped = [json.loads(line) for line in (tmp_path / "dump.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert len(dumped) == 8 and all(d["systems"]["BM25 whole files"]["rank"] == 1 for d in dumped)
+    assert {d["question"] for d in dumped} == {t[2] for t in TOPICS} | {"pottery", "garden"}
     assert lines[0].startswith("LoCoMo conversations 0,1: one workspace each (6 sessions), 8 questions")
     bm25 = next(line.split() for line in lines if line.startswith("BM25 whole files"))
     assert bm25[3:9] == ["all", "8", "1.00", "1.00", "1.00", "0.00"]  # each question's own words find its session

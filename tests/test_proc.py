@@ -52,3 +52,13 @@ def test_kill_children_stops_a_program_another_thread_waits_for(tmp_path: Path) 
     assert proc.kill_children() >= 1
     thread.join(10)
     assert not thread.is_alive() and time.monotonic() - started < 5 and errors and not marker.exists()
+
+
+def test_a_pause_that_would_pass_the_deadline_is_not_begun() -> None:
+    started = time.monotonic()
+    with proc.deadline(2.0), pytest.raises(TimedOutError, match="would pass the job's deadline"):
+        proc.pause(60.0)
+    assert time.monotonic() - started < 1.0
+    with proc.deadline(5.0):
+        proc.pause(0.01)  # one that fits is made
+    proc.pause(0.01)  # outside any deadline, as time.sleep

@@ -48,6 +48,16 @@ def remaining(timeout: float | None) -> float | None:
     return left if timeout is None else min(timeout, left)
 
 
+def pause(seconds: float) -> None:
+    """Sleep `seconds`, unless that would pass this thread's deadline: then TimedOutError at once (a wait
+    that cannot end in time is not begun)."""
+    left = remaining(None)
+    if left is not None and seconds > left:
+        raise TimedOutError(f"a wait of {seconds:.3g} s would pass the job's deadline; the job was stopped and "
+                            "runs again at its next turn")
+    time.sleep(seconds)
+
+
 def kill_children() -> int:
     """Kill the process group of every program still running; how many there were."""
     with _children_lock:

@@ -9,9 +9,10 @@ answers 409 to the Git Database API, every response carries rate-limit headers.
 
 Fault switches (`server.faults`) make the next matching request misbehave:
 canned responses (403 secondary limit with or without `retry-after`, 502 on a
-tree, an exhausted rate limit), a hook that lets another writer move the ref
-just before a PATCH is applied, and a PATCH that is applied but whose response
-is lost. Every request is recorded (`server.log`) so tests can assert on what
+tree, an exhausted rate limit, a `retry-after` or reset far ahead), a hook that lets another writer move the ref
+just before a PATCH is applied, a PATCH that is applied but whose response
+is lost, and a response sent a byte at a time (`dripped`: its head and body, one byte every `drip_s`, until the
+client goes away). Every request is recorded (`server.log`) so tests can assert on what
 was sent (for instance that `force: true` never was). An optional `check`
 callable sees every (method, route, status, request body, response body) and is
 used by the tests to validate both against the API description.
@@ -56,6 +57,17 @@ class Faults:
     before_patch: list[Callable[[], None]] = field(default_factory=list)
     after_head_read: list[Callable[[], None]] = field(default_factory=list)  # each run once, after a ref is read or compared
     lose_patch_response: int = 0
+    dripped: list[tuple[str, str]] = field(default_factory=list)  # (method, route): the next such answer dripped
+    drip_s: float = 0.5
+
+    def drip(self, method: str, route: str) -> None:
+        self.dripped.append((method, route))
+
+    def take_drip(self, method: str, route: str) -> bool:
+        if (method, route) in self.dripped:
+            self.dripped.remove((method, route))
+            return True
+        return False
 
     def add(self, method: str, route: str, status: int, message: str, headers: dict[str, str] | None = None) -> None:
         body = {"message": message, "documentation_url": DOCS}
@@ -179,6 +191,7 @@ class GitHubServer:
         self.check = check
         self.write_lock = threading.Lock()
         self.rate_remaining = 5000
+        self.dripped_abandoned = 0  # dripped answers the client stopped reading
         self._httpd = ThreadingHTTPServer((HOST, 0), _handler_for(self))
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
@@ -559,7 +572,7 @@ def _handler_for(server: GitHubServer) -> type[BaseHTTPRequestHandler]:
             raw = self.rfile.read(length) if length else b""
             return json.loads(raw) if raw else None
 
-        def _send(self, status: int, body: Any, headers: dict[str, str]) -> None:
+        def _send(self, status: int, body: Any, headers: dict[str, str], drip: bool = False) -> None:
             data = json.dumps(body).encode()
             server.rate_remaining = max(0, server.rate_remaining - 1)
             base = {
@@ -572,12 +585,29 @@ def _handler_for(server: GitHubServer) -> type[BaseHTTPRequestHandler]:
                 base["Cache-Control"] = "private, max-age=60, s-maxage=60"
                 base["ETag"] = '"%s"' % abs(hash(data))
             base.update(headers)
+            if drip:
+                self._drip(status, base, data)
+                return
             self.send_response(status)
             for k, v in base.items():
                 self.send_header(k, v)
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)
+
+        def _drip(self, status: int, headers: dict[str, str], data: bytes) -> None:
+            """The whole answer, a byte every `drip_s`: every read of the client gets something before any
+            per-read time-out, so only a bound on the whole request ends it."""
+            head = f"HTTP/1.1 {status} {self.responses[status][0]}\r\n" + "".join(
+                f"{k}: {v}\r\n" for k, v in {**headers, "Content-Length": str(len(data))}.items()) + "\r\n"
+            self.close_connection = True
+            try:
+                for byte in head.encode() + data:
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+                    time.sleep(server.faults.drip_s)
+            except OSError:  # the client gave up (what the tests want)
+                server.dripped_abandoned += 1
 
         def _handle(self, method: str) -> None:
             body = self._body()
@@ -594,7 +624,7 @@ def _handler_for(server: GitHubServer) -> type[BaseHTTPRequestHandler]:
                 self.close_connection = True
                 self.connection.shutdown(2)
                 return
-            self._send(status, out, headers)
+            self._send(status, out, headers, server.faults.take_drip(method, route))
 
         def _answer(self, method: str, found: tuple[str, str, dict[str, list[str]]] | None, body: Any) -> tuple[int, Any, dict[str, str]]:
             if self.headers.get("Authorization") != f"Bearer {server.token}":

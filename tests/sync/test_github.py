@@ -29,7 +29,7 @@ def api_ws(tmp: Path, name: str, srv: GitHubServer) -> Path:
 
 
 def transport(root: Path, srv: GitHubServer, sleeps: list[float]) -> ApiTransport:
-    api = GitHubApi(requests.Session(), api_url=srv.url, repository=srv.repository, token=srv.token, timeout_s=10,
+    api = GitHubApi(requests.Session(), api_url=srv.url, repository=srv.repository, token=srv.token, timeout_s=120,
                     policy=RetryPolicy(max_retries=4), sleep=sleeps.append, jitter=lambda: 0.5)
     return ApiTransport(root, api, "main", ("kbsync", "kbsync@localhost"), known_remote(open_ws(root)))
 

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Iterator
 
 import pytest
 import requests
 
+from helpers.daemon import wait_for
 from helpers.ghserver import Canned, GitHubServer
 from helpers.sync import SpecCheck, git, make_bare, seed_bare
+from kbsync import proc
 from kbsync.errors import RemoteError
 from kbsync.git.objects import blob_id
 from kbsync.sync.transports.githubclient import (
-    EmptyRepositoryError, GitHubApi, LostResponseError, RetryPolicy, TreeEntry,
+    EmptyRepositoryError, GitHubApi, LostResponseError, RateLimitedError, RetryPolicy, TreeEntry,
 )
 
 
@@ -39,7 +42,7 @@ def server(tmp_path: Path, checked: SpecCheck) -> Iterator[GitHubServer]:
 
 def client(srv: GitHubServer, sleeps: Sleeps | None = None, token: str = "test-token") -> GitHubApi:
     return GitHubApi(requests.Session(), api_url=srv.url, repository=srv.repository, token=token,
-                     timeout_s=10, policy=RetryPolicy(max_retries=3), sleep=sleeps if sleeps is not None else Sleeps(), jitter=lambda: 0.5)
+                     timeout_s=120, policy=RetryPolicy(max_retries=3), sleep=sleeps if sleeps is not None else Sleeps(), jitter=lambda: 0.5)
 
 
 def test_blob_tree_commit_ref_round_trip(server: GitHubServer, checked: SpecCheck) -> None:
@@ -184,3 +187,92 @@ def test_a_request_is_retried_at_most_five_times_whatever_the_rounds_allowed() -
     assert Config().sync.max_retries == 8  # rounds: twenty machines pushing at once need them
     assert request_policy(8).max_retries == 5
     assert request_policy(1).max_retries == 1
+
+
+# ---- a hostile endpoint cannot stall a sync: waits and requests are bounded ---------------------------
+
+
+def test_a_retry_after_longer_than_timeout_s_is_rate_limited_at_once(server: GitHubServer) -> None:
+    sleeps = Sleeps()
+    server.faults.secondary_limit("GET", "ref", 999999)
+    with pytest.raises(RateLimitedError, match=r"rate limited until \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC "
+                                               r"\(GET git/ref/heads/main answered 403, a wait of 999999 s\)") as raised:
+        client(server, sleeps).get_ref("main")
+    assert raised.value.exit_code == 3 and "the next sync tries again" in str(raised.value)
+    assert sleeps == [] and len(server.requests_sent("GET", "ref")) == 1
+
+
+def test_a_reset_far_ahead_is_rate_limited_at_once(server: GitHubServer) -> None:
+    sleeps = Sleeps()
+    server.faults.rate_limit_exhausted("GET", "ref", reset_in=10**6)
+    with pytest.raises(RateLimitedError, match="rate limited until"):
+        client(server, sleeps).get_ref("main")
+    assert sleeps == []
+
+
+def test_a_used_up_limit_on_a_success_stops_the_next_request_unsent(server: GitHubServer) -> None:
+    sleeps = Sleeps()
+    far = str(int(time.time()) + 10**6)
+    server.faults.canned.append(Canned("GET", "ref", 200, {"ref": "refs/heads/main", "node_id": "R", "url": "u",
+                                                           "object": {"type": "commit", "sha": "a" * 40, "url": "u"}},
+                                       {"x-ratelimit-remaining": "0", "x-ratelimit-reset": far}))
+    api = client(server, sleeps)
+    assert api.get_ref("main") == "a" * 40
+    with pytest.raises(RateLimitedError, match="the rate limit was used up before GET git/commits"):
+        api.get_commit("a" * 40)
+    assert sleeps == [] and server.requests_sent("GET", "commits") == []
+
+
+def test_a_wait_that_fits_timeout_s_but_not_the_jobs_deadline_is_not_begun(server: GitHubServer) -> None:
+    sleeps = Sleeps()
+    server.faults.secondary_limit("GET", "ref", 30)
+    with proc.deadline(5.0), pytest.raises(RateLimitedError, match="a wait of 30 s"):
+        client(server, sleeps).get_ref("main")
+    assert sleeps == []
+
+
+@pytest.mark.parametrize("headers, limited", [({"retry-after": "9" * 400}, True),
+                                              ({"x-ratelimit-remaining": "0", "x-ratelimit-reset": "soon"}, False),
+                                              ({"x-ratelimit-remaining": "0", "x-ratelimit-reset": "inf"}, False)])
+def test_rate_limit_headers_that_are_no_numbers_are_no_traceback(
+        server: GitHubServer, headers: dict[str, str], limited: bool) -> None:
+    sleeps = Sleeps()
+    server.faults.add("GET", "ref", 403, "API rate limit exceeded for user ID 1.", headers)
+    if limited:
+        with pytest.raises(RateLimitedError, match="rate limited until"):
+            client(server, sleeps).get_ref("main")
+    else:  # no usable reset: waited as a secondary limit, then retried
+        assert client(server, sleeps).get_ref("main") is not None
+        assert sleeps == [60.0]
+
+
+def test_an_answer_sent_a_byte_at_a_time_is_given_up_at_timeout_s(server: GitHubServer) -> None:
+    server.faults.drip("GET", "ref")
+    server.faults.drip("GET", "ref")
+    api = GitHubApi(requests.Session(), api_url=server.url, repository=server.repository, token="test-token",
+                    timeout_s=1.0, policy=RetryPolicy(max_retries=1), sleep=Sleeps(), jitter=lambda: 0.5)
+    started = time.monotonic()
+    with pytest.raises(RemoteError, match="kept failing after 2 tries"):
+        api.get_ref("main")
+    assert time.monotonic() - started < 60  # the dripped answers alone would take minutes
+    wait_for(lambda: server.dripped_abandoned == 2)  # kbsync closed both connections, mid-answer
+
+
+def test_a_dripped_answer_then_a_plain_one(server: GitHubServer) -> None:
+    server.faults.drip("GET", "ref")
+    api = GitHubApi(requests.Session(), api_url=server.url, repository=server.repository, token="test-token",
+                    timeout_s=1.0, policy=RetryPolicy(max_retries=1), sleep=Sleeps(), jitter=lambda: 0.5)
+    assert api.get_ref("main") == git(server.repo.path, "rev-parse", "refs/heads/main")
+    assert len(server.requests_sent("GET", "ref")) == 2
+
+
+def test_a_dripped_answer_to_the_ref_update_is_a_lost_answer(server: GitHubServer) -> None:
+    api = GitHubApi(requests.Session(), api_url=server.url, repository=server.repository, token="test-token",
+                    timeout_s=1.0, policy=RetryPolicy(max_retries=1), sleep=Sleeps(), jitter=lambda: 0.5)
+    head = api.get_ref("main")
+    assert head is not None
+    new = api.create_commit("next", api.get_commit(head).tree, [head])
+    server.faults.drip("PATCH", "refs")
+    with pytest.raises(LostResponseError, match="no answer to PATCH"):
+        api.update_ref("main", new)
+    assert git(server.repo.path, "rev-parse", "refs/heads/main") == new  # applied; the sync reads the ref again

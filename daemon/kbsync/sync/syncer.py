@@ -17,6 +17,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
+from kbsync import proc
 from kbsync.store import fsio
 from kbsync.git import repo as gitrepo
 from kbsync.sync import merge as merging
@@ -80,7 +81,7 @@ def remote_configured(ws: Workspace) -> bool:
     return gitrepo.is_repo(ws.root) and gitrepo.has_remote(ws.root, ws.config.sync.remote)
 
 
-def sync(ws: Workspace, transport: Transport | None = None, *, sleep: Callable[[float], None] = time.sleep,
+def sync(ws: Workspace, transport: Transport | None = None, *, sleep: Callable[[float], None] = proc.pause,
          jitter: Callable[[], float] = random.random) -> SyncResult:
     """Sync the workspace with its remote; see the module docstring."""
     chosen = transport or make_transport(ws)

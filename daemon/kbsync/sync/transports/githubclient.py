@@ -5,12 +5,19 @@ retry where GitHub says to (`retry-after`, an exhausted rate limit, secondary
 limits, 5xx) with bounded, jittered backoff, and check what comes back (blob
 shas are recomputed locally). Sleeping, the clock and the jitter source are
 injected so tests run without waiting.
+
+Nothing GitHub (or whatever answers at `api_url`) says can make a sync wait without a bound: a request ends
+within `timeout_s` by the wall clock, its body included (kbsync.sync.transports.wallclock), and a wait GitHub
+asks for (`retry-after`, `x-ratelimit-reset`, a secondary limit's minute) is made only when it fits in
+`timeout_s` and in what is left of the job's deadline (`proc.remaining`); a longer one is RateLimitedError
+(exit 3, "rate limited until ..."), and the next sync tries again.
 """
 
 from __future__ import annotations
 
 import base64
 import logging
+import math
 import random
 import time
 from dataclasses import dataclass
@@ -21,6 +28,7 @@ import requests
 from kbsync import __version__, proc
 from kbsync.errors import RemoteError
 from kbsync.git.objects import blob_id
+from kbsync.sync.transports import wallclock
 
 log = logging.getLogger(__name__)
 
@@ -28,6 +36,7 @@ API_VERSION = "2022-11-28"
 SUBMODULE = "160000"
 LOST_RACE = ("fast forward", "cannot be updated")  # 422 messages of a ref another writer moved meanwhile
 RETRYABLE_NETWORK = (requests.ConnectionError, requests.Timeout)
+FAR_S = 1e10  # a wait asked for beyond this (some 300 years) is shown as ending then
 
 
 class EmptyRepositoryError(RemoteError):
@@ -36,6 +45,10 @@ class EmptyRepositoryError(RemoteError):
 
 class LostResponseError(RemoteError):
     """A ref update was sent but its answer never came: it may or may not have been applied."""
+
+
+class RateLimitedError(RemoteError):
+    """GitHub asked for a wait longer than this sync may wait; the next sync tries again."""
 
 
 @dataclass(frozen=True)
@@ -109,11 +122,11 @@ class GitHubApi:
         token: str,
         timeout_s: float = 30.0,
         policy: RetryPolicy = RetryPolicy(),
-        sleep: Callable[[float], None] = time.sleep,
+        sleep: Callable[[float], None] = proc.pause,
         clock: Callable[[], float] = time.time,
         jitter: Callable[[], float] = random.random,
     ) -> None:
-        self.session = session
+        self.session = wallclock.mount(session)
         self.base = f"{api_url.rstrip('/')}/repos/{repository}/"
         self.repository = repository
         self.token = token
@@ -229,7 +242,7 @@ class GitHubApi:
     ) -> Reply:
         """One operation, retried where GitHub says waiting helps; RemoteError when it does not."""
         for attempt in range(self.policy.max_retries + 1):
-            self._respect_pause()
+            self._respect_pause(method, tail)
             try:
                 resp = self._send(method, tail, body, fresh or method != "GET")
             except RETRYABLE_NETWORK as exc:
@@ -244,13 +257,17 @@ class GitHubApi:
                     return Reply(resp.status_code, payload)
                 if method == "PATCH" and resp.status_code >= 500:
                     raise LostResponseError(f"PATCH {tail} answered {resp.status_code}; it may have been applied")
-                pause = self._wait_for(resp, payload, attempt)
-                if pause is None:
+                asked = self._limit_wait(resp, payload, attempt)
+                if asked is not None:
+                    self._allow(asked, f"{method} {tail.split('?')[0]} answered {resp.status_code}")
+                    wait = asked
+                elif resp.status_code >= 500:
+                    wait = self._backoff(attempt)
+                else:
                     raise self._error(method, tail, resp.status_code, payload)
-                wait = pause
                 log.info("GitHub API %s %s: %s; retrying in %.1fs", method, tail, resp.status_code, wait)
             if attempt < self.policy.max_retries:
-                self.sleep(wait)
+                self.sleep(min(wait, self._waitable()))
         raise RemoteError(
             f"GitHub API {method} {tail.split('?')[0]} kept failing after {self.policy.max_retries + 1} tries; "
             "nothing was lost, run sync again later"
@@ -258,38 +275,57 @@ class GitHubApi:
 
     def _send(self, method: str, tail: str, body: Any, fresh: bool) -> requests.Response:
         self.requests_sent += 1
-        return self.session.request(
-            method, self.base + tail, json=body, headers=self._headers(fresh), timeout=proc.remaining(self.timeout_s),
-            allow_redirects=True,
-        )
+        bound = proc.remaining(self.timeout_s)
+        assert bound is not None
+        return wallclock.send(bound, lambda: self.session.request(
+            method, self.base + tail, json=body, headers=self._headers(fresh), timeout=bound, allow_redirects=True))
 
     def _backoff(self, attempt: int) -> float:
         ceiling = min(self.policy.cap_s, self.policy.base_s * (2 ** attempt))
         return float(ceiling * (0.5 + self.jitter() / 2))
 
-    def _wait_for(self, resp: requests.Response, payload: Any, attempt: int) -> float | None:
-        """Seconds to wait before trying again, or None if trying again cannot help."""
+    def _limit_wait(self, resp: requests.Response, payload: Any, attempt: int) -> float | None:
+        """The seconds a rate limit asks to wait before trying again; None when the answer is no rate limit."""
         status, headers = resp.status_code, resp.headers
-        if status in (403, 429):
-            retry_after = headers.get("retry-after")
-            if retry_after is not None and retry_after.strip().isdigit():
-                return float(retry_after)
-            if headers.get("x-ratelimit-remaining") == "0" and (reset := headers.get("x-ratelimit-reset")):
-                return max(0.0, float(reset) - self.clock()) + 1.0
-            if status == 429 or "rate limit" in _message(payload).lower():
-                return max(self.policy.secondary_s, self._backoff(attempt))
+        if status not in (403, 429):
             return None
-        return self._backoff(attempt) if status >= 500 else None
+        retry_after = headers.get("retry-after")
+        if retry_after is not None and retry_after.strip().isdigit():
+            return float(retry_after)
+        if headers.get("x-ratelimit-remaining") == "0" and (reset := _seconds(headers.get("x-ratelimit-reset"))):
+            return max(0.0, reset - self.clock()) + 1.0
+        if status == 429 or "rate limit" in _message(payload).lower():
+            return max(self.policy.secondary_s, self._backoff(attempt))
+        return None
+
+    def _waitable(self) -> float:
+        """The longest wait this sync may make now: `timeout_s`, cut to what is left of the job's deadline
+        (TimedOutError once that has passed)."""
+        bound = proc.remaining(self.timeout_s)
+        assert bound is not None
+        return bound
+
+    def _allow(self, seconds: float, why: str) -> None:
+        """RateLimitedError unless a wait of `seconds` (one a rate limit asks for) may be made now."""
+        if seconds <= self._waitable():
+            return
+        until = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(self.clock() + min(seconds, FAR_S)))
+        raise RateLimitedError(
+            f"GitHub API rate limited until {until} ({why}, a wait of {seconds:.0f} s); a sync waits at most "
+            f"[sync] timeout_s = {self.timeout_s:g} s and never past the job's deadline: nothing was lost, "
+            "the next sync tries again")
 
     def _note_limits(self, resp: requests.Response) -> None:
-        if resp.headers.get("x-ratelimit-remaining") == "0" and (reset := resp.headers.get("x-ratelimit-reset")):
-            self._paused_until = max(self._paused_until, float(reset) + 1.0)
+        if resp.headers.get("x-ratelimit-remaining") == "0" and (reset := _seconds(resp.headers.get("x-ratelimit-reset"))):
+            self._paused_until = max(self._paused_until, reset + 1.0)
 
-    def _respect_pause(self) -> None:
+    def _respect_pause(self, method: str, tail: str) -> None:
         now = self.clock()
         if now < self._paused_until:
-            log.info("GitHub API rate limit exhausted; waiting %.0fs for its reset", self._paused_until - now)
-            self.sleep(self._paused_until - now)
+            wait = self._paused_until - now
+            self._allow(wait, f"the rate limit was used up before {method} {tail.split('?')[0]}")
+            log.info("GitHub API rate limit exhausted; waiting %.0fs for its reset", wait)
+            self.sleep(wait)
             self._paused_until = 0.0
 
     def _error(self, method: str, tail: str, status: int, payload: Any) -> RemoteError:
@@ -314,6 +350,15 @@ def _comparison(base: str, body: Any) -> Comparison | None:
                     for f in files)
     complete = (len(commits) == int(body["total_commits"]) < COMPARE_MAX_COMMITS and len(files) < COMPARE_MAX_FILES)
     return Comparison(str(newest["sha"]), str(newest["commit"]["tree"]["sha"]), changes, complete)
+
+
+def _seconds(value: str | None) -> float | None:
+    """A header's number of seconds (or epoch time); None when absent or no finite number."""
+    try:
+        number = float(value) if value is not None else math.nan
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
 
 
 def _text_or_none(value: Any) -> str | None:

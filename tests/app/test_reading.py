@@ -21,6 +21,8 @@ def test_a_reference_names_a_session_a_board_entry_or_a_path() -> None:
     assert reading.kind_of("someone@example.com") == "file"
     assert reading.kind_of("sessions/2025-06-11/0930-abcdef0-x@2025-06-11.md") == "file"
     assert reading.kind_of("memory/facts.md") == "file"
+    assert reading.kind_of("LEARNING_BOARD.md#发布前确认锁文件@2025-06-11") == "board"  # as search names it
+    assert reading.kind_of("0b5c9f7e-3a1d-4c2e-9f10-6d2b8a7c4e51") == "session"  # a raw id, as saved
 
 
 def test_each_kind_is_read_in_full(ws_root: Path, cli: Cli) -> None:
@@ -29,9 +31,11 @@ def test_each_kind_is_read_in_full(ws_root: Path, cli: Cli) -> None:
     assert cli("board", "add", ws=ws_root, stdin=json.dumps(payload())).returncode == 0
     ws = open_workspace(str(ws_root), None)
     assert "全文在此" in reading.read(ws, done["id"]).text
+    assert reading.read(ws, "r").path == done["path"]  # the raw id it was saved under, as write_section takes it
     assert reading.read(ws, done["path"]).path == done["path"]
     entry = reading.read(ws, "发布前确认锁文件@2025/6/11")
     assert entry.path == "LEARNING_BOARD.md" and "锁文件未释放导致发布失败" in entry.text
+    assert reading.read(ws, "LEARNING_BOARD.md#发布前确认锁文件@2025-06-11").text == entry.text  # a search hit's key
     assert reading.read_memory(ws, "facts").path == "memory/facts.md"
 
 

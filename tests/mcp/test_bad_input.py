@@ -39,6 +39,8 @@ CASES: list[tuple[str, dict[str, object], str]] = [
     ("write_section", {"session_id": "{sid}", "heading": "## 结论", "text": "x"}, "plain heading name"),
     ("write_section", {"session_id": "{sid}", "heading": "没有", "text": "x"}, "no section '## 没有'"),
     ("log_tool_call", {"session_id": "{sid}"}, "tool"),
+    ("log_tool_call", {"session_id": SID, "tool": "grep"}, f"no session {SID}"),
+    ("log_tool_call", {"session_id": "nope", "tool": "grep"}, "no session 'nope'"),
     ("board_add", {"entry": {"title": "半个条目"}}, "the entry is not valid"),
     ("board_update", {"key": KEY, "entry": {"title": "x", "summary": "y"}}, "a partial update is refused"),
     ("board_update", {"key": "没有@2025-01-01", "entry": payload()}, "no entry"),
@@ -76,4 +78,28 @@ def test_every_bad_call_gets_a_clear_error_and_the_server_carries_on(ws_root: Pa
     assert {t for t, _ in seen} >= {"search", "get_context", "read", "save_session", "write_section",
                                     "log_tool_call", "board_add", "board_update", "board_feedback", "board_applied",
                                     "remember", "forget"}
-    assert all("Traceback" not in text and len(text.splitlines()) <= 12 for _, text in seen)
+    assert all("Traceback" not in text and len(text.splitlines()) == 1 for _, text in seen), seen
+    assert not [text for _, text in seen if "pydantic" in text or "validation error" in text]
+
+
+def test_a_prompt_called_wrongly_is_invalid_params_in_one_line(ws_root: Path) -> None:
+    from mcp import MCPError
+    from mcp.types import INVALID_PARAMS
+
+    async def run() -> list[MCPError]:
+        got = []
+        async with stdio(ws_root) as client:
+            for name, args in (("start_task", {}), ("start_task", {"task": "x", "colour": "red"}),
+                               ("no_such_prompt", {}), ("start_task", {"task": "since:someday"})):
+                try:
+                    await client.get_prompt(name, args)
+                except MCPError as exc:
+                    got.append(exc)
+            assert (await client.get_prompt("end_task", {})).messages  # the server carries on
+        return got
+
+    errors = anyio.run(run)
+    assert [e.error.code for e in errors] == [INVALID_PARAMS] * 4
+    assert all(len(e.error.message.splitlines()) == 1 for e in errors)
+    assert "missing argument(s) task" in errors[0].error.message
+    assert "unknown argument(s) colour" in errors[1].error.message

@@ -30,14 +30,20 @@ class Item:
     # sections by heading, a board entry's as "entry"
 
 
+BOARD_KEY_PREFIX = protocol.BOARD_MD + "#"  # how search names a board entry: LEARNING_BOARD.md#<title>@<date>
+
+
 def kind_of(ref: str) -> str:
     """What a reference names: a session id, a board key (`<title>@<date>`, the date in any form the board
-    accepts), else a workspace path."""
-    ref = ref.strip()
+    accepts, with or without search's `LEARNING_BOARD.md#` in front), a workspace path (it holds a `/`, `\\` or
+    `.`), else the raw id a session was saved under (what `session save` and `write_section` take)."""
+    ref = ref.strip().removeprefix(BOARD_KEY_PREFIX)
     if protocol.ID_RE.match(ref):
         return "session"
     title, at, date = ref.rpartition("@")
-    return "board" if title and at and normalize_date(date) and not ref.endswith(".md") else "file"
+    if title and at and normalize_date(date) and not ref.endswith(".md"):
+        return "board"
+    return "file" if not ref or any(c in ref for c in "/.\\") else "session"
 
 
 def read(ws: Workspace, ref: str) -> Item:
@@ -45,17 +51,17 @@ def read(ws: Workspace, ref: str) -> Item:
     kind = kind_of(ref)
     if kind == "session":
         return read_session(ws, ref.strip())
-    return read_entry(ws, ref.strip()) if kind == "board" else read_file(ws, ref)
+    return read_entry(ws, ref.strip().removeprefix(BOARD_KEY_PREFIX)) if kind == "board" else read_file(ws, ref)
 
 
 def read_session(ws: Workspace, sid: str) -> Item:
-    """Session `sid`'s file, found by its id."""
-    from kbsync.store.sessions import find_by_id
+    """Session `sid`'s file, found by its id or by the raw id it was saved under."""
+    from kbsync.store.sessions import find_given
 
     from kbsync.core.session import parse_session
     from kbsync.core.versions import version_of
 
-    relpath = find_by_id(ws, sid)
+    relpath = find_given(ws, sid)
     text = _text(ws, content_path(ws, relpath))
     try:
         versions = {h: version_of(c) for h, c in parse_session(text).sections}

@@ -54,6 +54,15 @@ def log_tool_call(ws: Workspace, session: str, tool: str, status: str = "ok", de
     return log(ws, session, tool, status, detail)
 
 
+def log_session_tool_call(ws: Workspace, sid: str, tool: str, status: str = "ok", detail: str = "") -> str:
+    """Append one line to logs/tool-calls.md for session `sid` (its id, or the raw id it was saved under), under
+    its id; NotFoundError (InputError) when there is no such session, as `write_section` refuses one."""
+    from kbsync.store.sessions import find_given
+
+    relpath = find_given(ws, sid.strip())
+    return log_tool_call(ws, protocol.id_from_relpath(relpath) or sid.strip(), tool, status, detail)
+
+
 def log_error(ws: Workspace, message: str) -> str:
     """Append one line to logs/errors.md; the line written."""
     from kbsync.store.eventlog import log_error as log

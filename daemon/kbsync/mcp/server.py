@@ -35,10 +35,9 @@ LOOPBACK_ORIGINS = ("http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"
 
 def build(ws: Callable[[], Workspace]) -> MCPServer[Any]:
     """The server with every tool, resource and prompt; `ws` gives the workspace of each request."""
-    from mcp.server import MCPServer
+    from kbsync.mcp.arguments import Server
 
-    server: MCPServer[Any] = MCPServer("kbsync", version=__version__, instructions=INSTRUCTIONS,
-                                       log_level="WARNING")
+    server: MCPServer[Any] = Server("kbsync", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
     tools.register(server, ws)
     library.register_resources(server, ws)
     library.register_prompts(server, ws)

@@ -36,6 +36,12 @@ ENTRY_KEYS = "title, type, topic, summary, core_content, source, source_date, sc
 BaseVersion = Annotated[str | None, Field(description="version read; changed since: refused")]
 
 
+def one_line(message: str) -> str:
+    """A message of several lines (a list of problems) as one: `first line item; item; ...`."""
+    first, *rest = [ln.strip().lstrip("-* ").strip() for ln in message.splitlines() if ln.strip()] or [""]
+    return " ".join([first, "; ".join(rest)]) if rest else first
+
+
 def clear_errors(fn: F) -> F:
     """Raise kbsync's errors (and file system errors) as ToolError: one line for the model. The docstring,
     which the SDK gives as the tool's description, is made one line too."""
@@ -44,7 +50,7 @@ def clear_errors(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except KbsyncError as exc:
-            raise ToolError(str(exc)) from exc
+            raise ToolError(one_line(str(exc))) from exc
         except OSError as exc:
             where = f"{exc.filename}: " if exc.filename else ""
             raise ToolError(f"{where}{exc.strerror or exc}; check the path and permissions") from exc
@@ -126,8 +132,9 @@ def _register_sessions(server: MCPServer[Any], ws: Callable[[], Workspace]) -> N
     @server.tool(structured_output=False, annotations=ADD)
     @clear_errors
     def log_tool_call(session_id: SessionId, tool: str, status: str = "ok", detail: str = "") -> dict[str, Any]:
-        """Append one line to logs/tool-calls.md."""
-        from kbsync.app.sessions import log_tool_call as log
+        """Append one line to logs/tool-calls.md for an existing session (its id or the session_id it was saved
+        with)."""
+        from kbsync.app.sessions import log_session_tool_call as log
 
         return {"line": log(ws(), session_id, tool, status, detail)}
 

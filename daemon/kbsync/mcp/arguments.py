@@ -1,0 +1,55 @@
+"""Arguments a client got wrong, told in one line: a tool's as its error result (`Error executing tool NAME:
+argument `top`: ...`), a prompt's as JSON-RPC invalid params (-32602), never pydantic's multi-line text, an
+internal error or a traceback."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp import MCPError
+from mcp.server import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import INVALID_PARAMS, CallToolResult, GetPromptResult, InputRequiredResult
+from pydantic import ValidationError
+
+
+def one_line(exc: ValidationError) -> str:
+    """Each wrong argument and what is wrong with it, on one line."""
+    parts = []
+    for err in exc.errors(include_url=False, include_input=False):
+        where = ".".join(str(p) for p in err["loc"]) or "arguments"
+        parts.append(f"argument `{where}`: {err['msg']}")
+    return "; ".join(parts)
+
+
+class Server(MCPServer[Any]):
+    """The SDK's server with kbsync's one-line argument errors."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None
+                        ) -> CallToolResult | InputRequiredResult:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                raise ToolError(f"Error executing tool {name}: {one_line(exc.__cause__)}") from exc.__cause__
+            raise
+
+    async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None, context: Any = None
+                         ) -> GetPromptResult | InputRequiredResult:
+        prompt = self._prompt_manager.get_prompt(name)
+        if prompt is None:
+            raise MCPError(code=INVALID_PARAMS, message=f"no prompt {name!r}; list the prompts to see their names")
+        known = {a.name for a in prompt.arguments or []}
+        missing = sorted(a.name for a in prompt.arguments or [] if a.required and a.name not in (arguments or {}))
+        unknown = sorted(set(arguments or {}) - known)
+        if missing or unknown:
+            said = [f"missing argument(s) {', '.join(missing)}" if missing else "",
+                    f"unknown argument(s) {', '.join(unknown)}" if unknown else ""]
+            raise MCPError(code=INVALID_PARAMS, message=f"prompt {name}: {'; '.join(s for s in said if s)}; "
+                           f"it takes {', '.join(sorted(known)) or 'no arguments'}")
+        try:
+            return await super().get_prompt(name, arguments, context)
+        except ValueError as exc:
+            if isinstance(exc.__cause__, ValidationError):  # an argument of the wrong type
+                raise MCPError(code=INVALID_PARAMS, message=f"prompt {name}: {one_line(exc.__cause__)}") from exc
+            raise

@@ -26,6 +26,7 @@ from kbsync.errors import InputError, KbsyncError
 from kbsync.store import fsio
 
 if TYPE_CHECKING:
+    from kbsync.app.recall import Block
     from kbsync.store.workspace import Workspace
 
 STATE_FOLDER = "assist"
@@ -92,6 +93,17 @@ def note_injected(ws: Workspace, session_id: str, keys: list[str]) -> None:
         if new:
             state.injected += new
             _save(ws, state)
+
+
+def block_for(ws: Workspace, query: str, budget: int | None = None, session: str = "") -> Block:
+    """The memory block for a prompt of conversation `session` (kbsync.app.recall); the entries it names are
+    remembered for the conversation's end."""
+    from kbsync.app.recall import memory_block
+
+    found = memory_block(ws, query, budget, session)
+    if session and found.keys:
+        note_injected(ws, session, found.keys)
+    return found
 
 
 def read_transcript(path: str) -> Transcript:

@@ -16,7 +16,6 @@ import hmac
 import json
 import logging
 import re
-import secrets
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -42,6 +41,14 @@ class ServerInfo:
     url: str  # e.g. http://127.0.0.1:8420, no trailing slash
     port: int
     pid: int
+
+
+def _new_token() -> str:
+    """256 random bits as 64 hex digits (secrets imported here: a hook that only reads the token is spared
+    the start-up of its random module)."""
+    import secrets
+
+    return secrets.token_hex(32)
 
 
 def token_path(ws: Workspace) -> Path:
@@ -75,7 +82,7 @@ def api_token(ws: Workspace) -> str:
     with fsio.locked(path, wait_s=ws.config.daemon.lock_wait_s):  # two first starts make one token
         found = _read_token(path)
         if found is None:
-            found = secrets.token_hex(32)
+            found = _new_token()
             _write_private(path, f"{found}\n".encode("ascii"))
     return found
 
@@ -85,7 +92,7 @@ def rotate_token(ws: Workspace) -> str:
     opened with it (a running server rereads the file)."""
     path = token_path(ws)
     ws.state_dir.mkdir(parents=True, exist_ok=True)
-    token = secrets.token_hex(32)
+    token = _new_token()
     with fsio.locked(path, wait_s=ws.config.daemon.lock_wait_s):
         _write_private(path, f"{token}\n".encode("ascii"))
     return token
@@ -127,7 +134,7 @@ def new_login_token(ws: Workspace, now: float | None = None) -> str:
     """A login token that works once, for LOGIN_TTL_S seconds; expired ones left by others are removed."""
     at = time.time() if now is None else now
     _prune_logins(ws, at)
-    token = secrets.token_hex(32)
+    token = _new_token()
     _write_private(_login_file(ws, token), json.dumps({"expires": at + LOGIN_TTL_S}).encode("ascii"))
     return token
 

@@ -8,8 +8,6 @@ from typing import Any
 
 from kbsync.config import Config, resolve
 from kbsync.errors import UsageError
-from kbsync.git import repo as gitrepo
-from kbsync.store import initws
 from kbsync.store.workspace import Workspace as Workspace  # the doors name it through the app layer
 
 
@@ -49,6 +47,9 @@ def workspace_at(root: Path, cfg: Config) -> Workspace:
 def init_workspace(root: Path) -> list[str]:
     """Create what is missing (folders, skeleton files, the git repository); what was created.
     Nothing that exists is changed."""
+    from kbsync.git import repo as gitrepo
+    from kbsync.store import initws
+
     created = initws.lay_out(root)
     if not (root / ".git").exists():
         gitrepo.init_repository(root)
@@ -58,5 +59,7 @@ def init_workspace(root: Path) -> list[str]:
 
 def init(root: Path) -> InitResult:
     """`kbsync init`: the layout and repository, and what an existing .gitignore lacks."""
+    from kbsync.store import initws
+
     created = init_workspace(root)
     return InitResult(root, created, initws.missing_ignores(root))

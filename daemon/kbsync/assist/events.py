@@ -26,15 +26,16 @@ EVENTS = (*INJECTING, "Stop", "SessionEnd")
 
 
 def block(ws: Workspace, query: str, budget: int | None = None, session: str = "") -> Block:
-    """The memory block: the daemon's when it runs, else made here."""
+    """The memory block, the entries it names remembered for `session`: the daemon's when it runs, else made
+    here."""
     from kbsync.assist import daemonclient
 
     try:
         return daemonclient.memory_block(ws, query, budget, session)
     except daemonclient.NoDaemon:
-        from kbsync.app.recall import memory_block
+        from kbsync.app.conversation import block_for
 
-        return memory_block(ws, query, budget, session)
+        return block_for(ws, query, budget, session)
 
 
 def _field(data: dict[str, Any], name: str, kind: type, default: Any = None) -> Any:
@@ -46,18 +47,18 @@ def _field(data: dict[str, Any], name: str, kind: type, default: Any = None) -> 
 
 def answer(ws: Workspace, event: str, data: dict[str, Any]) -> str:
     """What the hook prints for `event` ("" for nothing)."""
-    from kbsync.app import conversation
-
     sid = _field(data, "session_id", str)
     if event in INJECTING:
         if event == "SessionStart" and data.get("source") == "resume":
-            conversation.reopen(ws, sid)
+            from kbsync.app.conversation import reopen
+
+            reopen(ws, sid)
         found = block(ws, _field(data, "prompt", str) if event == "UserPromptSubmit" else "", session=sid)
-        if found.keys:
-            conversation.note_injected(ws, sid, found.keys)
         return context_output(event, found.text) if found.text else ""
+    from kbsync.app.conversation import keep
+
     closing = event == "SessionEnd"
-    kept = conversation.keep(ws, sid, _field(data, "transcript_path", str, ""), closing=closing,
+    kept = keep(ws, sid, _field(data, "transcript_path", str, ""), closing=closing,
                              stop_hook_active=_field(data, "stop_hook_active", bool, False))
     return json.dumps({"decision": "block", "reason": kept.ask}, ensure_ascii=False) if kept.ask else ""
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 from fastapi import Query
 
-from kbsync.app import recall, repo, retrieval, status
+from kbsync.app import conversation, repo, retrieval, status
 from kbsync.app.guard import guard, record_flags
 from kbsync.errors import LockedError
 from kbsync.web import models as m
@@ -56,7 +56,7 @@ def _hit(r: Fused) -> m.SearchHit:
 
 @router.post("/memory-block", response_model=m.MemoryBlock, summary="the memory block an assistant's hook injects")
 def post_memory_block(ws: WS, body: m.MemoryBlockRequest) -> m.MemoryBlock:
-    return m.MemoryBlock.model_validate(recall.memory_block(ws, body.query, body.budget, body.session).as_dict())
+    return m.MemoryBlock.model_validate(conversation.block_for(ws, body.query, body.budget, body.session).as_dict())
 
 
 @router.post("/context", response_model=m.ContextPack, summary="the prompt pack within a token budget")

@@ -115,7 +115,7 @@ def locomo_blocks(a: argparse.Namespace) -> None:
     held, used, n = 0, [], 0
     with tempfile.TemporaryDirectory(prefix="kbsync-assist-locomo-") as tmp_name:
         for c in convs:
-            placed = place(make_workspace(Path(tmp_name) / f"conv-{c.index}"), c)
+            placed = place(make_workspace(Path(tmp_name) / f"conv-{c.index}", None), c)
             rebuild_search(placed.ws)
             for q in c.questions:
                 block = memory_block(placed.ws, q.text)

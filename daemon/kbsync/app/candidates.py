@@ -6,7 +6,7 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from kbsync.errors import InputError, NotFoundError
+from kbsync.errors import InputError, NotFoundError, StaleError
 
 if TYPE_CHECKING:
     from kbsync.board.scan import SourceResult
@@ -25,6 +25,8 @@ class Row:
 
 
 NOTHING_TO_DO = "nothing to do"
+PAGE_SIZE = 25  # items shown at a time: 300 from one scan stay a page of a few screens
+FLAG_FILTERS = ("flagged", "clean")
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,7 @@ class Accepted:
     item: str
     key: str
     action: str  # what the board did: added, updated, unchanged; "nothing to do" when accepted before
+    version: str = ""  # the entry's version right after (what undoing the accept checks)
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,7 @@ class Card:
     flags: tuple[str, ...]
     offending: tuple[tuple[str, str], ...]  # (where, flagged text)
     preview: tuple[tuple[str, bool], ...]  # the excerpt in pieces, True where it is flagged
+    core: str = ""  # the core content an accepted item gives its entry, as the list holds it
 
 
 @dataclass(frozen=True)
@@ -78,7 +82,50 @@ def _card(rel: str, it: Item) -> Card:
     return Card(it.id, rel, it.title, c.value(it, "status"), c.value(it, "source"), c.value(it, "path"),
                 c.value(it, "source_date"), c.value(it, "type"), c.value(it, "topic"), c.value(it, "summary"),
                 tuple(c.values(it, "scenarios")), c.value(it, "confidence"), tuple(c.flags(it)), tuple(flagged),
-                tuple(c.highlight(c.preview(it), [text for _where, text in flagged])))
+                tuple(c.highlight(c.preview(it), [text for _where, text in flagged])), it.core)
+
+
+@dataclass(frozen=True)
+class CardPage:
+    """One page of the items of every list (newest list first), filtered; with what an accepted item became."""
+    cards: list[Card]
+    matched: int  # items the filters kept, on every page
+    total: int  # items of every list
+    page: int
+    pages: int
+    sources: list[str]  # every configured source named by an item (`notes` of `notes:a.md`), for the filter
+    entries: dict[str, str]  # an accepted card's id -> the key of the board entry it became (when found)
+
+
+def browse(ws: Workspace, *, status: str = "pending", source: str = "", flag: str = "", page: int = 1,
+           size: int = PAGE_SIZE) -> CardPage:
+    """The items filtered by status (pending, accepted, rejected; "" for all), source and flag (flagged or
+    clean), then one page of them: filters first, so the count and the pages are of what matches."""
+    cards = [c for listing in review(ws) for c in listing.items]
+    kept = [c for c in cards if (not status or c.status == status) and (not source or source_name(c) == source)
+            and (flag != "flagged" or c.flags) and (flag != "clean" or not c.flags)]
+    pages = max(1, -(-len(kept) // size))
+    page = min(max(page, 1), pages)
+    shown = kept[(page - 1) * size:page * size]
+    return CardPage(shown, len(kept), len(cards), page, pages, sorted({source_name(c) for c in cards if c.source}),
+                    _entries(ws, [c for c in shown if c.status == "accepted"]))
+
+
+def source_name(card: Card) -> str:
+    """The configured source an item came from: `notes` of `notes:a.md`."""
+    return card.source.partition(":")[0]
+
+
+def _entries(ws: Workspace, accepted: list[Card]) -> dict[str, str]:
+    """The board entry each accepted card became: the entry with its source date and core content (what
+    accepting never changes; the title can be), its key when there is one."""
+    from kbsync.board import file as boardfile
+
+    if not accepted:
+        return {}
+    by_content = {(e.source_date, e.core_content.strip()): e.key for e in (b.entry for b in boardfile.load_board(ws).entries())}
+    found = {c.id: by_content.get((c.source_date, c.core.strip())) for c in accepted}
+    return {k: v for k, v in found.items() if v}
 
 
 def review(ws: Workspace) -> list[Listing]:
@@ -166,7 +213,9 @@ def accept(ws: Workspace, item_id: str, overrides: Overrides, *, allow_flagged: 
                          + "\n".join(f"  - {p}" for p in problems), path=rel, line=item.start + 1)
     action = boardfile.upsert_entry(ws, entry)
     _decide(ws, rel, item.id, "accepted")
-    return Accepted(item.id, entry.key, action)
+    from kbsync.app.board import entry_version
+
+    return Accepted(item.id, entry.key, action, entry_version(entry))
 
 
 def reject(ws: Workspace, item_id: str) -> tuple[str, bool]:
@@ -177,3 +226,44 @@ def reject(ws: Workspace, item_id: str) -> tuple[str, bool]:
         return rel, False
     _decide(ws, rel, item.id, "rejected")
     return rel, True
+
+
+def reopen(ws: Workspace, item_id: str) -> bool:
+    """Undo a rejection: the item is pending again (False when it was pending already)."""
+    rel, item = _find(ws, item_id)
+    if _status(item) == "pending":
+        return False
+    if _status(item) != "rejected":
+        raise InputError(f"item {item.id} is {_status(item)}; only a rejection is undone this way", path=rel,
+                         line=item.start + 1)
+    _decide(ws, rel, item.id, "pending")
+    return True
+
+
+def undo_accept(ws: Workspace, item_id: str, key: str, version: str) -> None:
+    """Undo an accept that added entry `key`: the entry leaves the board, if it is still the version the accept
+    wrote (StaleError otherwise: it was edited since, and stays), and the item is pending again."""
+    from kbsync.app.board import BOARD_FILE, entry_version
+    from kbsync.board import file as boardfile
+    from kbsync.core import board
+
+    rel, item = _find(ws, item_id)
+    if _status(item) != "accepted":
+        raise InputError(f"item {item.id} is {_status(item)}, not accepted; nothing to undo", path=rel,
+                         line=item.start + 1)
+
+    def edit(text: str) -> str:
+        found = board.parse_board(text).find(key)
+        if found is None or entry_version(found.entry) != version:
+            raise StaleError(f"entry {key} was changed or removed since it was accepted; it stays as it is",
+                             path=BOARD_FILE)
+        return board.remove_entry(text, key)
+
+    boardfile.edit_board(ws, edit)
+    _decide(ws, rel, item.id, "pending")
+
+
+def _status(item: Item) -> str:
+    from kbsync.core import candidates
+
+    return candidates.value(item, "status")

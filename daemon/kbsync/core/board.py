@@ -289,6 +289,15 @@ def _append_entry(board: Board, entry: Entry) -> str:
     return render_board(dataclasses.replace(board, sections=sections))
 
 
+def remove_entry(text: str, key: str) -> str:
+    """The board without the entry `key` (KeyError if there is none); the text around it stays."""
+    board = parse_board(text)
+    found = board.find(key)
+    if found is None:
+        raise KeyError(key)
+    return _replace_block(board, found, "")
+
+
 def set_status(text: str, key: str, status: str) -> tuple[str, bool]:
     """The board with one entry's status changed in place (only its status line); (text, changed)."""
     board = parse_board(text)

@@ -195,6 +195,18 @@ def bm25_ranker(ws: Workspace) -> Ranker:
     return run
 
 
+def rankers(ws: Workspace) -> list[tuple[str, Ranker]]:
+    """The systems measured on `ws`: kbsync search, each of its legs alone when it has two or more, BM25."""
+    found = legs(ws)
+    out = [("kbsync search", kbsync_ranker(ws))]
+    if len(found) > 1:
+        out += [(f"  {leg} leg alone", kbsync_ranker(ws, names)) for leg, names in found.items()]
+    return out + [(BASELINE, bm25_ranker(ws))]
+
+
+BASELINE = "BM25 whole files"
+
+
 def ask(ranker: Ranker, questions: Iterable[Question], tally: Tally) -> None:
     for q in questions:
         start = time.perf_counter()
@@ -308,20 +320,12 @@ def per_conversation(convs: list[Conversation], root: Path, config: Path | None,
         placed[c.index] = place(ws, c)
         index(ws, config, took)
     questions = [q for c in convs for q in c.questions]
-    systems: list[tuple[str, Tally]] = []
-    kb, base = Tally(), Tally()
-    leg_tallies: dict[str, Tally] = {}
+    tallies: dict[str, Tally] = {}
     for c in convs:
-        ws = placed[c.index].ws
-        ask(kbsync_ranker(ws), c.questions, kb)
-        found = legs(ws)
-        if len(found) > 1:
-            for leg, names in found.items():
-                ask(kbsync_ranker(ws, names), c.questions, leg_tallies.setdefault(leg, Tally()))
-        ask(bm25_ranker(ws), c.questions, base)
-    systems.append(("kbsync search", kb))
-    systems += [(f"  {leg} leg alone", t) for leg, t in leg_tallies.items()]
-    systems.append(("BM25 whole files", base))
+        for name, ranker in rankers(placed[c.index].ws):
+            ask(ranker, c.questions, tallies.setdefault(name, Tally()))
+    systems = list(tallies.items())
+    kb, base = tallies["kbsync search"], tallies[BASELINE]
     sessions = sum(len(c.sessions) for c in convs)
     out.append(f"LoCoMo conversations {','.join(str(c.index) for c in convs)}: one workspace each "
                f"({sessions} sessions), {len(questions)} questions of categories 1-4; {built(took)}; kbsync "
@@ -357,14 +361,13 @@ def in_corpus(convs: list[Conversation], size: int, cache: Path, root: Path, con
     took: dict[str, float] = {}
     index(ws, config, took)
     questions = [q for c in convs for q in c.questions]
-    kb, base = Tally(), Tally()
-    ask(kbsync_ranker(ws), questions, kb)
-    ask(bm25_ranker(ws), questions, base)
     out.append(f"Inside the {size:,}-session generated corpus ({len(questions)} questions, "
                f"{sum(len(c.sessions) for c in convs)} LoCoMo sessions added; {built(took)})")
     out.append(HEADER)
-    out += table("kbsync search", kb, placed)
-    out += table("BM25 whole files", base, placed)
+    for name, ranker in rankers(ws):
+        tally = Tally()
+        ask(ranker, questions, tally)
+        out += table(name, tally, placed)
 
 
 def cross_language(convs: list[Conversation], root: Path, config: Path | None, out: list[str]) -> None:
@@ -380,11 +383,7 @@ def cross_language(convs: list[Conversation], root: Path, config: Path | None, o
                      if q.conv in placed and all(n in placed[q.conv].paths for n in q.sessions)],
         "en -> zh": [(q.question, {zh_paths[q.session]}) for q in cs.en_about_zh],
     }
-    found = legs(ws)
-    systems = [("kbsync search", kbsync_ranker(ws))]
-    if len(found) > 1:
-        systems += [(f"  {leg} leg alone", kbsync_ranker(ws, names)) for leg, names in found.items()]
-    systems.append(("BM25 whole files", bm25_ranker(ws)))
+    systems = rankers(ws)
     total = len(zh_paths) + sum(len(p.paths) for p in placed.values())
     out.append(f"Cross-language: one workspace of {total} sessions ({len(zh_paths)} Chinese); chance top5 "
                f"{min(1.0, 5 / total):.2f}")

@@ -122,3 +122,16 @@ def test_each_leg_is_measured_alone_when_search_has_two(tmp_path: Path) -> None:
     assert set(rows) == {"keyword leg alone", "command leg alone"}
     assert rows["command leg alone"][:5] == ["4", "0.00", "0.00", "0.00", "0.00"]  # never the session; never empty
     assert float(rows["keyword leg alone"][1]) >= 0.25
+
+
+def test_inside_a_generated_corpus_the_conversations_are_found_among_its_sessions(tmp_path: Path) -> None:
+    data = tmp_path / "tiny.json"
+    data.write_text(json.dumps([sample(0), sample(3)]), encoding="utf-8")
+    got = run(str(data), "--convs", "0-1", "--corpus", "40", "--out", str(tmp_path / "cache"), "--no-crosslang")
+    assert got.returncode == 0, got.stderr
+    lines = got.stdout.splitlines()
+    at = lines.index(next(line for line in lines if line.startswith("Inside the 40-session generated corpus")))
+    assert "(8 questions, 6 LoCoMo sessions added" in lines[at]
+    bm25 = next(line.split() for line in lines[at:] if line.startswith("BM25 whole files"))
+    assert bm25[3:7] == ["all", "8", "1.00", "1.00"]  # each question's own words still find its session
+    assert len(list((tmp_path / "cache").glob("ws-40-*/sessions/*/*.md"))) >= 40  # the corpus, kept for next time

@@ -73,6 +73,9 @@ class ScanConfig:
 class SearchConfig:
     per_source: int = 5
     rrf_k: int = 60
+    semantic: bool = True
+    semantic_passages: int = 3000
+    semantic_every: str = "1m"
     sources: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -192,7 +195,7 @@ def _check(cfg: Config) -> None:
             path=src,
         )
     for key, text in (("daemon.commit_every", cfg.daemon.commit_every), ("sync.every", cfg.sync.every),
-                      ("scan.every", cfg.scan.every)):
+                      ("scan.every", cfg.scan.every), ("search.semantic_every", cfg.search.semantic_every)):
         parse_duration(text, key=key, source=src)
     if not 0 <= cfg.web.port <= 65535:
         raise ConfigError(f"web.port = {cfg.web.port}; give a port from 1 to 65535, or 0 for any free port", path=src)
@@ -201,6 +204,9 @@ def _check(cfg: Config) -> None:
                           path=src)
     if cfg.assist.budget_tokens <= 0:
         raise ConfigError(f"assist.budget_tokens = {cfg.assist.budget_tokens}; give a positive number of tokens",
+                          path=src)
+    if cfg.search.semantic_passages < 0:
+        raise ConfigError(f"search.semantic_passages = {cfg.search.semantic_passages}; give 0 or more passages",
                           path=src)
     if cfg.web.max_body_kb <= 0:
         raise ConfigError(f"web.max_body_kb = {cfg.web.max_body_kb}; give a positive size in KB", path=src)

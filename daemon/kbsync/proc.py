@@ -14,7 +14,7 @@ import subprocess
 import threading
 import time
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 from kbsync.errors import GitError, KbsyncError, TimedOutError
 
@@ -99,6 +99,43 @@ def run(
     if check and proc.returncode != 0:
         raise (GitError if cmd[0] == "git" else KbsyncError)(f"`{' '.join(cmd[:3])}` failed: {last_line(proc)}")
     return proc
+
+
+def spawn(cmd: Sequence[str], *, pipes: bool = False, stderr: Path | None = None, inherit: bool = False,
+          cwd: Path | str | None = None) -> subprocess.Popen[bytes]:
+    """Start `cmd` in the background, in its own process group (which `kill_children` kills): with `pipes`
+    its standard input and output are pipes to this process, with `inherit` this process's own, else
+    nowhere; its error output goes to the file `stderr` (rewritten), else with `inherit` to this process's,
+    else nowhere. `reaped` tells whether it has ended, and forgets it then."""
+    err: Any = open(stderr, "wb") if stderr is not None else None if inherit else subprocess.DEVNULL
+    stream = subprocess.PIPE if pipes else None if inherit else subprocess.DEVNULL
+    try:
+        child = subprocess.Popen(list(cmd), cwd=cwd, stdin=stream, stdout=stream, stderr=err,
+                                 start_new_session=True)
+    except OSError as exc:
+        raise KbsyncError(f"cannot run {cmd[0]} ({exc.strerror}); check the installation") from exc
+    finally:
+        if stderr is not None:
+            err.close()
+    with _children_lock:
+        _children.add(child.pid)
+    return child
+
+
+def reaped(child: subprocess.Popen[bytes]) -> bool:
+    """Whether a program `spawn` started has ended (then it is reaped and forgotten)."""
+    if child.poll() is None:
+        return False
+    with _children_lock:
+        _children.discard(child.pid)
+    return True
+
+
+def stop(child: subprocess.Popen[bytes]) -> None:
+    """Kill a program `spawn` started, with its process group, and reap it."""
+    _kill(child)
+    child.wait()
+    reaped(child)
 
 
 def _communicate(child: subprocess.Popen[bytes], input: bytes | None, bound: float | None,

@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from kbsync.retrieval.context import Pack
     from kbsync.retrieval.index import BuildResult
     from kbsync.retrieval.search import Outcome
+    from kbsync.retrieval.semanticstore import Progress as SemanticProgress
     from kbsync.retrieval.stats import Stats
     from kbsync.store.workspace import Workspace
 
@@ -71,6 +72,24 @@ def rebuild_search(ws: Workspace) -> BuildResult:
     from kbsync.retrieval.index import rebuild
 
     return rebuild(ws)
+
+
+def rebuild_semantic(ws: Workspace) -> tuple[int, SemanticProgress | None]:
+    """Build the semantic index in the worker process (progress on standard error unless quiet): its exit
+    status, and how far the index is then."""
+    from kbsync import progress
+    from kbsync.retrieval.semanticclient import build_now, progress as semantic_progress
+
+    if not ws.config.search.semantic:
+        raise UsageError("the semantic index is turned off ([search] semantic = false); turn it on first")
+    return build_now(ws, shown=progress.shown()), semantic_progress(ws)
+
+
+def semantic_progress(ws: Workspace) -> SemanticProgress | None:
+    """How far the semantic index is (None when there is none yet, or it is turned off)."""
+    from kbsync.retrieval.semanticclient import progress
+
+    return progress(ws) if ws.config.search.semantic else None
 
 
 def stats(ws: Workspace, by: str) -> StatsResult:

@@ -198,6 +198,7 @@ class Report:
     daemon: dict[str, Any] = field(default_factory=dict)  # the rest of what only the daemon knows
     machine: str = "unknown"  # this machine's id, which names its conflict copies
     flagged: list[dict[str, Any]] = field(default_factory=list)  # indexed records carrying an embedded instruction
+    semantic: dict[str, Any] | None = None  # the semantic index's progress (None: turned off)
 
     @property
     def exit_code(self) -> int:
@@ -215,7 +216,7 @@ class Report:
                 "leftovers": [w.path for w in self.of_kind("temp-file")],
                 "git_operation": next((w.reason for w in self.of_kind("git-operation")), None),
                 "unreadable": {w.path: w.reason for w in self.waiting if w.reason.startswith("unreadable:")},
-                "flagged": self.flagged}
+                "flagged": self.flagged, "semantic": self.semantic}
 
 
 def scene_of(ws: Workspace, saved: dict[str, Any], now: float | None = None) -> Scene:
@@ -237,7 +238,18 @@ def report(ws: Workspace, now: float | None = None) -> Report:
     return Report(str(ws.root), pid is not None, pid, history.head_commit(ws.root),
                   last_sync(saved.get("jobs", {}).get("sync"), syncstate.load(ws)), waiting, len(scene.changed),
                   saved.get("pending", []), {**daemon, "jobs": saved.get("jobs", {})}, machine_id(ws),
-                  flagged_records(ws))
+                  flagged_records(ws), semantic_state(ws))
+
+
+def semantic_state(ws: Workspace) -> dict[str, Any] | None:
+    """The semantic index: texts chosen and embedded, whether a build ever finished and one runs now."""
+    if not ws.config.search.semantic:
+        return None
+    from kbsync.retrieval.semanticclient import building, progress
+
+    got = progress(ws)
+    return {"units": got.units if got else 0, "embedded": got.embedded if got else 0,
+            "built": bool(got and got.built), "building": building(ws)}
 
 
 def flagged_records(ws: Workspace) -> list[dict[str, Any]]:
@@ -287,6 +299,7 @@ def render(rep: Report) -> str:
         *(f"  {p}" for p in rep.pending[:20]),
         f"uncommitted: {rep.uncommitted} file(s)",
     ]
+    lines.append(f"semantic:    {_semantic_line(rep.semantic)}")
     lines.append(f"flagged:     {len(rep.flagged)} indexed record(s) carry an embedded instruction")
     lines += [f"  {f['key']}: {', '.join(f['families'])}" for f in rep.flagged]
     people = sum(1 for w in rep.waiting if w.settle_by == "person")
@@ -294,6 +307,16 @@ def render(rep: Report) -> str:
                  if rep.waiting else "waiting:     nothing")
     lines += [f"  {w.path}: {_label(w)}{w.reason}" for w in rep.waiting if w.kind != "git-operation"]
     return "\n".join([w.reason for w in rep.of_kind("git-operation")] + lines)
+
+
+def _semantic_line(sem: dict[str, Any] | None) -> str:
+    if sem is None:
+        return "off ([search] semantic = false)"
+    units, done = sem["units"], sem["embedded"]
+    part = f"{done:,} of {units:,} texts embedded" + (f" ({done * 100 // units}%)" if units else "")
+    if sem["building"]:
+        return part + ", being built" + ("" if sem["built"] else " (search answers by keyword until it is)")
+    return part if sem["built"] else "not built yet (the daemon builds it, or `kbsync index rebuild --semantic`)"
 
 
 def _label(w: Waiting) -> str:

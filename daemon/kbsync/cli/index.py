@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from kbsync.cli.common import workspace
+from kbsync.errors import UsageError
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -15,10 +16,19 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                                   "with one row per session, sorted by ts in UTC. The previous file is backed up.")
     rb.add_argument("--search", action="store_true",
                     help="rebuild the derived search database under .kbsync/ instead of index.md")
+    rb.add_argument("--semantic", action="store_true",
+                    help="bring the semantic index under .kbsync/ in step with the files (embeds what is missing, "
+                         "with progress; stop it at any time, the next run goes on from there)")
     rb.set_defaults(func=run_rebuild)
 
 
 def run_rebuild(args: argparse.Namespace) -> int:
+    if args.search and args.semantic:
+        raise UsageError("give --search or --semantic, not both")
+    if args.semantic:
+        from kbsync.cli.search import rebuild_semantic
+
+        return rebuild_semantic(workspace(args))
     if args.search:
         from kbsync.cli.search import rebuild_search
 

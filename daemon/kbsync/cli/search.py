@@ -45,6 +45,16 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK if outcome.results else EXIT_PROBLEMS
 
 
+def rebuild_semantic(ws: Workspace) -> int:
+    """`kbsync index rebuild --semantic`: build the semantic index in the worker process, with progress."""
+    from kbsync.app.retrieval import rebuild_semantic
+
+    code, got = rebuild_semantic(ws)
+    if got is not None and code == EXIT_OK:
+        print(f"semantic index: {got.embedded} of {got.units} texts embedded")
+    return code
+
+
 def rebuild_search(ws: Workspace) -> int:
     """`kbsync index rebuild --search`: rebuild the search database and say what went in."""
     from kbsync.app.retrieval import rebuild_search

@@ -33,6 +33,7 @@ from kbsync.retrieval.text import Query, parse_query
 from kbsync.store.workspace import Workspace
 
 WORKSPACE_KINDS = {v: k for k, v in KIND_SOURCES.items()}  # source kind -> record kind
+SEMANTIC = "semantic"  # the derived semantic index over the workspace's own kinds (kbsync.retrieval.semanticclient)
 MAX_SUMMARY = 100
 DEFAULT_TIMEOUT_S = 10.0
 QUERY_WORD = "{query}"
@@ -59,7 +60,8 @@ def configured_sources(ws: Workspace) -> list[SourceSpec]:
     """The sources in configuration order, or the workspace's own kinds when none are configured."""
     tables = ws.config.search.sources
     if not tables:
-        return [SourceSpec(name, name) for name in WORKSPACE_KINDS]
+        own = [SourceSpec(name, name) for name in WORKSPACE_KINDS]
+        return own + [SourceSpec(SEMANTIC, SEMANTIC)] if ws.config.search.semantic else own
     specs = [_spec(t, i, ws.config.source) for i, t in enumerate(tables)]
     runs = next((s for s in specs if s.kind == "command"), None)
     if runs:
@@ -102,7 +104,7 @@ def _spec(t: dict[str, Any], i: int, where: str | None) -> SourceSpec:
     here = f"search.sources[{i}]"
     if not isinstance(name, str) or not name:
         raise ConfigError(f"{here} needs a name", path=where)
-    if kind in WORKSPACE_KINDS:
+    if kind in WORKSPACE_KINDS or kind == SEMANTIC:
         return SourceSpec(name, kind)
     if kind == "folder" and isinstance(t.get("path"), str):
         return SourceSpec(name, kind, path=str(Path(t["path"]).expanduser()))
@@ -153,7 +155,7 @@ def federated(ws: Workspace, text: str, *, names: Sequence[str] | None = None, t
     if not query.terms and not query.has_filters:
         raise UsageError("nothing to search for; give words or a filter such as tag:合同")
     specs = select(configured_sources(ws), names)
-    if any(s.kind != "command" for s in specs):
+    if any(s.kind not in ("command", SEMANTIC) for s in specs):
         searchindex.build_missing(ws)  # build it once, before the threads read it
     answers = _answers(ws, specs, query, ws.config.search.per_source)
     lists: list[SourceHits] = [(s.name, hits) for s, (hits, _) in zip(specs, answers) if hits is not None]
@@ -285,7 +287,21 @@ def _command_hit(source: str, rank: int, obj: Any) -> Hit | None:
                url=vals["url"] or "", summary=clip(vals["summary"] or ""))
 
 
+# ---- the semantic index ----------------------------------------------------------
+
+def _semantic_hits(ws: Workspace, spec: SourceSpec, query: Query, limit: int) -> list[Hit]:
+    """The records nearest in meaning to the query's text; none for a query of filters alone (the meaning
+    of `tag:x` is the keyword sources' business) or while the index has never been built."""
+    if not query.terms or query.has_filters:
+        return []
+    from kbsync.retrieval.semanticclient import nearest
+
+    found = nearest(ws, query.text, list(WORKSPACE_KINDS.values()), limit)
+    return [Hit(source=spec.name, rank=i, title=n.title, key=n.key, path=n.relpath, summary=clip(n.summary))
+            for i, n in enumerate(found, start=1)]
+
+
 # the sources that read files or wait on a program, run in the pool (the workspace's own are searched in the caller)
 _RUNNERS: dict[str, Callable[[Workspace, SourceSpec, Query, int], list[Hit]]] = {
-    "folder": _folder_hits, "command": _command_hits,
+    "folder": _folder_hits, "command": _command_hits, SEMANTIC: _semantic_hits,
 }

@@ -1,0 +1,109 @@
+"""What the semantic index embeds of a record, pure: its head, and its passages where the budget allows.
+
+Embedding every passage of every session is out of reach (12,000 sessions are about 180,000 passages at
+tens of milliseconds each), so each record gives one *head*: its title, tags and summary, then the start
+of its body up to HEAD_TOKENS (a board entry, fact file or short session is whole in it); and its body in
+*passages* of about PASSAGE_TOKENS at paragraph or line boundaries, which are embedded only for the newest
+records, within `[search] semantic_passages` passages over the workspace (see `window`). A unit is known
+by the digest of the model's name and its text: a text embedded once is never embedded again, whichever
+file or rebuild brings it back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from typing import Iterable
+
+from kbsync.retrieval.context import estimate_tokens
+from kbsync.retrieval.records import Record
+
+MODEL = "multilingual-e5-small-q4"  # part of every digest: another model's vectors are never mixed in
+HEAD_TOKENS = 96
+PASSAGE_TOKENS = 128
+_HEADING = re.compile(r"^##[ \t]+.*$", re.MULTILINE)
+_BLANK = re.compile(r"\n[ \t]*\n")
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One text to embed: `ordinal` 0 is the record's head, 1 on its passages in file order."""
+
+    key: str
+    ordinal: int
+    text: str
+
+    @property
+    def digest(self) -> str:
+        return digest(self.text)
+
+
+def digest(text: str) -> str:
+    return hashlib.sha256(f"{MODEL}\0{text}".encode("utf-8")).hexdigest()[:32]
+
+
+def head(rec: Record) -> Unit:
+    """The record's head: title, tags, summary, then the body's start, about HEAD_TOKENS in all."""
+    lines = [rec.title, " ".join(f"#{t}" for t in rec.tags), rec.summary, _plain(rec.body)]
+    return Unit(rec.key, 0, clip("\n".join(x for x in lines if x.strip()), HEAD_TOKENS))
+
+
+def passages(rec: Record) -> list[Unit]:
+    """The record's body in pieces of about PASSAGE_TOKENS (none when the head holds all of it)."""
+    body = _plain(rec.body)
+    if estimate_tokens(body) + estimate_tokens(rec.summary) <= HEAD_TOKENS:
+        return []
+    return [Unit(rec.key, i, text) for i, text in enumerate(pieces(body), start=1)]
+
+
+def pieces(text: str, size: int = PASSAGE_TOKENS) -> list[str]:
+    """`text` in pieces of about `size` tokens, cut between paragraphs, else lines, else inside a line."""
+    out: list[str] = []
+    for part in _parts(text, size):
+        if out and estimate_tokens(out[-1]) + estimate_tokens(part) <= size:
+            out[-1] += "\n" + part
+        else:
+            out.append(part)
+    return out
+
+
+def _parts(text: str, size: int) -> Iterable[str]:
+    for para in _BLANK.split(text):
+        for line in (para.split("\n") if estimate_tokens(para) > size else [para]):
+            line = line.strip()
+            while line:
+                piece = clip(line, size)
+                yield piece
+                line = line[len(piece):].strip()
+
+
+def clip(text: str, tokens: int) -> str:
+    """The longest start of `text` within `tokens` (by the context pack's estimate), at least one character."""
+    if estimate_tokens(text) <= tokens:
+        return text
+    lo, hi = 1, len(text)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if estimate_tokens(text[:mid]) <= tokens:
+            lo = mid
+        else:
+            hi = mid - 1
+    return text[:lo]
+
+
+def _plain(body: str) -> str:
+    """The body without its `##` headings (the fixed section names say nothing about its content)."""
+    return _HEADING.sub("", body).strip()
+
+
+def window(sizes: Iterable[tuple[str, str, int]], budget: int) -> set[str]:
+    """The records whose passages are embedded: from (key, date, passage count), the newest first (ties by
+    key) while their passages fit in `budget` in all; a record that does not fit is skipped, not the rest."""
+    chosen: set[str] = set()
+    left = budget
+    for key, _date, n in sorted(sizes, key=lambda s: (s[1], s[0]), reverse=True):
+        if 0 < n <= left:
+            chosen.add(key)
+            left -= n
+    return chosen

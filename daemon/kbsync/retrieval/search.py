@@ -292,11 +292,11 @@ def _command_hit(source: str, rank: int, obj: Any) -> Hit | None:
 def _semantic_hits(ws: Workspace, spec: SourceSpec, query: Query, limit: int) -> list[Hit]:
     """The records nearest in meaning to the query's text; none for a query of filters alone (the meaning
     of `tag:x` is the keyword sources' business) or while the index has never been built."""
-    if not query.terms or query.has_filters:
+    if not query.words or query.has_filters:
         return []
     from kbsync.retrieval.semanticclient import nearest
 
-    found = nearest(ws, query.text, list(WORKSPACE_KINDS.values()), limit)
+    found = nearest(ws, " ".join([*query.terms, *query.phrases]), list(WORKSPACE_KINDS.values()), limit)
     return [Hit(source=spec.name, rank=i, title=n.title, key=n.key, path=n.relpath, summary=clip(n.summary))
             for i, n in enumerate(found, start=1)]
 

@@ -212,7 +212,7 @@ def progress(conn: Connection) -> Progress:
 
 def embedded_units(conn: Connection) -> list[tuple[str, str, str, str, str, bytes]]:
     """(key, relpath, kind, title, summary, vector) of every embedded unit, by key and ordinal."""
-    return [tuple(r) for r in conn.execute(  # type: ignore[misc]
+    return [(r[0], r[1], r[2], r[3], r[4], r[5]) for r in conn.execute(
         "SELECT u.key, r.relpath, r.kind, r.title, r.summary, v.vec FROM units u "
         "JOIN vectors v ON v.digest = u.digest "
         "JOIN records r ON r.key = u.key ORDER BY u.key, u.ordinal")]

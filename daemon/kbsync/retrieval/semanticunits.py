@@ -3,7 +3,7 @@
 Embedding every passage of every session is out of reach (12,000 sessions are about 180,000 passages at
 tens of milliseconds each), so each record gives one *head*: its title, tags and summary, then the start
 of its body up to HEAD_TOKENS (a board entry, fact file or short session is whole in it); and its body in
-*passages* of about PASSAGE_TOKENS at paragraph or line boundaries, which are embedded only for the newest
+*passages* (the keyword index's: `##` sections cut at about 200 tokens), which are embedded only for the newest
 records, within `[search] semantic_passages` passages over the workspace (see `window`). A unit is known
 by the digest of the model's name and its text: a text embedded once is never embedded again, whichever
 file or rebuild brings it back.
@@ -17,13 +17,12 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from kbsync.retrieval.context import estimate_tokens
+from kbsync.retrieval.passages import split
 from kbsync.retrieval.records import Record
 
 MODEL = "multilingual-e5-small-q4"  # part of every digest: another model's vectors are never mixed in
 HEAD_TOKENS = 96
-PASSAGE_TOKENS = 128
 _HEADING = re.compile(r"^##[ \t]+.*$", re.MULTILINE)
-_BLANK = re.compile(r"\n[ \t]*\n")
 
 
 @dataclass(frozen=True)
@@ -50,32 +49,11 @@ def head(rec: Record) -> Unit:
 
 
 def passages(rec: Record) -> list[Unit]:
-    """The record's body in pieces of about PASSAGE_TOKENS (none when the head holds all of it)."""
-    body = _plain(rec.body)
-    if estimate_tokens(body) + estimate_tokens(rec.summary) <= HEAD_TOKENS:
+    """The record's passages as the keyword index cuts them (kbsync.retrieval.passages), none when the head
+    holds all of its body."""
+    if estimate_tokens(_plain(rec.body)) + estimate_tokens(rec.summary) <= HEAD_TOKENS:
         return []
-    return [Unit(rec.key, i, text) for i, text in enumerate(pieces(body), start=1)]
-
-
-def pieces(text: str, size: int = PASSAGE_TOKENS) -> list[str]:
-    """`text` in pieces of about `size` tokens, cut between paragraphs, else lines, else inside a line."""
-    out: list[str] = []
-    for part in _parts(text, size):
-        if out and estimate_tokens(out[-1]) + estimate_tokens(part) <= size:
-            out[-1] += "\n" + part
-        else:
-            out.append(part)
-    return out
-
-
-def _parts(text: str, size: int) -> Iterable[str]:
-    for para in _BLANK.split(text):
-        for line in (para.split("\n") if estimate_tokens(para) > size else [para]):
-            line = line.strip()
-            while line:
-                piece = clip(line, size)
-                yield piece
-                line = line[len(piece):].strip()
+    return [Unit(rec.key, p.ordinal + 1, p.text) for p in split(rec.body)]
 
 
 def clip(text: str, tokens: int) -> str:

@@ -34,7 +34,6 @@ from kbsync.store.workspace import Workspace
 if TYPE_CHECKING:
     from kbsync.retrieval.semanticsearch import Searcher
 
-log = logging.getLogger("kbsync.semantic")
 IDLE_S = 300.0
 LOCK_TTL_S = 10 * 365 * 86400  # the lock lives as long as its pid
 BACKGROUND_NICE = 10
@@ -93,9 +92,6 @@ def _build_once(ws: Workspace, model: semanticbuild.Embedder, shown: bool) -> No
         progress.configure(enabled=shown)
         with progress.Progress("semantic index", left.units - left.embedded, unit="texts") as bar:
             semanticbuild.build(ws, conn, model, again=lambda: store.take_wanted(ws.state_dir), on_batch=bar.advance)
-        done = store.progress(conn)
-        if shown:
-            log.info("semantic index: %d of %d texts embedded", done.embedded, done.units)
     finally:
         conn.close()
 

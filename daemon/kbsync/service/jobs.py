@@ -55,7 +55,7 @@ TIMED: tuple[TimedJob, ...] = (
     TimedJob("commit", "daemon.commit_every", "kbsync.git.commit:scheduled_commit", worker=True),
     TimedJob("sync", "sync.every", "kbsync.sync.syncer:sync", when="kbsync.sync.syncer:remote_configured"),
     TimedJob("scan", "scan.every", "kbsync.board.scan:scheduled_scan", when="kbsync.board.scan:sources_configured"),
-    TimedJob("semantic index", "search.semantic_every", "kbsync.retrieval.semanticclient:scheduled",
+    TimedJob("semantic check", "search.semantic_every", "kbsync.retrieval.semanticclient:scheduled",
              when="kbsync.retrieval.semanticclient:enabled"),
 )
 

@@ -96,16 +96,25 @@ def connect(path: Path) -> Connection:
     try:
         conn = _open(path)
         if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
-            if conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
-                conn.close()
-                for suffix in ("", "-wal", "-shm"):
-                    Path(f"{path}{suffix}").unlink(missing_ok=True)
-                conn = _open(path)
-            conn.executescript(_TABLES + f"PRAGMA user_version = {SCHEMA_VERSION};")
+            _create(conn)
         return conn
     except sqlite3.DatabaseError as exc:
         raise KbsyncError(f"the semantic index cannot be read ({exc}); run `kbsync index rebuild --semantic`",
                           path=str(path)) from exc
+
+
+def _create(conn: Connection) -> None:
+    """Make the tables, dropping those of another layout, in one transaction: two processes that open a new
+    store together (a builder and a search) must not both make them."""
+    with transaction(conn):
+        if conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION:
+            return
+        names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        for name in names:
+            conn.execute(f'DROP TABLE IF EXISTS "{name}"')
+        for statement in filter(str.strip, _TABLES.split(";")):
+            conn.execute(statement)
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
 
 def _open(path: Path) -> Connection:

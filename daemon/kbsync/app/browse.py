@@ -64,6 +64,7 @@ class SearchHit:
     url: str
     session_id: str | None  # when the hit is a session of this workspace
     flags: list[str] = field(default_factory=list)  # families of the embedded instructions its record carries
+    board_key: str | None = None  # when the hit is an entry of this workspace's board
 
 
 @dataclass(frozen=True)
@@ -143,14 +144,27 @@ def search_sessions(ws: Workspace, query: str, top: int = SEARCH_TOP) -> Found:
 
 
 def _hit(ws: Workspace, fused: Fused, terms: tuple[str, ...]) -> SearchHit:
-    from kbsync.core import protocol
     from kbsync.core.highlight import mark, snippet
 
     text = _workspace_text(ws, fused.path)
     return SearchHit(", ".join(fused.sources), mark(fused.title, terms), mark(fused.summary, terms),
                      mark(snippet(text, terms), terms) if text else [], fused.path, fused.url,
-                     protocol.id_from_relpath(fused.path) if protocol.classify(fused.path) == "session" else None,
-                     families(fused.flags))
+                     session_of(fused), families(fused.flags), board_key_of(fused))
+
+
+def session_of(hit: Fused) -> str | None:
+    """The id of the session of this workspace a search hit is, or None."""
+    from kbsync.core import protocol
+
+    return protocol.id_from_relpath(hit.path) if hit.path and protocol.classify(hit.path) == "session" else None
+
+
+def board_key_of(hit: Fused) -> str | None:
+    """The key of the board entry a search hit is, or None."""
+    from kbsync.core import protocol
+
+    prefix = f"{protocol.BOARD_MD}#"
+    return hit.key[len(prefix):] if hit.key.startswith(prefix) else None
 
 
 def _workspace_text(ws: Workspace, relpath: str) -> str:

@@ -37,6 +37,7 @@ class SessionDetail:
     parent: Link | None
     children: list[Link]  # sessions whose `parent` is this one: in the order this one lists them, then oldest first
     flags: list[FlagNote]  # embedded instructions in the file, each with its line and excerpt
+    ts: str = ""  # when the session started, as its frontmatter gives it
 
 
 @dataclass(frozen=True)
@@ -65,7 +66,8 @@ def session_detail(ws: Workspace, sid: str) -> SessionDetail:
     found = [Link(str(r.fields.get("id") or ""), r.title, True) for r in children(ws, sid)]
     kids = sorted(found, key=lambda k: text.find(k.id) % (len(text) + 1))  # as the split listed them, then oldest
     return SessionDetail(sid, view.path, _title(view.frontmatter, sid), rows, view.preamble, view.sections,
-                         _link(ws, str(parent)) if parent else None, kids, notes({"": text}))
+                         _link(ws, str(parent)) if parent else None, kids, notes({"": text}),
+                         str(view.frontmatter.get("ts") or ""))
 
 
 def _title(fields: dict[str, object], sid: str) -> str:

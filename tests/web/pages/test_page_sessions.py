@@ -45,7 +45,7 @@ def _fill(root: Path) -> dict[str, str]:
     ids = {}
     for raw, ts, tags, title, text in (
             ("contract", "2025-06-11T09:30:00+00:00", ["合同", "法务"], "合同审查会议", BODY),
-            ("deploy", "2025-06-12T10:00:00+00:00", ["部署"], "部署复盘", "锁文件没有释放，发布失败。"),
+            ("deploy", "2025-06-12T10:00:00+00:00", ["部署"], "部署复盘", "锁文件没有释放，发布失败。\n\n- [ ] 补测试\n- [x] 回滚"),
             ("old", "2025-05-02T08:00:00+00:00", ["部署"], "五月的部署", "推送失败后重试。"),
             ("long", "2025-06-13T08:00:00+00:00", ["拆分"], "长会话", "开头\n\n### 第一部分\n甲\n\n### 第二部分\n乙")):
         done = sessions.save_session(ws, {"session_id": raw, "ts": ts, "tags": tags, "title": title,
@@ -67,12 +67,18 @@ def site_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def ids(site: WebServer) -> dict[str, str]:
     ws = open_workspace(str(site.root), None)
     found = {s.title: s.id for s in sessions.list_sessions(ws, limit=50).sessions}
-    return {"contract": found["合同审查会议"], "long": found["长会话"], "child": found["第一部分"]}
+    return {"contract": found["合同审查会议"], "long": found["长会话"], "child": found["第一部分"],
+            "deploy": found["部署复盘"]}
 
 
 def test_a_session_with_chinese_a_table_and_an_image(page: Page, site: WebServer, ids: dict[str, str]) -> None:
     page.goto(f"{site.url}/sessions/{ids['contract']}")
     assert page.get_by_role("heading", level=1).inner_text() == "合同审查会议"
+    folded = page.locator("details.frontmatter")
+    assert folded.get_attribute("open") is None  # the conversation first, the frontmatter table folded below
+    assert page.evaluate("document.querySelector('main section.rendered').compareDocumentPosition("
+                         "document.querySelector('details.frontmatter')) & Node.DOCUMENT_POSITION_FOLLOWING")
+    folded.locator("summary").click()
     front = page.locator("table.frontmatter")
     assert front.locator("tr", has_text="tags").locator("td").inner_text() == "合同, 法务"
     assert front.locator("tr", has_text="id").locator("td").inner_text() == ids["contract"]
@@ -152,3 +158,23 @@ def test_labels_follow_the_browsers_language_and_a_phone_can_read_it(browser: Br
         b.shot(page, "sessions-phone")
     finally:
         page.context.close()
+
+
+def test_tasks_as_boxes_times_in_the_viewers_zone_and_hits_as_links(browser: b.Browser, site: WebServer,
+                                                                     ids: dict[str, str]) -> None:
+    context = browser.new_context(timezone_id="Asia/Shanghai", locale="en-US")
+    try:
+        page = context.new_page()
+        page.goto(b.login_url(site))
+        page.goto(f"{site.url}/sessions/{ids['deploy']}")
+        assert page.get_by_role("img", name="to do").count() == 1 and page.get_by_role("img", name="done").count() == 1
+        assert "补测试" in page.locator("li", has=page.get_by_role("img", name="to do")).inner_text()
+        shown = page.locator("h1 + p time")
+        assert shown.get_attribute("datetime") == "2025-06-12T10:00:00+00:00"
+        assert "6:00" in shown.inner_text() and "PM" in shown.inner_text()  # 10:00 UTC in Shanghai, the viewer's zone
+        assert shown.get_attribute("title") == "2025-06-12 10:00 (UTC+00:00)"
+        page.goto(f"{site.url}/board?q=%E9%83%A8%E7%BD%B2%E5%A4%8D%E7%9B%98")  # the session is found elsewhere
+        page.locator(".elsewhere").get_by_role("link", name="部署复盘").click()
+        assert page.url.endswith(f"/sessions/{ids['deploy']}")
+    finally:
+        context.close()

@@ -101,7 +101,7 @@ PAGES = ("/board", "/board?q=script", f"/board/entry?key={quote(entry_key(), saf
 INERT = """() => ({
   pwned: window.__pwned === undefined ? null : window.__pwned,
   title: document.title,
-  scripts: document.scripts.length,
+  scripts: [...document.scripts].filter(s => s.src !== location.origin + "/static/localtime.js").length,
   handlers: [...document.querySelectorAll('*')].flatMap(e => [...e.attributes].filter(a => a.name.startsWith('on'))
                                                                          .map(a => e.tagName + ' ' + a.name)),
   links: [...document.querySelectorAll('a[href]')].map(a => a.getAttribute('href'))

@@ -12,7 +12,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from kbsync.app import board, boardview
+from kbsync.app import board, boardview, browse
 from kbsync.errors import KbsyncError, StaleError, UsageError
 from kbsync.web.deps import WS
 from kbsync.web.pages.forms import Form, local_target, read_form, refusal_status
@@ -77,7 +77,7 @@ def show_board(request: Request, ws: WS, type: str = "", topic: str = "", confid
     shown = boardview.view(ws, f, board.clock(None))
     return page(request, "board.html", LABELS, view=shown, f=f, sorts=boardview.SORTS, choices=_choices(),
                 md=render, entry_url=entry_url, done=DONE.get(done, ""), back=_board_url(f), card=card,
-                card_id=card_id, page_url=lambda **at: _board_url(replace(f, **at)))
+                card_id=card_id, session_of=browse.session_of, page_url=lambda **at: _board_url(replace(f, **at)))
 
 
 def card_id(key: str) -> str:

@@ -9,9 +9,11 @@ from typing import Any, Mapping
 from fastapi import Request
 from fastapi.responses import HTMLResponse
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup, escape
 
 from kbsync.app.flagview import families
 from kbsync.app.websessions import BrowserSession
+from kbsync.web.pages.markdown import web_link
 from kbsync.web.guard import CSRF_FIELD
 
 Labels = Mapping[str, Mapping[str, str]]
@@ -34,6 +36,25 @@ LABELS: Labels = {
 _env = Environment(loader=PackageLoader("kbsync.web", "templates"), autoescape=select_autoescape(default=True),
                    undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
 _env.globals["flag_families"] = families  # a search hit's flags (as the index keeps them) as badges
+
+
+def when(text: object) -> Markup:
+    """An ISO 8601 time as a person reads it, `2025-06-11 14:32 (UTC+08:00)`, in a <time> element that
+    /static/localtime.js shows in the viewer's own zone (without the script: in the zone it was written in)."""
+    import datetime as dt
+
+    raw = str(text or "")
+    try:
+        at = dt.datetime.fromisoformat(raw.replace("Z", "+00:00"))
+    except ValueError:
+        return Markup(escape(raw))
+    zone = at.strftime("%z")
+    shown = at.strftime("%Y-%m-%d %H:%M") + (f" (UTC{zone[:3]}:{zone[3:]})" if zone else "")
+    return Markup(f'<time datetime="{escape(at.isoformat())}">{escape(shown)}</time>')
+
+
+_env.filters["when"] = when
+_env.tests["web_link"] = web_link
 
 
 def language(accept: str) -> str:

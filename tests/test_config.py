@@ -52,6 +52,8 @@ def test_example_loads_and_shows_every_default() -> None:
     ("[protocol]\ndefault_offset = '8'\n", "protocol.default_offset"),
     ("[daemon]\ncommit_every = 'hourly'\n", "daemon.commit_every"),
     ("nonsense = = 1\n", "TOML"),
+    ("[sync]\nmax_file_mb = 0\n", "sync.max_file_mb"),
+    ("[sync]\nmax_artifact_mb = -1\n", "sync.max_artifact_mb"),
 ])
 def test_config_errors_name_the_key_and_the_file(text: str, key: str) -> None:
     with pytest.raises(ConfigError) as info:

@@ -49,6 +49,8 @@ class SyncConfig:
     every: str = "5m"
     max_retries: int = 8
     timeout_s: float = 60.0
+    max_file_mb: float = 4.0  # a remote file over this (outside artifacts/) refuses the remote commit
+    max_artifact_mb: float = 25.0  # the same for a file under artifacts/
 
 
 @dataclass(frozen=True)
@@ -208,6 +210,9 @@ def _check(cfg: Config) -> None:
     if cfg.search.semantic_passages < 0:
         raise ConfigError(f"search.semantic_passages = {cfg.search.semantic_passages}; give 0 or more passages",
                           path=src)
+    for key, mb in (("sync.max_file_mb", cfg.sync.max_file_mb), ("sync.max_artifact_mb", cfg.sync.max_artifact_mb)):
+        if not 0 < mb <= 4096:
+            raise ConfigError(f"{key} = {mb}; give a size in MB above 0 and at most 4096", path=src)
     if cfg.web.max_body_kb <= 0:
         raise ConfigError(f"web.max_body_kb = {cfg.web.max_body_kb}; give a positive size in KB", path=src)
 

@@ -320,3 +320,103 @@ def test_two_uncommitted_drafts_with_one_key_both_survive_a_remote_change_to_ano
     text = path.read_text(encoding="utf-8")
     assert "first draft" in text and "second draft" in text
     assert "one, edited on the remote" in text
+
+
+# ---- a file too large to hold: sizes read before content -------------------------------------
+
+SMALL_LIMITS = "[sync]\nmax_file_mb = 0.01\nmax_artifact_mb = 0.05\n"  # 10,485 and 52,428 bytes
+
+
+def with_limits(root: Path, limits: str) -> None:
+    """The workspace's config with `limits` in its [sync] table (added to one that is there, replacing them)."""
+    config = root / ".kbsync" / "config.toml"
+    text = re.sub(r"(?m)^max_(file|artifact)_mb = .*\n", "", config.read_text(encoding="utf-8"))
+    body = limits.removeprefix("[sync]\n")
+    config.write_text(text.replace("[sync]\n", "[sync]\n" + body) if "[sync]\n" in text else text + limits,
+                      encoding="utf-8")
+
+
+def assert_too_large(done: subprocess.CompletedProcess[str], relpath: str, key: str) -> None:
+    assert done.returncode == 3, (done.stdout, done.stderr)
+    assert "Traceback" not in done.stderr
+    line = done.stderr.strip().splitlines()[-1]
+    assert f"its file {relpath!r} holds" in line and key in line and "nothing of it was written" in line, line
+
+
+@pytest.mark.parametrize(("relpath", "size", "key"), [
+    ("memory/big.md", 20_000, "[sync] max_file_mb"),
+    ("artifacts/big.bin", 60_000, "[sync] max_artifact_mb"),
+])
+def test_git_mode_a_file_over_its_limit_refuses_the_commit_before_any_content_is_read(
+        tmp_path: Path, git_ws: tuple[Path, Path], cli: Cli, relpath: str, size: int, key: str) -> None:
+    root, bare = git_ws
+    with_limits(root, SMALL_LIMITS)
+    push_hostile(bare, file_add(relpath, bytes(size)) | file_add("memory/harmless.md", b"# ok\n")
+                 | file_add("artifacts/fits.bin", bytes(40_000)))
+    before, head = disk_state(root), git(root, "rev-parse", "HEAD")
+    done = cli("-w", str(root), "sync")
+    assert_too_large(done, relpath, key)
+    assert f"holds {size:,} bytes" in done.stderr
+    assert git(root, "rev-parse", "HEAD") == head and disk_state(root) == before
+    assert_too_large(cli("-w", str(root), "sync"), relpath, key)  # the same until the file is gone
+    with_limits(root, "[sync]\nmax_file_mb = 1.0\nmax_artifact_mb = 1.0\n")  # or the limit raised
+    assert cli("-w", str(root), "sync").returncode == 0
+    assert (root / relpath).read_bytes() == bytes(size)
+
+
+FETCH_PEAK = r"""
+import resource, sys
+from pathlib import Path
+from kbsync.git import repo
+repo.fetch(Path(sys.argv[1]), "origin", "main", timeout_s=60)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)
+"""
+
+
+def test_git_mode_fetch_holds_no_large_blob_whole(tmp_path: Path, git_ws: tuple[Path, Path]) -> None:
+    """git's own fetch streams a blob over 1 MB to the pack (core.bigFileThreshold), so no process of the sync
+    holds a large file whole, even one over every limit (the remote's side streams too, as a server's would)."""
+    import sys
+
+    root, bare = git_ws
+    git(bare, "config", "core.bigFileThreshold", "1m")
+    push_hostile(bare, file_add("artifacts/zeros.bin", bytes(96 * 1024 * 1024)))
+    done = subprocess.run([sys.executable, "-c", FETCH_PEAK, str(root)], capture_output=True, text=True, check=True)
+    assert int(done.stdout) < 64, f"git's fetch peaked at {done.stdout.strip()} MB for a 96 MB blob"
+
+
+def test_api_mode_a_file_over_its_limit_is_refused_from_the_listing_before_any_blob(
+        tmp_path: Path, server: GitHubServer, api_root: Path, cli: Cli) -> None:
+    with_limits(api_root, SMALL_LIMITS)
+    commit = push_hostile(server.repo.path, file_add("artifacts/big.bin", bytes(60_000)))
+    server.faults.canned.append(Canned("GET", "compare", 404, {"message": "Not Found"}))  # so the tree is listed
+    server.log.clear()
+    before = disk_state(api_root)
+    done = cli("-w", str(api_root), "sync", env={TOKEN_ENV: server.token})
+    assert_too_large(done, "artifacts/big.bin", "[sync] max_artifact_mb")
+    assert commit[:12] in done.stderr and "holds 60,000 bytes" in done.stderr
+    assert server.requests_sent("GET", "blobs") == [] and server.requests_sent("PATCH") == []
+    assert disk_state(api_root) == before
+
+
+def test_api_mode_a_blob_read_stops_at_the_limit_whatever_the_listing_says(
+        tmp_path: Path, server: GitHubServer, api_root: Path, cli: Cli) -> None:
+    """Where no size is known before the read (GitHub's comparison names no sizes), or a listing understates one,
+    the blob's answer is read in pieces and the read stops past the limit."""
+    with_limits(api_root, SMALL_LIMITS)
+    commit = push_hostile(server.repo.path, file_add("memory/big.md", b"# big\n" + b"x" * 300_000))
+    before = disk_state(api_root)
+    done = cli("-w", str(api_root), "sync", env={TOKEN_ENV: server.token})  # the comparison, then the blob
+    assert_too_large(done, "memory/big.md", "[sync] max_file_mb")
+    assert commit[:12] in done.stderr and "holds more than the limit of 10,485 bytes" in done.stderr
+    assert disk_state(api_root) == before
+    tree = git(server.repo.path, "rev-parse", f"{commit}^{{tree}}")
+    listing = server.tree_json(tree, recursive=True)
+    for entry in listing["tree"]:
+        if entry.get("path") == "memory/big.md":
+            entry["size"] = 10  # a listing that lies
+    server.faults.canned.append(Canned("GET", "compare", 404, {"message": "Not Found"}))
+    server.faults.canned.append(Canned("GET", "trees", 200, listing))
+    assert_too_large(cli("-w", str(api_root), "sync", env={TOKEN_ENV: server.token}), "memory/big.md",
+                     "[sync] max_file_mb")
+    assert disk_state(api_root) == before

@@ -332,12 +332,17 @@ def network_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     return {**os.environ, "GIT_TERMINAL_PROMPT": "0", **(extra or {})}
 
 
+# A fetched blob larger than this is streamed to the pack by git's index-pack, never held whole in its memory:
+# a remote can send 200 MB of zeros in 200 KB, and git's default (512 MB) would inflate them all at once.
+FETCH_STREAM_BYTES = 1024 * 1024
+
+
 def fetch(root: Path, remote: str, branch: str, *, timeout_s: float) -> tuple[str, str] | None:
     """Fetch `branch` from `remote` into its remote-tracking ref; (its commit, its tree), or None if the
     remote has no such branch. TimedOutError if the remote does not finish within `timeout_s`."""
     tracking = f"refs/remotes/{remote}/{branch}"
-    done = _exec(root, ["fetch", "--quiet", "--no-tags", remote, f"+refs/heads/{branch}:{tracking}"], check=False,
-                 env=network_env(), timeout=timeout_s)
+    done = _exec(root, ["-c", f"core.bigFileThreshold={FETCH_STREAM_BYTES}", "fetch", "--quiet", "--no-tags", remote,
+                        f"+refs/heads/{branch}:{tracking}"], check=False, env=network_env(), timeout=timeout_s)
     if done.returncode != 0:
         err = done.stderr.decode("utf-8", "replace")
         if "couldn't find remote ref" in err:
@@ -428,10 +433,20 @@ def has_object(root: Path, sha: str) -> bool:
 
 def missing_objects(root: Path, shas: Sequence[str]) -> set[str]:
     """Which of `shas` the repository does not hold."""
+    return {sha for sha, size in object_sizes(root, shas).items() if size is None}
+
+
+def object_sizes(root: Path, shas: Sequence[str]) -> dict[str, int | None]:
+    """The size in bytes of each object of `shas` (None: not held), from its header alone (`git cat-file
+    --batch-check`): nothing of its content is read."""
     if not shas:
-        return set()
+        return {}
     out = _bytes(root, "cat-file", "--batch-check", stdin="".join(f"{s}\n" for s in shas).encode())
-    return {line.split()[0] for line in out.decode().splitlines() if line.endswith(" missing")}
+    sizes: dict[str, int | None] = {}
+    for line in out.decode().splitlines():
+        parts = line.split()
+        sizes[parts[0]] = None if parts[-1] == "missing" else int(parts[2])
+    return sizes
 
 
 def diff_trees(root: Path, old: str, new: str) -> list[TreeChange]:

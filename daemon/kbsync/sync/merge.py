@@ -17,6 +17,7 @@ from typing import Collection, Mapping
 from kbsync.store import conflicts, fsio, initws, pathgate
 from kbsync.git import objects as gitobjects
 from kbsync.git import repo as gitrepo
+from kbsync.sync import limits
 from kbsync.sync import plan as integrate
 from kbsync.core import protocol
 from kbsync.errors import LockedError
@@ -54,6 +55,7 @@ def integrate_remote(ws: Workspace, head: str | None, remote: RemoteHead, base_t
     if base_tree is not None:  # a path the remote did not change since the base keeps the local side: skip it
         base = {c.relpath: c.old for c in gitrepo.diff_trees(root, base_tree, remote.tree)}
         diff = [c for c in diff if c.relpath in base]
+    refuse_large(ws, remote, diff)
     changes = versions(ws, {c.relpath: (base.get(c.relpath), c.old, c.new) for c in diff})
     plan = integrate.plan(changes, skeleton())
     writes = plan.local_writes(changes)
@@ -80,6 +82,15 @@ def refuse_unsafe(ws: Workspace, remote: RemoteHead, files: Mapping[str, tuple[s
     entries = [(p, mode) for p, (mode, _sha) in files.items()]
     pathgate.check_remote_tree(remote.commit, entries, ws.root, written=[c.relpath for c in diff if c.new],
                                removed=[c.relpath for c in diff if not c.new])
+
+
+def refuse_large(ws: Workspace, remote: RemoteHead, diff: list[gitrepo.TreeChange]) -> None:
+    """TooLargeError before any content is read if a file the remote changed is over its size limit: the sizes
+    come from the objects' headers (kbsync.sync.limits)."""
+    shas = sorted({c.new[1] for c in diff if c.new})
+    sizes = gitrepo.object_sizes(ws.root, shas)
+    limits.check_sizes(ws.config.sync, remote.commit,
+                       [(c.relpath, size) for c in diff if c.new and (size := sizes.get(c.new[1])) is not None])
 
 
 def versions(ws: Workspace, sides: Mapping[str, tuple[gitrepo.Side, gitrepo.Side, gitrepo.Side]]) -> dict[str, Versions]:

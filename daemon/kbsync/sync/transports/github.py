@@ -22,11 +22,13 @@ import requests
 from kbsync.git import repo as gitrepo
 from kbsync.git.objects import Change, blob_id
 from kbsync.store import pathgate
+from kbsync.config import SyncConfig
 from kbsync.errors import ConfigError, RemoteError
+from kbsync.sync import limits
 from kbsync.sync.transports import hunks
 from kbsync.sync.transports.base import RemoteHead
-from kbsync.sync.transports.githubclient import (Comparison, EmptyRepositoryError, FileChange, GitHubApi,
-                                                 LostResponseError, TreeEntry, request_policy)
+from kbsync.sync.transports.githubclient import (BlobTooLargeError, Comparison, EmptyRepositoryError, FileChange,
+                                                 GitHubApi, LostResponseError, TreeEntry, request_policy)
 from kbsync.store.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -42,8 +44,9 @@ class ApiTransport:
     mode = "github-api"
 
     def __init__(self, root: Path, api: GitHubApi, branch: str, author: tuple[str, str],
-                 known: Mapping[str, str] | None = None) -> None:
+                 known: Mapping[str, str] | None = None, *, sizes: SyncConfig = SyncConfig()) -> None:
         self.root, self.api, self.branch, self.author = root, api, branch, author
+        self.sizes = sizes  # the size limits of the files taken from the remote (kbsync.sync.limits)
         self.where = f"{api.repository}/{branch}"
         self.trees: dict[str, str] = dict(known or {})  # remote commit -> its tree, held locally
         self.remote_blobs: set[str] = set()  # blob shas the remote is known to hold
@@ -107,15 +110,16 @@ class ApiTransport:
             log.info("the changes GitHub listed up to %s do not rebuild its tree %s; listing the tree instead",
                      found.head[:12], found.tree)
             return None
-        self._store_blobs(files, found.changes, {s for _p, _m, s in entries if s})
+        self._store_blobs(found.head, files, found.changes, {p: s for p, _m, s in entries if s})
         tree = gitrepo.build_tree(self.root, old_tree, entries)
         self.remote_blobs |= {s for _p, _m, s in entries if s}
         return tree
 
-    def _store_blobs(self, files: Mapping[str, tuple[str, str]], changes: Sequence[FileChange], shas: set[str]) -> None:
-        """Each blob of `shas` this repository lacks: from its change's patch on the old blob where that gives
-        the very blob, else fetched."""
-        missing = gitrepo.missing_objects(self.root, sorted(shas))
+    def _store_blobs(self, commit: str, files: Mapping[str, tuple[str, str]], changes: Sequence[FileChange],
+                     paths: Mapping[str, str]) -> None:
+        """Each blob of remote `commit` (`paths`: path -> blob sha) this repository lacks: from its change's patch
+        on the old blob where that gives the very blob, else fetched within its path's size limit."""
+        missing = gitrepo.missing_objects(self.root, sorted(set(paths.values())))
         patched = [c for c in changes if c.sha in missing and c.patch is not None and c.status != "removed"]
         sources = [files[c.previous or c.path][1] for c in patched if (c.previous or c.path) in files]
         held = dict(zip(sources, gitrepo.read_blobs(self.root, sources))) if sources else {}
@@ -123,22 +127,36 @@ class ApiTransport:
             source = files.get(c.previous or c.path)
             old = held.get(source[1]) if source else b""
             new = None if old is None else hunks.apply(old, c.patch or "")
-            if new is not None and blob_id(new) == c.sha:
+            if new is not None and blob_id(new) == c.sha and len(new) <= limits.limit_for(self.sizes, c.path):
                 gitrepo.write_blob(self.root, new)
                 missing.discard(c.sha)
-        self._fetch_blobs(missing)
+        self._fetch_blobs(commit, {p: s for p, s in paths.items() if s in missing})
 
-    def _fetch_blobs(self, shas: set[str]) -> None:
-        for blob in sorted(shas):
-            if gitrepo.write_blob(self.root, self.api.get_blob(blob)) != blob:
+    def _fetch_blobs(self, commit: str, paths: Mapping[str, str]) -> None:
+        """Fetch each blob (`paths`: path -> blob sha), each read stopped at the smallest limit of its paths."""
+        strictest: dict[str, str] = {}
+        for path, sha in sorted(paths.items()):
+            if sha not in strictest or limits.limit_for(self.sizes, path) < limits.limit_for(self.sizes, strictest[sha]):
+                strictest[sha] = path
+        for blob, path in sorted(strictest.items()):
+            try:
+                data = self.api.get_blob(blob, limits.limit_for(self.sizes, path))
+            except BlobTooLargeError as exc:
+                raise limits.refusal(self.sizes, commit, path, None) from exc
+            if len(data) > limits.limit_for(self.sizes, path):
+                raise limits.refusal(self.sizes, commit, path, len(data))
+            if gitrepo.write_blob(self.root, data) != blob:
                 raise RemoteError(f"blob {blob} from GitHub was stored under another sha; sync again")
 
     def _fetch(self, commit: str) -> str:
         """The tree of remote `commit`, held locally: one listing, the blobs this repository lacks, the tree
         rebuilt locally (it must have GitHub's sha)."""
-        tree_sha, files = self.api.get_listing(commit)
+        tree_sha, files, sizes = self.api.get_listing(commit)
         pathgate.check_remote_tree(commit, [(p, mode) for p, (mode, _s) in files.items()])  # before any blob is fetched
-        self._fetch_blobs(gitrepo.missing_objects(self.root, [s for _m, s in files.values()]))
+        missing = gitrepo.missing_objects(self.root, [s for _m, s in files.values()])
+        wanted = {p: s for p, (_m, s) in files.items() if s in missing}
+        limits.check_sizes(self.sizes, commit, [(p, sizes[p]) for p in wanted if p in sizes])
+        self._fetch_blobs(commit, wanted)
         tree = gitrepo.build_tree(self.root, None, [(p, mode, s) for p, (mode, s) in files.items()])
         if tree != tree_sha:
             raise RemoteError(f"the remote tree {tree_sha} rebuilt locally as {tree}; it holds entries kbsync "
@@ -294,4 +312,5 @@ def from_config(ws: Workspace, known: Mapping[str, str] | None = None) -> ApiTra
         raise ConfigError(f"set a GitHub token in the environment variable {gh.token_env} ([github] token_env)")
     api = GitHubApi(requests.Session(), api_url=gh.api_url, repository=gh.repository, token=token,
                     timeout_s=sc.timeout_s, policy=request_policy(sc.max_retries))
-    return ApiTransport(ws.root, api, sc.branch, (ws.config.daemon.author_name, ws.config.daemon.author_email), known)
+    return ApiTransport(ws.root, api, sc.branch, (ws.config.daemon.author_name, ws.config.daemon.author_email), known,
+                        sizes=sc)

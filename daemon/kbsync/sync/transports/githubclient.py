@@ -16,6 +16,7 @@ asks for (`retry-after`, `x-ratelimit-reset`, a secondary limit's minute) is mad
 from __future__ import annotations
 
 import base64
+import json
 import logging
 import math
 import random
@@ -35,12 +36,18 @@ log = logging.getLogger(__name__)
 API_VERSION = "2022-11-28"
 SUBMODULE = "160000"
 LOST_RACE = ("fast forward", "cannot be updated")  # 422 messages of a ref another writer moved meanwhile
-RETRYABLE_NETWORK = (requests.ConnectionError, requests.Timeout)
+RETRYABLE_NETWORK = (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError)
 FAR_S = 1e10  # a wait asked for beyond this (some 300 years) is shown as ending then
+JSON_SLACK = 64 * 1024  # the JSON around a blob's base64 content
+READ_PIECE = 64 * 1024
 
 
 class EmptyRepositoryError(RemoteError):
     """The repository has no commit yet (GitHub answers 409)."""
+
+
+class BlobTooLargeError(RemoteError):
+    """A blob's answer ran past the size the caller allows; the read was stopped there."""
 
 
 class LostResponseError(RemoteError):
@@ -167,8 +174,13 @@ class GitHubApi:
             raise RemoteError(f"GitHub stored a blob as {sha}, but its bytes hash to {expected}; nothing was pushed, run sync again")
         return sha
 
-    def get_blob(self, sha: str) -> bytes:
-        body = self._call("GET", f"git/blobs/{sha}", ok=(200,)).body
+    def get_blob(self, sha: str, max_bytes: int | None = None) -> bytes:
+        """The blob's bytes; BlobTooLargeError, having read no more than about that, when they are over
+        `max_bytes` (the answer is base64 in JSON: its read stops a little past 4/3 of the limit)."""
+        cap = None if max_bytes is None else max_bytes * 4 // 3 * 61 // 60 + JSON_SLACK
+        body = self._call("GET", f"git/blobs/{sha}", ok=(200,), cap=cap).body
+        if not isinstance(body, dict):
+            raise RemoteError(f"GitHub answered blob {sha} with no JSON object; nothing was changed, run sync again")
         data = base64.b64decode(body["content"]) if body.get("encoding") == "base64" else str(body["content"]).encode()
         if blob_id(data) != sha:
             raise RemoteError(f"blob {sha} from GitHub does not hash to its sha; nothing was changed, run sync again")
@@ -178,13 +190,15 @@ class GitHubApi:
         """Every blob under tree (or commit) `sha`: path -> (mode, blob sha)."""
         return {p: entry for p, entry in self.get_listing(sha)[1].items() if entry[0] != SUBMODULE}
 
-    def get_listing(self, sha: str) -> tuple[str, dict[str, tuple[str, str]]]:
-        """The tree sha of tree or commit `sha` (one request, no commit read) and every entry under it that
-        is no folder: path -> (mode, sha)."""
+    def get_listing(self, sha: str) -> tuple[str, dict[str, tuple[str, str]], dict[str, int]]:
+        """The tree sha of tree or commit `sha` (one request, no commit read), every entry under it that
+        is no folder (path -> (mode, sha)), and the size GitHub gives each blob (path -> bytes)."""
         body = self._call("GET", f"git/trees/{sha}?recursive=1", ok=(200,)).body
         if body.get("truncated"):
             raise RemoteError(f"GitHub truncated the listing of tree {sha}; the repository is too large for API sync, use mode = \"git\"")
-        return str(body["sha"]), {e["path"]: (e["mode"], e["sha"]) for e in body["tree"] if e["type"] != "tree"}
+        entries = [e for e in body["tree"] if e["type"] != "tree"]
+        sizes = {e["path"]: e["size"] for e in entries if isinstance(e.get("size"), int) and e["type"] == "blob"}
+        return str(body["sha"]), {e["path"]: (e["mode"], e["sha"]) for e in entries}, sizes
 
     def create_tree(self, base_tree: str | None, entries: Sequence[TreeEntry]) -> str:
         tree = [{"path": e.path, "mode": e.mode, "type": "blob", **({"content": e.content} if e.content is not None
@@ -238,20 +252,20 @@ class GitHubApi:
 
     def _call(
         self, method: str, tail: str, body: Any = None, *, ok: tuple[int, ...],
-        passthrough: tuple[int, ...] = (), fresh: bool = False,
+        passthrough: tuple[int, ...] = (), fresh: bool = False, cap: int | None = None,
     ) -> Reply:
-        """One operation, retried where GitHub says waiting helps; RemoteError when it does not."""
+        """One operation, retried where GitHub says waiting helps; RemoteError when it does not. With `cap`, the
+        answer is read in pieces and no more than `cap` bytes of it (BlobTooLargeError past that)."""
         for attempt in range(self.policy.max_retries + 1):
             self._respect_pause(method, tail)
             try:
-                resp = self._send(method, tail, body, fresh or method != "GET")
+                resp, payload = self._send(method, tail, body, fresh or method != "GET", cap)
             except RETRYABLE_NETWORK as exc:
                 if method == "PATCH":
                     raise LostResponseError(f"no answer to PATCH {tail} ({type(exc).__name__})") from exc
                 wait = self._backoff(attempt)
                 log.info("GitHub API %s %s: %s; retrying in %.1fs", method, tail, type(exc).__name__, wait)
             else:
-                payload = _json(resp)
                 if resp.status_code in ok or resp.status_code in passthrough:
                     self._note_limits(resp)
                     return Reply(resp.status_code, payload)
@@ -273,12 +287,24 @@ class GitHubApi:
             "nothing was lost, run sync again later"
         )
 
-    def _send(self, method: str, tail: str, body: Any, fresh: bool) -> requests.Response:
+    def _send(self, method: str, tail: str, body: Any, fresh: bool,
+              cap: int | None = None) -> tuple[requests.Response, Any]:
+        """The answer and its JSON (None if it holds none), the body read whole within the wall-clock bound; with
+        `cap`, read in pieces and stopped past `cap` bytes (BlobTooLargeError)."""
         self.requests_sent += 1
         bound = proc.remaining(self.timeout_s)
         assert bound is not None
-        return wallclock.send(bound, lambda: self.session.request(
-            method, self.base + tail, json=body, headers=self._headers(fresh), timeout=bound, allow_redirects=True))
+        read: list[Any] = []
+
+        def request() -> requests.Response:
+            resp = self.session.request(method, self.base + tail, json=body, headers=self._headers(fresh),
+                                        timeout=bound, allow_redirects=True, stream=cap is not None)
+            if cap is not None:
+                read.append(_capped_json(resp, cap, tail))
+            return resp
+
+        resp = wallclock.send(bound, request)
+        return resp, read[0] if read else _json(resp)
 
     def _backoff(self, attempt: int) -> float:
         ceiling = min(self.policy.cap_s, self.policy.base_s * (2 ** attempt))
@@ -368,6 +394,26 @@ def _text_or_none(value: Any) -> str | None:
 def _json(resp: requests.Response) -> Any:
     try:
         return resp.json()
+    except ValueError:
+        return None
+
+
+def _capped_json(resp: requests.Response, cap: int, tail: str) -> Any:
+    """The answer's JSON, read in pieces (decompressed) and stopped once past `cap` bytes."""
+    try:
+        length = resp.headers.get("content-length", "")
+        if length.isdigit() and int(length) > cap:
+            raise BlobTooLargeError(f"GitHub's answer to GET {tail} holds {int(length):,} bytes, over {cap:,}")
+        pieces, total = [], 0
+        for piece in resp.iter_content(READ_PIECE):
+            total += len(piece)
+            if total > cap:
+                raise BlobTooLargeError(f"GitHub's answer to GET {tail} ran past {cap:,} bytes")
+            pieces.append(piece)
+    finally:
+        resp.close()
+    try:
+        return json.loads(b"".join(pieces))
     except ValueError:
         return None
 

@@ -48,6 +48,7 @@ OBFUSCATED_BONUS: Final = 0.4
 META_FACTOR: Final = 0.5
 QUOTED_FACTOR: Final = 0.2
 NARRATIVE_FACTOR: Final = 0.4
+SPAN_WEIGHT: Final = 0.5  # evidence above this weight (a sign, not a discounted mention) is withheld wherever it is in a flagged passage
 EXCERPT_CHARS: Final = 200
 AT_USE: Final = ("family", "span", "line", "why")  # what of a flag may go to a model: never the span's words
 
@@ -68,7 +69,16 @@ _OBFUSCATION: Final = re.compile("[\u200b-\u200f\u2060-\u2064\uff10-\uff19\uff21
                                  "[a-z]{2}[013457](?![\\w])")
 _WORD_INVISIBLE: Final = re.compile("(?<=[A-Za-z\u4e00-\u9fff])[\u200b-\u200d\u2060\ufeff]+|"
                                     "[\u200b-\u200d\u2060\ufeff]+(?=[A-Za-z\u4e00-\u9fff])")
-_SENTENCE_END: Final = re.compile(r"[.!?;。\n]")
+# A sentence ends at 。！？； or a line break, or at . ! ? ; followed by a space, the text's end, a closing quote or
+# bracket, or a Chinese character: never at the dots of an address (`bob@mail.example.com`, `https://a.example/x?d=1`)
+_TARGETED: Final = re.compile(injectionrules.TARGETED, re.I)
+_TARGET_HINT: Final = re.compile(r"://|www\.|@|/|\.md\b|mcp__|functions\.|webhook|_", re.I)  # what any target holds
+_SENTENCE_END: Final = re.compile("[。！？；\n]|[.!?;](?=[\\s\"'”’)\\]」』>]|$|[\u2e80-\u9fff\uac00-\ud7af\uff00-\uffef])")
+# what opens a line before its sentence and is no part of an instruction: a list marker, a quote marker, a heading's
+# hashes, an opening quote
+_LEAD: Final = re.compile("[ \t]*(?:(?:[-*+]|\\d{1,3}[.)])[ \t]+|>[ \t]*|#{1,6}[ \t]+)*[\"'“‘「『`]?")
+_KEY: Final = re.compile(r"[ \t]*[\w.-]+:[ \t]*[\"']?")  # a frontmatter key
+_FRONTMATTER: Final = re.compile(r"\A---[ \t]*\n.*?^---[ \t]*$", re.S | re.M)
 
 
 @dataclass(frozen=True)
@@ -124,6 +134,13 @@ class _Passages:
     def orig_starts(self) -> list[int]:
         """The original offsets where each passage starts (found when first asked: few texts need them)."""
         return [self.view.original(s) for s in self.starts]
+
+    @cached_property
+    def frontmatter_end(self) -> int:
+        """Where the original text's frontmatter ends (0 when it has none)."""
+        orig = self.view.original_text
+        m = _FRONTMATTER.match(orig) if orig.startswith("---") else None
+        return m.end() if m else 0
 
     def at(self, folded: int) -> int:
         return bisect.bisect_right(self.starts, folded) - 1
@@ -290,12 +307,20 @@ def _anchored(pattern: re.Pattern[str], starts: list[int], text: str, lo: int, h
             yield m
 
 
-def _factor(rule: Rule, p: _Passages, i: int, start: int, end: int, meta: dict[int, bool]) -> float:
+_PLAIN, _DISCUSSES, _TARGETS = 0, 1, 2  # what a passage is, for `_factor`
+
+
+def _factor(rule: Rule, p: _Passages, i: int, start: int, end: int, kinds: dict[int, int]) -> float:
+    """What a match's weight counts in its passage: less where the passage discusses attacks or reports a decision,
+    never less where it carries an action with a target data could leave by (`injectionrules.TARGETED`: a link, an
+    address, a path of the workspace, a tool by name): those discounts are the writer's own to apply."""
     ptext, pstart = p.text(i), p.starts[i]
+    if i not in kinds:
+        kinds[i] = _TARGETS if _targeted(ptext) else _DISCUSSES if _META.search(ptext) else _PLAIN
+    if kinds[i] == _TARGETS:
+        return 1.0
     factor = 1.0
-    if i not in meta:
-        meta[i] = _META.search(ptext) is not None
-    if meta[i]:
+    if kinds[i] == _DISCUSSES:
         inside = any(q.start() <= start - pstart and end - pstart <= q.end() for q in _QUOTES.finditer(ptext))
         factor = QUOTED_FACTOR if inside else META_FACTOR
     if rule.narrative and _NARRATIVE.search(p.view.text, max(pstart, start - 30), start + 10):
@@ -303,18 +328,22 @@ def _factor(rule: Rule, p: _Passages, i: int, start: int, end: int, meta: dict[i
     return factor
 
 
+def _targeted(passage: str) -> bool:
+    return bool(_TARGET_HINT.search(passage)) and _TARGETED.search(passage) is not None
+
+
 def _rule_evidence(p: _Passages) -> list[_Evidence]:
     text, out = p.view.text, []
     hinted = ("<" in text or "[//]" in text) and _HIDDEN_HINT.search(text)  # a character search first: much cheaper
     hidden = [(m.start(), m.end()) for m in _HIDDEN_REGIONS.finditer(text)] if hinted else []
-    index, meta = _Index(text), dict[int, bool]()
+    index, kinds = _Index(text), dict[int, int]()
     for r in index.rules():
         rule = RULES[r]
         for m in _matches(r, text, index):
             i = p.at(m.start())
             region = next(((a, b) for a, b in hidden if a <= m.start() < b), None)
             bonus = "hidden" if region else "obfuscated" if _obfuscated(p.view, m.start(), m.end()) else ""
-            weight = rule.weight * _factor(rule, p, i, m.start(), m.end(), meta)
+            weight = rule.weight * _factor(rule, p, i, m.start(), m.end(), kinds)
             out.append(_Evidence(rule.family, weight, -1, -1, rule.why, i, bonus, found=(m.start(), m.end(), region)))
     return out
 
@@ -336,8 +365,10 @@ def _located(p: _Passages, e: _Evidence) -> _Evidence:
 
 
 def _sentence(p: _Passages, start: int, end: int) -> tuple[int, int]:
-    """The original span of the sentence around a match: within the original lines the match spans, from the
-    last sentence end before it (at most 300 characters back) to the next one after it."""
+    """The original span of the instruction around a match: within the original lines the match spans, from the
+    last sentence end before it (at most 300 characters back) to the next one after it, so that an address or
+    link the match ends in is covered whole; what opens the line and belongs to no instruction (a list marker, a
+    quote marker, a heading's hashes, a frontmatter key, an opening quote) is left out."""
     text, orig = p.view.text, p.view.original_text
     floor = max(0, start - 300)
     ends = [m.end() for m in _SENTENCE_END.finditer(text, floor, start)]
@@ -347,8 +378,14 @@ def _sentence(p: _Passages, start: int, end: int) -> tuple[int, int]:
     stop = _SENTENCE_END.search(text, end)
     lo_o, hi_o = p.view.span(lo, stop.end() if stop else len(text))
     first, last = p.view.span(start, end)
+    line_start = orig.rfind("\n", 0, first) + 1
     line_end = orig.find("\n", last - 1 if last else 0)
-    return max(lo_o, orig.rfind("\n", 0, first) + 1), min(hi_o, line_end if line_end >= 0 else len(orig))
+    lo_o, hi_o = max(lo_o, line_start), min(hi_o, line_end if line_end >= 0 else len(orig))
+    if lo_o == line_start or not orig[line_start:lo_o].strip():
+        key = _KEY.match(orig, line_start) if line_start < p.frontmatter_end else None
+        lead = key or _LEAD.match(orig, line_start)
+        lo_o = min(first, lead.end() if lead else lo_o)
+    return lo_o, hi_o
 
 
 def _hidden_evidence(text: str, p: _Passages) -> list[_Evidence]:
@@ -409,8 +446,20 @@ def _flags(text: str, *, decode: bool = True, min_weight: float = THRESHOLD) -> 
     for items in by_passage.values():
         score, best = _score(items)
         if score >= min_weight and score > 0:
-            out += [_flag(text, _located(p, e), score) for e in best.values()]
-    return sorted(out, key=lambda f: (f.start, f.family))
+            out += _passage_flags(text, p, items, best, score)
+    return sorted(out, key=lambda f: (f.start, f.family, f.end))
+
+
+def _passage_flags(text: str, p: _Passages, items: list[_Evidence], best: dict[str, _Evidence], score: float) -> list[Flag]:
+    """The flags of a flagged passage: one for each family's best evidence, and one for each other sentence that
+    evidence of weight above SPAN_WEIGHT holds (a second instruction after a first one is withheld as well)."""
+    out: dict[tuple[str, int, int], Flag] = {}
+    for e in sorted(items, key=lambda e: -e.weight):
+        if e.weight > SPAN_WEIGHT or best[e.family] is e:
+            at = _located(p, e)
+            out.setdefault((e.family, at.start, at.end), _flag(text, at, score))
+    return [f for (fam, lo, hi), f in out.items()  # a span inside another of its family's adds nothing
+            if not any(k[0] == fam and k[1] <= lo and hi <= k[2] and (k[1], k[2]) != (lo, hi) for k in out)]
 
 
 def _flag(text: str, e: _Evidence, score: float) -> Flag:

@@ -65,6 +65,21 @@ DANGER = (r"(?:\brm\s+-(?:rf|fr|r)\s+(?:/|~|\*|\$home|\.(?:\s|$)|on\b|(?:the |yo
           r"\bwget\b[^\n]{0,80}(?:\|\s*(?:ba|z)?sh|&&\s*(?:ba|z)?sh)|\bmkfs\b|\bdd\s+if=|\bgit\s+push\s+(?:-f|--force)\b(?!-)|"
           r"\bdrop\s+(?:table|database)\b|\bformat\s+c:)")
 
+# What an instruction can send data to or through: a link, an e-mail address, a path of the workspace, a tool by name
+URL = r"(?:\bhttps?://|\bwww\.)[^\s)\]>\"']+"
+EMAIL = r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}\b"
+WORKSPACE = (r"(?:\b(?:memory|sessions|artifacts|candidates|logs)/[\w./-]*|(?<![\w/])\.kbsync/[\w./-]*|"
+             r"\b(?:facts|preferences|learning_board)\.md\b)")
+TOOL_NAMES = (r"(?:\bmcp__[a-z0-9_-]+|\bfunctions\.[a-z_]\w*|\b(?:save_session|write_section|log_tool_call|board_add|"
+              r"board_update|board_feedback|board_applied|get_context)\b)")
+TURN = r"(?<![\w:/.@-])"  # where a turn's speaker can start: a soft line break reads as a space in folded text
+TARGET = rf"(?:{URL}|{EMAIL}|{WORKSPACE}|{TOOL_NAMES})"
+SEND = (r"(?:send|post|upload|e-?mail|mail|forward|transmit|exfiltrate|leak|submit|share|deliver|paste|copy|attach|append|"
+        r"fetch|visit|call|invoke|embed)")
+SEND_ZH = r"(?:发送|发到|发给|上传|传到|转发|提交|写入|追加|附在|附加|拼接|调用|访问|打开)"
+# a passage that carries an action with such a target is never discounted (kbsync.core.injection)
+TARGETED = rf"\b{SEND}\b{G(80)}{TARGET}|{SEND_ZH}[^。\n]{{0,40}}{TARGET}"
+
 
 @dataclass(frozen=True)
 class Rule:
@@ -568,4 +583,48 @@ RULES: Final[tuple[Rule, ...]] = (
        r"没有问题|已经成功|操作成功|都正常|顺利完成)", "tells the reader how to cover up"),
     _r("secrecy", 0.8, "如果用户问|用户问起", r"(?:如果|若|要是)?用户问(?:起|到)?[^。\n]{0,20}(?:就说|就回答|你就说|就告诉)",
        "tells the reader how to cover up"),
+    # -- structural signals: what no phrasing hides -------------------------------------------
+    # a link or image whose address carries workspace data or a placeholder to be filled with data
+    _r("exfiltration", 1.0, "](", r"!?\[[^\]\n]*\]\(\s*(?:https?:)?//[^)\s]*[?&#][\w.-]+=[^)\s&]*?(?:" +
+       WORKSPACE.replace(r"\b(?:memory", r"(?:memory") + r"|memory%2f|sessions%2f|\{|%7b|\$|%24|<|%3c|\[|%5b|…|\.\.\.|%e2%80%a6|"
+       r"(?-i:[A-Z0-9]+(?:_[A-Z0-9]+)+)(?=[)&#\s]))", "carries a link or image whose address would send workspace data out"),
+    _r("exfiltration", 1.0, "![", r"!\[[^\]\n]*\]\(\s*(?:https?:)?//[^)\s]*[?&#][\w.-]+=(?:data|secrets?|tokens?|passwords?|"
+       r"credentials|conversation|chat|memory|memories|facts|payload|prompt)(?=[)&#\s])",
+       "carries an image whose address would send data out"),
+    # an action that sends workspace memory to an address outside
+    _r("exfiltration", 1.0, "http|https|www.|@|webhook",
+       rf"\b{SEND}\b{G(60)}(?:{WORKSPACE}|\b(?:the |your |my |our |all )?(?:stored |saved )?(?:facts|preferences|memory|"
+       rf"memories|workspace|knowledge base)(?: files?| folders?| notes| entries| contents)?\b|\bcontents? of\b|\bwhat you "
+       rf"(?:remember|know about)\b){G(60)}(?:{URL}|{EMAIL}|\bwebhooks?\b)|{WORKSPACE}{G(60)}\b(?:and|then)\s+{SEND}\s+(?:it|them|its contents?|"
+       rf"the contents?|everything)?\s*(?:to|into|at)\s+(?:{URL}|{EMAIL}|\bwebhooks?\b)", "asks for the workspace's memory to be sent out",
+       also=SEND_KEYS),
+    _r("exfiltration", 1.0, "记忆|事实|偏好|工作区|知识库|memory/", rf"(?:记忆|事实文件|偏好文件|工作区|知识库|{WORKSPACE})[^。\n]{{0,24}}"
+       rf"{SEND_ZH}[^。\n]{{0,20}}(?:{URL}|{EMAIL}|服务器|邮箱)|{SEND_ZH}[^。\n]{{0,12}}(?:记忆|事实文件|偏好文件|工作区|知识库|"
+       rf"{WORKSPACE})[^。\n]{{0,24}}(?:{URL}|{EMAIL}|服务器|邮箱)", "asks for the workspace's memory to be sent out"),
+    _r("override", 0.6, "above|preceding|foregoing", r"\b(?:ignore|disregard|forget|skip|drop)\s+(?:all\s+(?:of\s+)?|everything\s+)?"
+       r"(?:the\s+)?(?:above|preceding|foregoing)(?=\s*(?:and\b|then\b|[,;:.!]|$))", "tells the reader to drop what came before"),
+    _r("override", 0.6, "以上|上面|上述|前面", r"(?:忽略|无视|忘记|忘掉|不要理会)(?:掉)?(?:以上|上面|上述|前面)(?:的)?(?:内容|所有|全部|一切)?"
+       r"(?=[，,。；;：:！!]|并|然后|$)", "tells the reader to drop what came before"),
+    # a line that imitates a turn of the conversation: the assistant's (agreeing, to carry the model along) or the system's
+    _r("role", 1.0, "assistant|ai|chatgpt|gpt|claude|gemini|copilot|bot|model", rf"{TURN}(?-i:(?:AI )?Assistant|ASSISTANT|AI|ChatGPT|GPT(?:-?\d+o?)?|"
+       r"Claude|Gemini|Copilot|Bot|Model)\s*:\s*(?:sure|certainly|of course|absolutely|okay|ok|understood|yes|alright|got it|"
+       rf"no problem|i will|i'll|i can|as requested|will do|right away)\b|{TURN}(?-i:(?:AI )?Assistant|ASSISTANT|AI|ChatGPT|Claude|"
+       r"Gemini|Copilot|Bot|Model)\s*:\s*here (?:is|are) (?:the |your |my |all )?(?:secrets?|passwords?|keys?|api keys?|"
+       r"credentials|tokens?|system prompt|hidden|confidential|private)\b",
+       "imitates the assistant's turn of the conversation, agreeing to a request"),
+    _r("role", 1.0, "system|developer|sys", rf"{TURN}(?:system|system message|system prompt|sys|developer)\s*:\s*(?:you\b|you're\b|"
+       r"your\b|from now\b|ignore\b|disregard\b|forget\b|new\b|all\b|always\b|never\b|do not\b|don't\b|the (?:assistant|ai|model)\b|"
+       r"assistant\b|override\b|update\b|attention\b|important\b)", "imitates a system turn of the conversation"),
+    _r("role", 0.4, "system", rf"{TURN}(?-i:System|SYSTEM)\s*:", "imitates a system turn of the conversation"),
+    _r("role", 1.0, "助手|ai|机器人|模型", rf"{TURN}(?:ai|人工智能)?(?:助手|助理|机器人|模型)\s*[:：]\s*(?:好的|当然|没问题|明白|以下是|这是|"
+       r"收到|遵命|可以|马上|已经|我会|我将)", "imitates the assistant's turn of the conversation, agreeing to a request"),
+    _r("role", 1.0, "系统", rf"{TURN}系统(?:消息|提示词?|指令)?\s*[:：]\s*(?:你|从现在|从今|忽略|无视|必须|新的|所有|一律|不要|不得|请|以后|今后|"
+       r"注意|重要|更新)", "imitates a system turn of the conversation"),
+    _r("role", 0.5, "助手|系统", rf"{TURN}(?:ai)?(?:助手|系统)\s*[:：]", "imitates a turn of the conversation"),
+    # an instruction addressed to a tool by its name
+    _r("tool", 1.0, "mcp__|functions.|save_session|write_section|log_tool_call|board_add|board_update|board_feedback|"
+       "board_applied|get_context|remember|forget", r"\b(?:call|invoke|use|run|trigger|execute|then)\s+(?:the\s+)?(?:kbsync\s+)?"
+       rf"(?:mcp\s+)?`?(?:{TOOL_NAMES}|remember|forget)`?(?:\s+(?:tool|function)\b|\s*\(|\s+with\b|\s+to\b)|"
+       rf"{TURN}`?{TOOL_NAMES}`?\s*(?:\(|:\s*\S)", "addresses the reader's tools by name"),
+    _r("tool", 1.0, "调用|使用|执行", rf"(?:调用|使用|执行)\s*`?(?:{TOOL_NAMES}|remember|forget)`?", "addresses the reader's tools by name"),
 )

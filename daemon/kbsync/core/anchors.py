@@ -10,7 +10,7 @@ kbsync.core.injection tries a rule only at the positions where one of its prefix
 lower-cased text, which finds exactly the matches that a search trying every position finds: a
 position where no prefix starts cannot start a match. `starts(regex)` is what it looks for.
 
-Working the prefixes out parses every rule (30 ms for the detector's 160, in each process that checks
+Working the prefixes out parses every rule (30 ms for the detector's 174, in each process that checks
 text: the first `kbsync search`, the first guarded MCP answer). So the detector's table is stored in
 kbsync/data/anchors.json (`render`; written by scripts/anchors) and `table` takes it from there when it
 was made from the same patterns, by this module as it is, under the same Python and Unicode versions

@@ -20,10 +20,13 @@ this finds the passages that would act as an instruction if a model took them as
    invisible, look-alike or leetspeak characters. In a passage that discusses attacks
    (prompt injection, jailbreak, attacker, example ...) every weight counts META_FACTOR,
    and QUOTED_FACTOR when the evidence is in quotes; reported decisions ("we agreed to
-   ignore the old rules") count NARRATIVE_FACTOR.
-4. A passage whose score reaches THRESHOLD is flagged: one Flag per family, naming the
-   family, the span (the sentence, the comment or the encoded run, in the original
-   text's offsets), its line and why.
+   ignore the old rules") count NARRATIVE_FACTOR; none of these in a passage that carries
+   an action with a target (injectionrules.TARGETED: a link, an address, a workspace path,
+   a tool's name), since a writer can apply them to their own attack.
+4. A passage whose score reaches THRESHOLD is flagged: a Flag for each family's best
+   evidence and for each other sentence holding evidence above SPAN_WEIGHT, naming the
+   family, the span (the sentence to its end and its target, the comment or the encoded
+   run, in the original text's offsets), its line and why.
 """
 
 from __future__ import annotations

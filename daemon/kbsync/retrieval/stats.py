@@ -94,22 +94,20 @@ class Crosstab:
 
 
 def month_by_tag(rows: Iterable[Row], top: int = 8) -> Crosstab:
-    """Clean sessions per UTC month and tag; a session counts under each of its tags, tags beyond the `top`
-    most used under (other), sessions with none under (none)."""
-    cells: Counter[tuple[str, str]] = Counter()
-    for row in rows:
-        if not row.broken:
-            cells.update((row.date[:7], key) for key in dict.fromkeys(keys_of(row, "tag")))
-    per_tag: Counter[str] = Counter()
-    for (_, tag), n in cells.items():
-        per_tag[tag] += n
-    named = [t for t, _ in sorted(per_tag.items(), key=lambda kv: (-kv[1], kv[0])) if t != NONE][:top]
-    column = {t: (t if t in named else NONE if t == NONE else OTHER) for t in per_tag}
-    columns = tuple(named + [c for c in (OTHER, NONE) if c in column.values()])
+    """Clean sessions per UTC month, each counted once: under the first of its tags that is among the `top`
+    most used, under (other) when none of its tags is, under (none) when it has none. A month's bars add
+    up to its sessions."""
+    clean = [(row.date[:7], list(dict.fromkeys(keys_of(row, "tag")))) for row in rows if not row.broken]
+    used: Counter[str] = Counter(t for _, tags in clean for t in tags if t != NONE)
+    named = [t for t, _ in sorted(used.items(), key=lambda kv: (-kv[1], kv[0]))][:top]
+    cells: Counter[tuple[str, str]] = Counter(
+        (month, next((t for t in tags if t in named), OTHER if tags != [NONE] else NONE)) for month, tags in clean)
+    columns = tuple([t for t in named if any(c == t for _, c in cells)]
+                    + [c for c in (OTHER, NONE) if any(k == c for _, k in cells)])
     months = tuple(sorted({m for m, _ in cells}))
     grid = {c: [0] * len(months) for c in columns}
-    for (month, tag), n in cells.items():
-        grid[column[tag]][months.index(month)] += n
+    for (month, column), n in cells.items():
+        grid[column][months.index(month)] += n
     return Crosstab(months, columns, tuple(tuple(grid[c]) for c in columns))
 
 

@@ -17,8 +17,9 @@ PALETTE = ("#4269d0", "#efb118", "#ff725c", "#6cc5b0", "#3ca951", "#ff8ab7", "#a
            "#9498a0")
 WIDTH, HEIGHT = 720, 300
 LEFT, RIGHT, TOP, BOTTOM = 48, 12, 16, 64
-LEGEND_ROW = 18
+LEGEND_ROW = 22
 MAX_LABEL = 12
+FONT = 16  # in the chart's units; the page keeps a chart at least 32rem wide, so a label stays about 11 px
 
 
 @dataclass(frozen=True)
@@ -87,7 +88,7 @@ def _bars(chart: Chart, top: int, plot_h: float, legend_h: float) -> list[str]:
             if v:
                 out.append(_rect(x, y, inner, h, PALETTE[s % len(PALETTE)], f"{cat} · {name}: {v}"))
         lx = LEFT + c * slot + slot / 2
-        out.append(f'<text x="{lx:.1f}" y="{base + 14:.1f}" text-anchor="end" font-size="11" '
+        out.append(f'<text x="{lx:.1f}" y="{base + 14:.1f}" text-anchor="end" font-size="{FONT}" '
                    f'transform="rotate(-35 {lx:.1f} {base + 14:.1f})">{_e(_label(cat))}<title>{_e(cat)}</title></text>')
     return out
 
@@ -99,22 +100,29 @@ def _axis(top: int, plot_h: float, legend_h: float) -> list[str]:
     for k in range(steps + 1):
         value = top * k // steps
         y = base - plot_h * k / steps
-        out.append(f'<text x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end" font-size="11">{value}</text>')
+        out.append(f'<text x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end" font-size="{FONT}">{value}</text>')
         if k:
             out.append(f'<line x1="{LEFT}" y1="{y:.1f}" x2="{WIDTH - RIGHT}" y2="{y:.1f}" stroke="#ddd"/>')
     return out
+
+
+def text_width(text: str) -> int:
+    """About how wide `text` is at FONT: a Chinese (wide) character a full em, another about 0.6 em."""
+    import unicodedata
+
+    return round(sum(FONT if unicodedata.east_asian_width(ch) in "WF" else FONT * 0.6 for ch in text)) + 6
 
 
 def _legend(chart: Chart) -> tuple[list[str], float]:
     out: list[str] = []
     x, row = LEFT, 0
     for s, name in enumerate(chart.series):
-        width = 24 + 7 * len(_label(name))
+        width = 24 + text_width(_label(name))
         if x + width > WIDTH - RIGHT and x > LEFT:
             x, row = LEFT, row + 1
         y = TOP + row * LEGEND_ROW
         out.append(f'<rect x="{x}" y="{y}" width="10" height="10" fill="{PALETTE[s % len(PALETTE)]}"/>')
-        out.append(f'<text x="{x + 14}" y="{y + 9}" font-size="11">{_e(_label(name))}<title>{_e(name)}</title></text>')
+        out.append(f'<text x="{x + 14}" y="{y + 9}" font-size="{FONT}">{_e(_label(name))}<title>{_e(name)}</title></text>')
         x += width
     return out, (row + 1) * LEGEND_ROW + 6 if chart.series else 0
 

@@ -16,7 +16,7 @@ from kbsync.web.pages.render import language, page
 
 router = APIRouter(include_in_schema=False)
 LABELS: dict[str, dict[str, str]] = {
-    "en": {"title": "Stats", "c_sessions": "Sessions per month by tag (a session counts under each of its tags)",
+    "en": {"title": "Stats", "c_sessions": "Sessions per month by tag (each session once, under its first tag among the most used)",
            "c_entries": "Board entries by type and confidence", "c_feedback": "Helpful and harmful votes per topic "
            "(this machine)", "c_decay": "Decay candidates over time (today's candidates, by when they became one)",
            "numbers": "The numbers", "dirty": "sessions left out: their frontmatter cannot be read (see kbsync "
@@ -27,7 +27,7 @@ LABELS: dict[str, dict[str, str]] = {
            "by": "By", "none": "none", "base": "compared with the board as committed in",
            "s_helpful": "helpful", "s_harmful": "harmful", "s_candidates": "decay candidates", "total": "total",
            "k_sessions": "Month", "k_entries": "Type", "k_feedback": "Topic", "k_decay": "Month"},
-    "zh": {"title": "统计", "c_sessions": "每月会话数（按标签；一个会话计入它的每个标签）",
+    "zh": {"title": "统计", "c_sessions": "每月会话数（按标签；每个会话只计一次，计入它在常用标签中的第一个）",
            "c_entries": "看板条目：按类型与置信度", "c_feedback": "每个主题的有用与有害反馈（本机）",
            "c_decay": "衰减候选随时间变化（今天的候选，按成为候选的时间）", "numbers": "数据表",
            "dirty": "个会话未计入：元数据无法读取（见 kbsync validate）", "weekly": "每周回顾", "since": "起始",

@@ -16,6 +16,7 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from kbsync.errors import KbsyncError
+from kbsync.mcp.schemas import EntryIn, SessionIn
 
 if TYPE_CHECKING:
     from mcp.server import MCPServer
@@ -30,9 +31,6 @@ SEARCH = ToolAnnotations(read_only_hint=True, open_world_hint=True)
 
 SessionId = Annotated[str, Field(description="YYYYMMDD-HHMM-<7 hex>")]
 EntryKey = Annotated[str, Field(description="<title>@<YYYY-MM-DD>")]
-SESSION_KEYS = ("session_id (required; the same id updates that session), title, ts, role, tags, model, turns, "
-                "tokens_in, tokens_out, status, summary, parent, sections ({heading: text})")
-ENTRY_KEYS = "title, type, topic, summary, core_content, source, source_date, scenarios, confidence"
 BaseVersion = Annotated[str | None, Field(description="version read; changed since: refused")]
 
 
@@ -112,11 +110,12 @@ def _register_reads(server: MCPServer[Any], ws: Callable[[], Workspace]) -> None
 def _register_sessions(server: MCPServer[Any], ws: Callable[[], Workspace]) -> None:
     @server.tool(structured_output=False, annotations=REPLACE)
     @clear_errors
-    def save_session(session: Annotated[dict[str, Any], Field(description=SESSION_KEYS)]) -> dict[str, Any]:
-        """Create or update a session file (the object `kbsync session save` takes)."""
+    def save_session(session: SessionIn) -> dict[str, Any]:
+        """Create or update a session file (the object `kbsync session save` takes). status closed ends the
+        session: the daemon commits it."""
         from kbsync.app.sessions import save_session as save
 
-        done = save(ws(), session, "session")
+        done = save(ws(), session.payload(), "session")
         return {"path": done.relpath, "id": done.record.get("id"), "created": done.created}
 
     @server.tool(structured_output=False, annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False))
@@ -142,21 +141,20 @@ def _register_sessions(server: MCPServer[Any], ws: Callable[[], Workspace]) -> N
 def _register_board(server: MCPServer[Any], ws: Callable[[], Workspace]) -> None:
     @server.tool(structured_output=False, annotations=REPLACE)
     @clear_errors
-    def board_add(entry: Annotated[dict[str, Any], Field(description=ENTRY_KEYS)]) -> dict[str, Any]:
+    def board_add(entry: EntryIn) -> dict[str, Any]:
         """Add a knowledge-board entry (same title and source date: updates it)."""
         from kbsync.app.board import add_entry, clock
 
-        done = add_entry(ws(), entry, clock(None), "entry")
+        done = add_entry(ws(), entry.payload(), clock(None), "entry")
         return {"key": done.key, "action": done.action}
 
     @server.tool(structured_output=False, annotations=REPLACE)
     @clear_errors
-    def board_update(key: EntryKey, entry: Annotated[dict[str, Any], Field(description="the full entry")],
-                     base_version: BaseVersion = None) -> dict[str, Any]:
-        """Replace an entry with its full new version; a partial one is refused."""
+    def board_update(key: EntryKey, entry: EntryIn, base_version: BaseVersion = None) -> dict[str, Any]:
+        """Replace an entry with its full new version."""
         from kbsync.app.board import entry_key, update_entry
 
-        done = update_entry(ws(), entry_key(key), entry, "entry", base=base_version)
+        done = update_entry(ws(), entry_key(key), entry.payload(), "entry", base=base_version)
         return {"key": done.key, "action": done.action, "was": done.was, "version": done.version}
 
     @server.tool(structured_output=False, annotations=ADD)

@@ -24,6 +24,7 @@ END_TASK = """Before you finish this task:
 1. Save the session with `save_session`: your own session_id for this conversation, title, summary, tags, and the sections 用户输入, 我的判断, 工具调用, 结论, 待办 as they stand (or write one section with `write_section`, by the id save_session answered).
 2. Record each tool call you made with `log_tool_call`: session id, tool, status, one line of detail.
 3. For every board entry you used, call `board_feedback` with helpful or harmful, and `board_applied` with the keys of those you applied.
+4. When the conversation is over, close the session: `save_session` with the same session_id and status "closed"; the daemon then commits it.
 {task}"""
 
 

@@ -14,7 +14,8 @@ _NESTED_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
 def compact(schema: dict[str, Any]) -> dict[str, Any]:
     """`schema` without titles, nullable wrappers of optional values and references."""
     defs = schema.get("$defs", {})
-    return _node({k: v for k, v in schema.items() if k != "$defs"}, defs)
+    out: dict[str, Any] = _node({k: v for k, v in schema.items() if k != "$defs"}, defs)
+    return out
 
 
 def _node(node: Any, defs: dict[str, Any]) -> Any:

@@ -43,13 +43,20 @@ def sample(first: int) -> dict[str, Any]:
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, str(BENCH), *args], capture_output=True, text=True, timeout=300)
+    return subprocess.run([sys.executable, str(BENCH), *args], capture_output=True, text=True, timeout=600)
+
+
+def keyword_only(tmp_path: Path) -> str:
+    """A configuration without the semantic leg: the tests that are not about legs need no embedding model."""
+    config = tmp_path / "keyword.toml"
+    config.write_text("[search]\nsemantic = false\n", encoding="utf-8")
+    return str(config)
 
 
 def test_bench_prints_the_table_on_a_tiny_locomo_file(tmp_path: Path) -> None:
     data = tmp_path / "tiny.json"
     data.write_text(json.dumps([sample(0), sample(3)]), encoding="utf-8")
-    got = run(str(data), "--convs", "0-1", "--dump", str(tmp_path / "dump.jsonl"))
+    got = run(str(data), "--convs", "0-1", "--dump", str(tmp_path / "dump.jsonl"), "--config", keyword_only(tmp_path))
     assert got.returncode == 0, got.stderr
     lines = got.stdout.splitlines()
     dumped = [json.loads(line) for line in (tmp_path / "dump.jsonl").read_text(encoding="utf-8").splitlines()]
@@ -106,6 +113,18 @@ def test_a_file_that_is_not_locomo_is_one_line_naming_it(tmp_path: Path) -> None
     assert got.stderr.strip().count("\n") == 0 and "session_1[0]" in got.stderr and "bad.json" in got.stderr
 
 
+def test_the_semantic_leg_is_built_as_a_person_would_and_measured_alone(tmp_path: Path) -> None:
+    data = tmp_path / "tiny.json"
+    data.write_text(json.dumps([sample(0)]), encoding="utf-8")
+    got = run(str(data), "--convs", "0", "--no-crosslang")  # the default configuration: both legs
+    assert got.returncode == 0, got.stderr
+    lines = got.stdout.splitlines()
+    assert "index built in keyword" in lines[0] and ", semantic " in lines[0]
+    rows = {line[:24].strip(): line.split()[-7:] for line in lines if "leg alone" in line}
+    assert set(rows) == {"keyword leg alone", "semantic leg alone"}
+    assert rows["semantic leg alone"][0] == "4" and float(rows["semantic leg alone"][2]) > 0  # top 5
+
+
 def test_each_leg_is_measured_alone_when_search_has_two(tmp_path: Path) -> None:
     data = tmp_path / "tiny.json"
     data.write_text(json.dumps([sample(0)]), encoding="utf-8")
@@ -127,7 +146,8 @@ def test_each_leg_is_measured_alone_when_search_has_two(tmp_path: Path) -> None:
 def test_inside_a_generated_corpus_the_conversations_are_found_among_its_sessions(tmp_path: Path) -> None:
     data = tmp_path / "tiny.json"
     data.write_text(json.dumps([sample(0), sample(3)]), encoding="utf-8")
-    got = run(str(data), "--convs", "0-1", "--corpus", "40", "--out", str(tmp_path / "cache"), "--no-crosslang")
+    got = run(str(data), "--convs", "0-1", "--corpus", "40", "--out", str(tmp_path / "cache"), "--no-crosslang",
+              "--config", keyword_only(tmp_path))
     assert got.returncode == 0, got.stderr
     lines = got.stdout.splitlines()
     at = lines.index(next(line for line in lines if line.startswith("Inside the 40-session generated corpus")))

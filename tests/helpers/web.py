@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -46,13 +47,16 @@ class WebServer:
     """A real server process on `root` (`kbsync web serve`, or `kbsync run` with `command="run"`)."""
 
     def __init__(self, root: Path, home: Path, *, command: tuple[str, ...] = ("web", "serve"),
-                 python: tuple[str, ...] = ()) -> None:
-        """`python`: what the interpreter is given before `-m kbsync` (a bench's wrapper script)."""
+                 python: tuple[str, ...] = (), open_files: tuple[int, int] | None = None) -> None:
+        """`python`: what the interpreter is given before `-m kbsync` (a bench's wrapper script);
+        `open_files`: the (soft, hard) RLIMIT_NOFILE the process starts with, as a service manager sets it."""
         self.root = root
         self.log = root.parent / f"server-{time.monotonic_ns()}.log"
         self._err = open(self.log, "w")
         argv = [sys.executable, *python, "-m", "kbsync", "-v", "-w", str(root), *command]
-        self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=self._err, env=server_env(home))
+        limits = None if open_files is None else lambda: resource.setrlimit(resource.RLIMIT_NOFILE, open_files)
+        self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=self._err, env=server_env(home),
+                                     preexec_fn=limits)
         wait_for(self._listening, timeout=30)
         info = server_info(root)
         assert info is not None

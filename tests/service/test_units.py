@@ -49,6 +49,7 @@ def test_service_install_writes_a_unit_that_verifies(tmp_path: Path, user: bool,
     text = unit.read_text()
     assert f'-w "{ws}" run' in text and f'ReadWritePaths="{ws}"' in text
     assert "NoNewPrivileges=yes" in text and "ProtectSystem=strict" in text and "Restart=on-failure" in text
+    assert "LimitNOFILE=65536" in text  # the server's connections beside the daemon's own files
     assert ("systemctl --user enable --now kbsync.service" if user else "sudo systemctl enable") in proc.stdout
     assert (ws / ".git").is_dir(), "the workspace exists before the service is started"
 
@@ -82,3 +83,9 @@ def test_last_sync_is_the_later_of_the_daemons_and_any_other() -> None:
                                      "result": "synced with git:origin/main at 3f9c2e1"}
     assert last_sync({**job, "time": "2025-06-11T07:30:00Z"}, state)["result"] == "daemon sync"
     assert last_sync(None, {}) is None and last_sync(job, {}) == job
+
+
+def test_every_unit_sets_the_open_files_limit() -> None:
+    for unit in ("kbsync.service", "kbsync@.service"):
+        assert "\nLimitNOFILE=65536\n" in (REPO / "systemd" / unit).read_text(encoding="utf-8"), unit
+    assert "\nLimitNOFILE=65536\n" in render_unit(sys.executable, Path("/srv/kb"), user=True)

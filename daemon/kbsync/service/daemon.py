@@ -34,7 +34,7 @@ from kbsync.git import commit as committer
 from kbsync.store import appendscan, fsio
 from kbsync.git import quiet
 from kbsync.git import repo as gitrepo
-from kbsync import allocator, proc
+from kbsync import allocator, openfiles, proc
 from kbsync.git import inprogress
 from kbsync.service import appendonly, jobrunner, jobs, watch
 from kbsync.service.catchup import CatchUp
@@ -113,6 +113,7 @@ class Daemon:
     def run(self) -> int:
         """Serve until SIGTERM/SIGINT; 0 after a clean stop, 1 if the worker failed."""
         allocator.tune()  # before the threads start: they allocate in what it allows
+        openfiles.raise_soft_limit()  # before the server sizes what it holds from it
         self._take_workspace_lock()
         try:
             self._state = {k: v for k, v in status.read_status(self.ws).items()

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from kbsync.store.fsio import atomic_write
 
+OPEN_FILES = 65536  # the local server's connections beside the daemon's own files (kbsync.web.admission)
 HARDENING = """\
 UMask=0077
 NoNewPrivileges=yes
@@ -47,6 +48,7 @@ def render_unit(python: str, workspace: Path, *, user: bool, account: str | None
         "Restart=on-failure",
         "RestartSec=5",
         "TimeoutStopSec=15",
+        f"LimitNOFILE={OPEN_FILES}",
         *([] if user or not account else [f"User={account}"]),
         HARDENING.format(workspace=_arg(ws)).rstrip("\n"),
         "",

@@ -5,6 +5,9 @@ uvicorn always runs on a thread of its own with its own event loop (in the daemo
 under `kbsync web serve` beside the main thread that takes the signals), so it never installs signal
 handlers, and a stop is the same everywhere: an event is set, uvicorn finishes the requests in hand
 within STOP_GRACE_S, the announcement is withdrawn.
+
+Which connections are held (a complete request head within seconds, at most as many as the open-files
+limit leaves room for, the surplus closed at accept) is kbsync.web.admission's job.
 """
 
 from __future__ import annotations
@@ -20,12 +23,15 @@ import contextlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, AsyncContextManager, AsyncIterator, Callable, Sequence
 
+from kbsync import openfiles
 from kbsync.app.web import ServerInfo, announce_server, api_token, running_server, withdraw_server
 from kbsync.app.workspace import Workspace
 from kbsync.errors import ConfigError, UnavailableError
 
 if TYPE_CHECKING:
     import uvicorn
+
+    from kbsync.web.admission import Tally
     from starlette.types import ASGIApp, Receive, Scope, Send
 
 log = logging.getLogger(__name__)
@@ -33,7 +39,8 @@ log = logging.getLogger(__name__)
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 WILDCARDS = ("0.0.0.0", "::", "")
 STOP_GRACE_S = 3
-MAX_CONNECTIONS = 256  # beyond this many at once, uvicorn answers 503
+LISTEN_QUEUE = 1024  # connections the kernel completes and queues before they are accepted: a burst beyond it
+# is dropped by the kernel (a client then waits for its retry), so it is larger than one turn's accept batch
 
 
 def is_loopback(host: str) -> bool:
@@ -108,6 +115,7 @@ class Running:
     sock: socket.socket
     server: uvicorn.Server
     info: ServerInfo
+    tally: Tally
     lifespans: Sequence[Callable[[], AsyncContextManager[None]]] = field(default=())
 
     def serve(self, stop: threading.Event) -> None:
@@ -119,6 +127,9 @@ class Running:
             log.info("the HTTP API at %s stopped", self.info.url)
 
     async def _serve(self, stop: threading.Event) -> None:
+        from kbsync.web.admission import loop_errors
+
+        asyncio.get_running_loop().set_exception_handler(loop_errors(self.tally))
         async with contextlib.AsyncExitStack() as mounted:  # what a mounted app needs while it is served
             for lifespan in self.lifespans:
                 await mounted.enter_async_context(lifespan())
@@ -129,6 +140,7 @@ class Running:
         announced = False
         while not task.done():
             if self.server.started and not announced:
+                self.sock.listen(LISTEN_QUEUE)  # asyncio listened with its accept batch (admission.BACKLOG)
                 announce_server(self.ws, self.info)
                 log.info("serving the HTTP API at %s (docs/http-api.md)", self.info.url)
                 announced = True
@@ -224,6 +236,7 @@ def open_server(current: Callable[[], Workspace], mounts: Mounts | None = None) 
     """Check [web], make the API token if there is none, bind; the server, not yet serving."""
     import uvicorn
 
+    from kbsync.web.admission import BACKLOG, Admission, GuardedProtocol, Tally, connection_limit
     from kbsync.web.asgi import guarded
 
     ws = current()
@@ -239,10 +252,12 @@ def open_server(current: Callable[[], Workspace], mounts: Mounts | None = None) 
     extra = list(mounts(current)) if mounts else []
     app = guarded(current, base_url=info.url, hosts=allowed_hosts(ws.config.web.host, port), port=port,
                   max_body=ws.config.web.max_body_kb * 1024, mounts=[(m.path, m.app) for m in extra])
+    tally = Tally()
+    protocol = GuardedProtocol.for_admission(Admission(connection_limit(), tally))
     config = uvicorn.Config(app, log_config=None, log_level="warning", access_log=False, lifespan="off",
-                            server_header=False, proxy_headers=False, loop="asyncio", http="httptools", ws="none",
-                            timeout_graceful_shutdown=STOP_GRACE_S, limit_concurrency=MAX_CONNECTIONS)
-    return Running(ws, sock, uvicorn.Server(config), info, [m.lifespan for m in extra if m.lifespan])
+                            server_header=False, proxy_headers=False, loop="asyncio", http=protocol, ws="none",
+                            timeout_graceful_shutdown=STOP_GRACE_S, backlog=BACKLOG)
+    return Running(ws, sock, uvicorn.Server(config), info, tally, [m.lifespan for m in extra if m.lifespan])
 
 
 def daemon_server(ws: Workspace, mounts: Mounts | None = None
@@ -260,6 +275,7 @@ def daemon_server(ws: Workspace, mounts: Mounts | None = None
 
 def serve_foreground(ws: Workspace, mounts: Mounts | None = None) -> int:
     """`kbsync web serve`: serve until SIGINT or SIGTERM; 0 after a clean stop."""
+    openfiles.raise_soft_limit()
     running = open_server(lambda: ws, mounts)
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -433,19 +433,19 @@ def main(argv: list[str] | None = None) -> int:
     convs = [every[i] for i in picked]
     if a.limit:
         convs = [Conversation(c.index, c.speakers, c.sessions, c.questions[:a.limit]) for c in convs]
-    out: list[str] = []
+    phases: list[Callable[[Path, list[str]], None]] = [lambda tmp, out: per_conversation(convs, tmp, a.config, out, a.dump)]
+    if not a.no_crosslang:
+        phases.append(lambda tmp, out: cross_language(convs, tmp, a.config, out))
+    if a.corpus:
+        phases.append(lambda tmp, out: in_corpus(convs, a.corpus, a.out, tmp, a.config, out))
     with tempfile.TemporaryDirectory(prefix="kbsync-locomo-") as tmp:
-        try:
-            per_conversation(convs, Path(tmp), a.config, out, a.dump)
-            if not a.no_crosslang:
-                out.append("")
-                cross_language(convs, Path(tmp), a.config, out)
-            if a.corpus:
-                out.append("")
-                in_corpus(convs, a.corpus, a.out, Path(tmp), a.config, out)
-        except KbsyncError as exc:
-            sys.exit(f"bench: {exc}")
-    print("\n".join(out))
+        for i, phase in enumerate(phases):
+            out: list[str] = [""] if i else []
+            try:
+                phase(Path(tmp), out)
+            except KbsyncError as exc:
+                sys.exit(f"bench: {exc}")
+            print("\n".join(out), flush=True)  # each table as soon as it is measured: a long run shows progress
     return 0
 
 

@@ -373,6 +373,8 @@ def _sentence(p: _Passages, start: int, end: int) -> tuple[int, int]:
     link the match ends in is covered whole; what opens the line and belongs to no instruction (a list marker, a
     quote marker, a heading's hashes, a frontmatter key, an opening quote) is left out."""
     text, orig = p.view.text, p.view.original_text
+    while start < end - 1 and text[start].isspace():  # a match that opens with the space before a word starts at it
+        start += 1
     floor = max(0, start - 300)
     ends = [m.end() for m in _SENTENCE_END.finditer(text, floor, start)]
     lo = ends[-1] if ends else floor

@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Precision and recall of the embedded-instruction detector, and its speed on a generated corpus.
 
-    python bench/bench_injection.py [--set tuning|held-out|both] [--show] [--sessions 3000]
+    python bench/bench_injection.py [--set tuning|held-out|structural|both|all] [--show] [--sessions 3000]
     python bench/bench_injection.py --write-decisions   # after a change of the rules: tests/data/injection_decisions.jsonl
 
 The labelled sets in tests/data/ hold one JSON object per line: {"label": 1|0, "lang": "en"|"zh",
 "family": ..., "form": "explicit"|"obfuscated"|"indirect"} for an injection, {"label": 0, "lang": ...,
 "kind": ...} for a benign look-alike, and "text". injection_heldout.jsonl was written before the
-rules and never tuned on; injection_tuning.jsonl is what the rules were tuned on (see docs/benchmarks.md).
+rules and never tuned on; injection_tuning.jsonl is what the rules were tuned on; injection_structural.jsonl
+holds the structural signals (links and images carrying data, imitated turns, tools by name, memory sent out)
+and their look-alikes, written after those rules and tuned on once (see docs/benchmarks.md).
 
 Per family, recall is over the injections labelled with that family (flagged with any family) and
 precision over the texts flagged with that family. Speed: detect() over every Markdown file of a
@@ -28,7 +30,8 @@ from typing import Callable
 from kbsync.core.injection import detect, families
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "tests" / "data"
-SETS = {"tuning": DATA_DIR / "injection_tuning.jsonl", "held-out": DATA_DIR / "injection_heldout.jsonl"}
+SETS = {"tuning": DATA_DIR / "injection_tuning.jsonl", "held-out": DATA_DIR / "injection_heldout.jsonl",
+        "structural": DATA_DIR / "injection_structural.jsonl"}
 DECISIONS = DATA_DIR / "injection_decisions.jsonl"  # every flag of every labelled text, as the rules decide now
 Row = dict[str, object]
 Detector = Callable[[str], list[str]]  # text -> the families it is flagged with
@@ -113,7 +116,8 @@ def corpus_speed(sessions: int) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--set", choices=("tuning", "held-out", "both"), default="both")
+    ap.add_argument("--set", choices=("tuning", "held-out", "structural", "both", "all"), default="all",
+                    help="both: tuning and held-out; all: the three")
     ap.add_argument("--show", action="store_true", help="print the misclassified texts of the tuning set "
                     "(of the held-out set only with --set held-out: it is never tuned on)")
     ap.add_argument("--sessions", type=int, default=3000, help="corpus size for the speed figure (0: skip)")
@@ -122,11 +126,11 @@ def main() -> None:
     if args.write_decisions:
         DECISIONS.write_text("\n".join(decisions()) + "\n", encoding="utf-8")
         return
-    names = list(SETS) if args.set == "both" else [args.set]
+    names = list(SETS) if args.set == "all" else ["tuning", "held-out"] if args.set == "both" else [args.set]
     for name in names:
         rows = load(SETS[name])
         print("\n".join(report(name, rows)))
-        if args.show and (name == "tuning" or args.set == name):  # held-out misses only when asked by name
+        if args.show and (name != "held-out" or args.set == name):  # held-out misses only when asked by name
             print("\n".join(misclassified(rows)))
     if args.sessions:
         print(corpus_speed(args.sessions))

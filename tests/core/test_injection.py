@@ -51,6 +51,15 @@ def test_precision_and_recall_on_both_sets() -> None:
     held_out = bench.score(bench.load(bench.SETS["held-out"]))
     assert tuning["precision"] >= 0.95 and tuning["recall"] >= 0.95, tuning
     assert held_out["precision"] >= 0.95 and held_out["recall"] >= 0.75, held_out
+    structural = bench.score(bench.load(bench.SETS["structural"]))
+    assert structural["precision"] >= 0.95 and structural["recall"] >= 0.95, structural
+
+
+def test_the_structural_set_holds_each_signal_and_its_look_alikes_in_both_languages() -> None:
+    rows = _bench().load(_bench().SETS["structural"])
+    for lang in ("en", "zh"):
+        assert {r["family"] for r in rows if r["label"] and r["lang"] == lang} >= {"exfiltration", "role", "tool"}, lang
+        assert {r["kind"] for r in rows if not r["label"] and r["lang"] == lang} >= {"transcript", "markdown", "note"}, lang
 
 
 def test_every_labelled_text_is_decided_as_recorded() -> None:

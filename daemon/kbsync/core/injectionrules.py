@@ -606,18 +606,20 @@ RULES: Final[tuple[Rule, ...]] = (
     _r("override", 0.6, "以上|上面|上述|前面", r"(?:忽略|无视|忘记|忘掉|不要理会)(?:掉)?(?:以上|上面|上述|前面)(?:的)?(?:内容|所有|全部|一切)?"
        r"(?=[，,。；;：:！!]|并|然后|$)", "tells the reader to drop what came before"),
     # a line that imitates a turn of the conversation: the assistant's (agreeing, to carry the model along) or the system's
-    _r("role", 1.0, "assistant|ai|chatgpt|gpt|claude|gemini|copilot|bot|model", rf"{TURN}(?-i:(?:AI )?Assistant|ASSISTANT|AI|ChatGPT|GPT(?:-?\d+o?)?|"
-       r"Claude|Gemini|Copilot|Bot|Model)\s*:\s*(?:sure|certainly|of course|absolutely|okay|ok|understood|yes|alright|got it|"
-       rf"no problem|i will|i'll|i can|as requested|will do|right away)\b|{TURN}(?-i:(?:AI )?Assistant|ASSISTANT|AI|ChatGPT|Claude|"
-       r"Gemini|Copilot|Bot|Model)\s*:\s*here (?:is|are) (?:the |your |my |all )?(?:secrets?|passwords?|keys?|api keys?|"
-       r"credentials|tokens?|system prompt|hidden|confidential|private)\b",
+    _r("role", 1.0, "assistant|ai|chatgpt|gpt|claude|gemini|copilot|bot|model", rf"{TURN}(?-i:(?:AI )?Assistant|ASSISTANT|AI|"
+       r"ChatGPT|GPT(?:-?\d+o?)?|Claude|Gemini|Copilot|Bot|Model)\s*:\s*(?:sure|certainly|of course|absolutely|okay|ok|"
+       r"understood|yes|alright|got it|no problem|as requested|will do|right away|here (?:is|are))\b[^\n]{0,80}?\b(?:secrets?|"
+       r"passwords?|keys|api keys?|credentials|tokens|system prompt|confidential|ignor(?:e|ing)|disregard(?:ing)?|"
+       r"no (?:restrictions|rules|limits|filters)|without (?:restrictions|rules|limits|filters|asking)|unrestricted|"
+       r"send(?:ing)?|forward(?:ing)?|upload(?:ing)?|stored|admin)\b",
        "imitates the assistant's turn of the conversation, agreeing to a request"),
     _r("role", 1.0, "system|developer|sys", rf"{TURN}(?:system|system message|system prompt|sys|developer)\s*:\s*(?:you\b|you're\b|"
        r"your\b|from now\b|ignore\b|disregard\b|forget\b|new\b|all\b|always\b|never\b|do not\b|don't\b|the (?:assistant|ai|model)\b|"
        r"assistant\b|override\b|update\b|attention\b|important\b)", "imitates a system turn of the conversation"),
     _r("role", 0.4, "system", rf"{TURN}(?-i:System|SYSTEM)\s*:", "imitates a system turn of the conversation"),
     _r("role", 1.0, "助手|ai|机器人|模型", rf"{TURN}(?:ai|人工智能)?(?:助手|助理|机器人|模型)\s*[:：]\s*(?:好的|当然|没问题|明白|以下是|这是|"
-       r"收到|遵命|可以|马上|已经|我会|我将)", "imitates the assistant's turn of the conversation, agreeing to a request"),
+       r"收到|遵命|可以)[^。\n]{0,40}(?:密码|密钥|令牌|凭据|系统提示|机密|秘密|忽略|不再遵守|不受限制|没有限制|发送|上传|管理员)",
+       "imitates the assistant's turn of the conversation, agreeing to a request"),
     _r("role", 1.0, "系统", rf"{TURN}系统(?:消息|提示词?|指令)?\s*[:：]\s*(?:你|从现在|从今|忽略|无视|必须|新的|所有|一律|不要|不得|请|以后|今后|"
        r"注意|重要|更新)", "imitates a system turn of the conversation"),
     _r("role", 0.5, "助手|系统", rf"{TURN}(?:ai)?(?:助手|系统)\s*[:：]", "imitates a turn of the conversation"),

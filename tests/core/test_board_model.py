@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -160,3 +162,34 @@ def test_a_fence_left_open_is_closed_before_the_missing_sections_are_added() -> 
     assert once.startswith("笔记\n```\ncode\n```\n") and [s.name for s in B.parse_board(once).sections][-3:] == list(B.BOARD_SECTIONS)
     assert fixes[0] == "line 2: closed the code fence left open to the end"
     assert B.repair_board(once) == (once, [])
+
+
+# ---- what an entry's fields may form in the board file -----------------------------------------------
+
+TRICKY_CORES = [
+    "### 伪条目\n- 类型: 方法",
+    "# 一级\n## 学习记录\n###### 六级",
+    "   ### 缩进的标题",
+    "```\n代码没有关上",
+    "~~~\n## 在代码里\n~~~\n## 在代码外",
+    "a\u2028### 换行符\u2029## 段落符\x85### NEL",
+    "<<<<<<< HEAD\n=======\n>>>>>>> theirs",
+]
+
+
+@pytest.mark.parametrize("core", TRICKY_CORES)
+def test_core_content_never_forms_a_heading_or_leaves_a_fence_open(core: str) -> None:
+    from kbsync.core.board import entry_from_dict, parse_board, upsert, validate_board
+    from kbsync.core.boardentry import safe_core
+
+    from helpers.board import payload
+
+    first, problems = entry_from_dict(payload(core_content=core))
+    assert first is not None, problems
+    later, _ = entry_from_dict(payload(title="后来的"))
+    assert later is not None
+    text = upsert(upsert("", first)[0], later)[0]
+    assert [b.entry.title for b in parse_board(text).entries()] == [first.title, "后来的"]
+    assert [f for f in validate_board(text) if f.level == "error"] == []
+    assert safe_core(safe_core(core)) == safe_core(core)
+    assert safe_core(core).replace("\\", "").startswith(core)  # no character removed

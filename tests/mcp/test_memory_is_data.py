@@ -34,7 +34,7 @@ def test_a_planted_instruction_is_flagged_and_withheld(ws_root: Path, cli: Cli) 
     assert file.read_bytes() == before
     text = before.decode("utf-8")
 
-    assert set(item) - {"versions"} == {"kind", "ref", "path", "content"} and item["path"] == done["path"]
+    assert set(item) - {"versions"} == {"kind", "ref", "path", "content", "page"} and item["path"] == done["path"]
     body = item["content"]
     assert PLANTED not in body["text"] and "secretly" not in body["text"]
     assert "部署完成。" in body["text"] and "回滚脚本可用。" in body["text"]

@@ -9,11 +9,13 @@ person reads it as it is.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Iterable
 
-from kbsync.core.injection import Flag, Guarded, at_use as stored_at_use, detect, guard
+from kbsync.core.injection import Flag, Guarded, at_use as stored_at_use, detect, guard, merged_spans, neutralise
+from kbsync.errors import InputError
 
-__all__ = ["Guarded", "at_use", "content", "field_flags", "guard", "record_flags"]
+__all__ = ["Guarded", "at_use", "content", "field_flags", "guard", "page", "record_flags"]
 
 
 def at_use(flags: Iterable[Flag], **where: str) -> list[dict[str, object]]:
@@ -32,6 +34,32 @@ def content(**fields: str) -> dict[str, Any]:
         flags += at_use(safe.flags, field=name)
     out["flags"] = flags
     return out
+
+
+def page(text: str, offset: int, limit: int) -> tuple[dict[str, Any], int]:
+    """The part of `text` from `offset`, at most `limit` characters, guarded as `content` guards a whole text,
+    and where it ends. The flags are found in the whole text, so an instruction cut in two by a page is still
+    found; a page ends at a line's end where one lies within it, and never inside a flagged span (it ends
+    before it, or after it when the span alone is longer than a page: withheld, it is a short marker). The
+    flags' spans are the text's own offsets."""
+    total = len(text)
+    if offset < 0 or limit < 1:
+        raise InputError(f"offset {offset} and limit {limit}: give an offset of 0 or more and a limit of 1 or more")
+    if offset > total:
+        raise InputError(f"offset {offset:,} is past the end of the text ({total:,} characters)")
+    flags = detect(text)
+    end = min(offset + limit, total)
+    if end < total:
+        cut = text.rfind("\n", offset, end)
+        end = cut + 1 if cut >= offset else end
+    for lo, hi, _fams in merged_spans(flags):
+        if lo < end < hi:
+            end = lo if lo > offset else hi
+    mine = [dataclasses.replace(f, start=max(f.start, offset) - offset, end=min(f.end, end) - offset)
+            for f in flags if f.start < end and f.end > offset]
+    shown = neutralise(text[offset:end], mine) if mine else text[offset:end]
+    kept = [f for f in flags if f.start < end and f.end > offset]
+    return {"text": shown, "flags": at_use(kept, field="text")}, end
 
 
 def field_flags(**fields: str) -> list[dict[str, object]]:

@@ -122,12 +122,12 @@ def forget_fact(ws: Workspace, key: str, *, preferences: bool = False, entity: s
 
 def get_fact(ws: Workspace, key: str, *, preferences: bool = False, entity: str | None = None) -> FactItem:
     """The fact `key` of its file (the first, should a hand edit have written it twice)."""
-    from kbsync.core import facts
+    from kbsync.core import facts, limits
 
     relpath = memory_file(preferences=preferences, entity=entity)
     found = next((f for f in _facts_of(ws, relpath) if f.key == facts.normalize_key(key)), None)
     if found is None:
-        raise NothingFoundError(f"no fact {key!r}; see `kbsync memory list`", path=relpath)
+        raise NothingFoundError(f"no fact {limits.shown(key)}; see `kbsync memory list`", path=relpath)
     return FactItem(relpath, found.name, found.value, found.line)
 
 

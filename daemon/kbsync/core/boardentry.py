@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Final
 
+from kbsync.core import body, limits
 from kbsync.core.findings import Level
 from kbsync.core.protocol import BOARD_MD
 
@@ -279,8 +280,10 @@ def field_problems(e: Entry, *, structural: bool = True) -> list[tuple[str, str]
         problems.append(("scenarios", f"{LABELS['scenarios']} (scenarios) is empty; name at least one situation the "
                                       "entry applies to"))
     for k in ("title", "type", "topic", "summary", "source", "source_date", "confidence", "status"):
-        if "\n" in str(getattr(e, k)):
+        if not limits.one_line(str(getattr(e, k))):
             problems.append((k, f"{k} must be one line"))
+    if not all(limits.one_line(s) for s in e.scenarios):
+        problems.append(("scenarios", "each scenario must be one line"))
     if structural:
         problems += _value_problems(e)
     return problems
@@ -296,15 +299,40 @@ def _value_problems(e: Entry) -> list[tuple[str, str]]:
     return out
 
 
+_HEADING_LIKE = re.compile(r"^[ \t]*#{1,6}(?:[ \t]|$)")
+_BOARD_FENCE = re.compile(r"^[ \t]*(```|~~~)")  # what the board's reader takes for a fence (kbsync.core.board)
+
+
+def safe_core(text: str) -> str:
+    """Core content made safe to place under its marker, as a session's section text is
+    (kbsync.core.session.normalize_content): outside code, a line that would read as a heading of any level or
+    starts like a git conflict marker is escaped with a backslash; a code fence left open is closed, so the
+    entries after it stay entries. Lines are split where the board's reader splits them (str.splitlines), so a
+    U+2028 cannot hide a heading. No character is removed; applying it twice changes nothing."""
+    lines = text.splitlines(keepends=True)
+    fence: str | None = None
+    for i, line in enumerate(lines):
+        f = _BOARD_FENCE.match(line)
+        if f:
+            fence = None if fence == f.group(1) else (fence or f.group(1))
+        elif fence is None and (_HEADING_LIKE.match(line) or body.CONFLICT_SIDE.match(line)):
+            at = len(line) - len(line.lstrip(" \t"))
+            lines[i] = line[:at] + "\\" + line[at:]
+    closed = "".join(lines)
+    return f"{closed.rstrip(chr(10))}\n{fence}" if fence else closed
+
+
 def render_entry(e: Entry) -> str:
-    """The canonical Markdown of an entry (ends with a newline, no trailing blank line)."""
+    """The canonical Markdown of an entry (ends with a newline, no trailing blank line). Its one-line fields
+    are one line (field_problems); its core content passes safe_core, so no field can form a heading, a field
+    line or a fence of the board."""
     def line(name: str) -> str:
         return f"- {LABELS[name]}: {getattr(e, name)}\n"
 
     scen = "".join(f"  - {s}\n" for s in e.scenarios)
     head = f"### {e.title}\n\n" + "".join(line(n) for n in ("type", "topic", "summary"))
     tail = "".join(line(n) for n in ("confidence", "status", "source", "source_date"))
-    core = f"\n{LABELS['core_content']}:\n\n{e.core_content.strip(chr(10))}\n" if e.core_content.strip() else \
+    core = f"\n{LABELS['core_content']}:\n\n{safe_core(e.core_content).strip(chr(10))}\n" if e.core_content.strip() else \
         f"\n{LABELS['core_content']}:\n"
     return head + f"- {LABELS['scenarios']}:\n" + scen + tail + core
 
@@ -319,7 +347,8 @@ def entry_from_fields(data: dict[str, Any]) -> tuple[Entry | None, list[tuple[st
     """entry_from_dict with each problem's field: (field, message); an unknown key is its own field."""
     problems: list[tuple[str, str]] = []
     known = {"title", *REQUIRED, "status"}
-    problems += [(k, f"unknown key {k!r}; the keys are {', '.join(sorted(known))}") for k in data if k not in known]
+    problems += [(str(k), f"unknown key {limits.shown(str(k))}; the keys are {', '.join(sorted(known))}")
+                 for k in data if k not in known]
     problems += [(k, f"{k} is missing") for k in ("title", *REQUIRED) if k not in data]
     problems += [(k, f"{k} must be a string") for k, v in data.items()
                  if k in known and k != "scenarios" and not isinstance(v, str)]
@@ -327,12 +356,28 @@ def entry_from_fields(data: dict[str, Any]) -> tuple[Entry | None, list[tuple[st
     if not isinstance(scen, list) or not all(isinstance(s, str) for s in scen):
         problems.append(("scenarios", "scenarios must be a list of strings"))
         scen = []
+    problems += _size_problems(data, scen)
     if problems:
         return None, problems
-    entry = Entry(**{k: data[k].strip() for k in data if k != "scenarios"},
-                  scenarios=tuple(s.strip() for s in scen if s.strip()))
+    entry = Entry(**{k: data[k].strip() for k in data if k not in ("scenarios", "core_content")},
+                  core_content=safe_core(data["core_content"].strip()), scenarios=tuple(s.strip() for s in scen if s.strip()))
     problems = field_problems(entry)
     return (None, problems) if problems else (entry, [])
+
+
+# The most each field of an entry may hold (docs/protocol.md, "Limits"); the rest: limits.NAME.
+FIELD_LIMITS: Final = {"title": limits.TITLE, "summary": limits.SUMMARY, "core_content": limits.TEXT}
+
+
+def _size_problems(data: dict[str, Any], scenarios: list[str]) -> list[tuple[str, str]]:
+    """(field, message) for each field over its maximum: said before any message could repeat the value."""
+    out = [(k, f"{k} is {len(v):,} characters, over the {FIELD_LIMITS.get(k, limits.NAME):,} it may hold")
+           for k, v in data.items() if isinstance(v, str) and len(v) > FIELD_LIMITS.get(k, limits.NAME)]
+    if len(scenarios) > limits.ITEMS:
+        out.append(("scenarios", f"scenarios has {len(scenarios):,} items, over the {limits.ITEMS} it may hold"))
+    out += [("scenarios", f"scenarios[{i}] is {len(s):,} characters, over the {limits.LINE:,} it may hold")
+            for i, s in enumerate(scenarios) if len(s) > limits.LINE]
+    return out
 
 
 def with_status(raw: str, status: str) -> str:

@@ -17,7 +17,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Final, Iterable, TypeVar, Union
 
-from kbsync.core import protocol
+from kbsync.core import limits, protocol
 from kbsync.core.findings import Finding
 
 _BULLET = re.compile(r"^[-*+][ \t]+(.*?)\s*$")
@@ -138,16 +138,21 @@ def check_key(name: str) -> str:
     text = unicodedata.normalize("NFC", name).strip()
     if not normalize_key(text):
         raise ValueError("the key is empty; give the fact's name, e.g. `language`")
-    if _SEPARATOR.search(text) or any(ch in text for ch in "\r\n") or _has_control(text):
-        raise ValueError(f"the key {name!r} holds a colon, a line break or a control character; use a plain name")
+    if _SEPARATOR.search(text) or not limits.one_line(text) or _has_control(text):
+        raise ValueError(f"the key {limits.shown(name)} holds a colon, a line break or a control character; use a "
+                         "plain name")
     if len(text) > MAX_KEY or text[0] in "-*+#>":
-        raise ValueError(f"the key {name[:40]!r} is over {MAX_KEY} characters or starts with Markdown punctuation")
+        raise ValueError(f"the key {limits.shown(name)} is over {MAX_KEY} characters or starts with Markdown "
+                         "punctuation")
     return text
 
 
 def check_value(value: str) -> str:
+    if len(value) > limits.LINE:
+        raise ValueError(f"the value is {len(value):,} characters, over the {limits.LINE:,} a fact may hold; keep "
+                         "the fact short and put the rest in a session or an artifact")
     text = unicodedata.normalize("NFC", value).strip()
-    if any(ch in text for ch in "\r\n") or _has_control(text):
+    if not limits.one_line(text) or _has_control(text):
         raise ValueError("the value holds a line break or a control character; a fact is one line")
     return text
 
@@ -207,10 +212,12 @@ def _with_eol(block: Block) -> Block:
 
 def entity_slug(name: str) -> str:
     """The file-name form of an entity's name (`Project Alpha` → `project-alpha`, `王五` → `王五`)."""
+    if len(name) > limits.NAME:
+        raise ValueError(f"the entity name is {len(name):,} characters, over the {limits.NAME} it may hold")
     text = _UNSAFE_SLUG.sub("", unicodedata.normalize("NFC", name).strip()).lower()
     text = re.sub(r"-{2,}", "-", re.sub(r"\s+", "-", text))[:MAX_SLUG].strip("-.")
     if not text or protocol.CONFLICT_RE.search(text + ".md"):
-        raise ValueError(f"the entity name {name!r} leaves no usable file name; use letters or digits")
+        raise ValueError(f"the entity name {limits.shown(name)} leaves no usable file name; use letters or digits")
     return text
 
 

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from kbsync.core import protocol, textguard
+from kbsync.core import limits, protocol, textguard
 from kbsync.errors import InputError
 
 KEYS = ("session_id", "title", "ts", "role", "tags", "model", "turns", "tokens_in", "tokens_out",
@@ -47,11 +47,34 @@ def _str(data: dict[str, Any], key: str, where: str) -> str:
     return value
 
 
+# The most each one-line field may hold (docs/protocol.md, "Limits"); sections: the session file's size.
+_LIMITS = {"session_id": limits.NAME, "title": limits.TITLE, "ts": limits.NAME, "role": limits.NAME,
+           "model": limits.NAME, "status": limits.NAME, "summary": limits.SUMMARY, "parent": limits.NAME}
+
+
+def _check_sizes(data: dict[str, Any], where: str) -> None:
+    """Every field within its maximum, before any message could repeat one."""
+    for key, limit in _LIMITS.items():
+        if isinstance(data.get(key), str):
+            limits.check(data[key], key, limit, where)
+    tags, sections = data.get("tags"), data.get("sections")
+    if isinstance(tags, list):
+        limits.check_items(tags, "tags", where)
+        for tag in tags:
+            if isinstance(tag, str):
+                limits.check(tag, "a tag", limits.NAME, where)
+    if isinstance(sections, dict):
+        limits.check_items(list(sections), "sections", where)
+        for name in sections:
+            limits.check(name, "a section name", limits.NAME, where)
+
+
 def parse_input(data: dict[str, Any], default_offset: str, where: str = "<stdin>") -> SessionInput:
     textguard.check_tree(data, where)
     unknown = sorted(set(data) - set(KEYS))
     if unknown:
-        raise _bad(where, f"unknown key(s) {', '.join(unknown)}; allowed: {', '.join(KEYS)}")
+        raise _bad(where, f"unknown key(s) {', '.join(map(limits.shown, unknown))}; allowed: {', '.join(KEYS)}")
+    _check_sizes(data, where)
     if not isinstance(data.get("session_id"), str) or not data["session_id"].strip():
         raise _bad(where, "session_id is required: the caller's own id for the session, e.g. a UUID")
     fields: dict[str, Any] = {}

@@ -6,17 +6,25 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from kbsync.app.guard import content, record_flags
+from kbsync.app.guard import content, page, record_flags
+
+READ_LIMIT = 40_000  # characters of a text `read` returns at most in one call (about 10,000 tokens)
 
 if TYPE_CHECKING:
+    from kbsync.app.memory import FactWritten
     from kbsync.app.reading import Item
     from kbsync.app.retrieval import Part
     from kbsync.retrieval.fusion import Fused
     from kbsync.retrieval.search import Outcome
 
-def item(it: Item) -> dict[str, Any]:
+def item(it: Item, offset: int = 0, limit: int = READ_LIMIT) -> dict[str, Any]:
+    """The item's text from `offset`, at most `limit` characters of it (kbsync.app.guard.page), with where the
+    page ends, the text's length, and the offset of the next page (None after the last)."""
     versions = {"versions": it.versions} if it.versions else {}
-    return {"kind": it.kind, "ref": it.ref, "path": it.path, **versions, "content": content(text=it.text)}
+    shown, end = page(it.text, offset, min(limit, READ_LIMIT))
+    total = len(it.text)
+    return {"kind": it.kind, "ref": it.ref, "path": it.path, **versions, "content": shown,
+            "page": {"offset": offset, "end": end, "total": total, "next_offset": end if end < total else None}}
 
 
 def hit(r: Fused) -> dict[str, Any]:
@@ -28,6 +36,11 @@ def hit(r: Fused) -> dict[str, Any]:
 def search(outcome: Outcome) -> dict[str, Any]:
     return {"results": [hit(r) for r in outcome.results],
             "failures": [{"source": name, "why": why} for name, why in outcome.failures]}
+
+
+def removed(done: FactWritten) -> dict[str, Any]:
+    """A forgotten fact: the value it had is workspace text, so it is guarded as every other."""
+    return {"path": done.path, "key": done.key, "action": done.action, "content": content(value=done.value)}
 
 
 def part(p: Part) -> dict[str, Any]:

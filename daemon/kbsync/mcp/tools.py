@@ -91,12 +91,13 @@ def _register_reads(server: MCPServer[Any], ws: Callable[[], Workspace]) -> None
 
     @server.tool(structured_output=False, annotations=READ)
     @clear_errors
-    def read(ref: Annotated[str, Field(description="a session id, a workspace path or a board key")]) -> dict[str, Any]:
-        """The full item a context pack or search hit names."""
+    def read(ref: Annotated[str, Field(description="a session id, a workspace path or a board key")],
+             offset: int = 0, limit: int = 40_000) -> dict[str, Any]:
+        """The item a pack or hit names, paged (page.next_offset)."""
         from kbsync.app.reading import read as run
         from kbsync.mcp import present
 
-        return present.item(run(ws(), ref))
+        return present.item(run(ws(), ref), offset, limit)
 
     @server.tool(structured_output=False, annotations=READ)
     @clear_errors
@@ -192,5 +193,6 @@ def _register_memory(server: MCPServer[Any], ws: Callable[[], Workspace]) -> Non
     def forget(key: str, entity: Entity = None, preferences: bool = False) -> dict[str, Any]:
         """Remove a fact."""
         from kbsync.app.memory import forget_fact
+        from kbsync.mcp import present
 
-        return forget_fact(ws(), key, entity=entity, preferences=preferences).as_dict()
+        return present.removed(forget_fact(ws(), key, entity=entity, preferences=preferences))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from kbsync.store import fsio
-from kbsync.core import protocol, textguard
+from kbsync.core import limits, protocol, textguard
 from kbsync.store.workspace import Workspace
 
 
@@ -14,14 +14,14 @@ def utc_now_iso(now: float | None = None) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))
 
 
-def _clean(text: str, field: str = "the text") -> str:
-    return " ".join(textguard.clean(text, field).split()).replace("|", "\\|")
+def _clean(text: str, field: str, limit: int = limits.NAME) -> str:
+    return " ".join(textguard.clean(limits.check(text, field, limit), field).split()).replace("|", "\\|")
 
 
 def tool_call_line(session: str, tool: str, status: str, detail: str, now: float | None = None) -> str:
     parts = [utc_now_iso(now), _clean(session, "session"), _clean(tool, "tool"), _clean(status, "status")]
     if detail:
-        parts.append(_clean(detail, "detail"))
+        parts.append(_clean(detail, "detail", limits.LINE))
     return " | ".join(parts)
 
 
@@ -32,6 +32,6 @@ def log_tool_call(ws: Workspace, session: str, tool: str, status: str = "ok", de
 
 
 def log_error(ws: Workspace, message: str, now: float | None = None) -> str:
-    line = f"{utc_now_iso(now)} | {' '.join(textguard.clean(message, 'message').split())}"
+    line = f"{utc_now_iso(now)} | {' '.join(textguard.clean(limits.check(message, 'message', limits.LINE), 'message').split())}"
     fsio.append_line(ws.path(protocol.ERRORS_LOG), line)
     return line

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from kbsync.core import body, frontmatter, protocol, textguard, versions
+from kbsync.core import body, frontmatter, limits, protocol, textguard, versions
 from kbsync.store import fsio
 from kbsync.errors import InputError, ProtocolError, StaleError
 from kbsync.core.session import normalize_content, parse_session
@@ -116,7 +116,8 @@ def write_section(ws: Workspace, sid: str, name: str, content: str, *, append: b
     """Replace (or append to) one section of session `sid` under its lock, with the core's guarantees; with
     `base`, only while the section is still at that version (its content's, as `kbsync.core.versions` gives)."""
     relpath = find_given(ws, sid)
-    section = canonical_name(textguard.clean(name, "the section name"), ws.synonyms())
+    section = canonical_name(textguard.clean(limits.check(name, "the section name", limits.NAME), "the section name"),
+                             ws.synonyms())
     content = textguard.clean(content, "the text", multiline=True)
     cfg = ws.config.daemon
     with fsio.locked(ws.path(relpath), ttl_s=cfg.lock_ttl_s, wait_s=cfg.lock_wait_s):

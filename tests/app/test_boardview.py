@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from helpers.board import entry
+from helpers.cli import Cli
 from kbsync.app import boardview
 from kbsync.app.workspace import open_workspace
 from kbsync.core import board as coreboard
@@ -73,3 +74,26 @@ def test_the_board_page_links_its_pages(ws: Workspace, tmp_path: Path) -> None:
     assert 'rel="prev" href="/board?sort=helpful"' in page
     assert 'rel="next" href="/board?sort=helpful&amp;page=3"' in page
     assert 'href="/board?sort=helpful&amp;page=2&amp;decay_page=2"' in page
+
+
+def test_a_search_counts_every_matching_entry_and_the_doors_agree(ws: Workspace, cli: Cli) -> None:
+    import json
+
+    from kbsync.app import board
+
+    text = ws.read_text(BOARD)
+    for i in range(60):
+        words = "发布前检查锁文件是否释放" if i < 40 else "数据库迁移要先备份"
+        text = coreboard.upsert(text, entry(title=f"条目 {i:02d}", summary=words, core_content=words,
+                                            scenarios=("日常",), source_date="2025-02-01",
+                                            confidence="high" if i % 2 else "low"))[0]
+    (ws.root / BOARD).write_text(text, encoding="utf-8")
+    shown = boardview.view(ws, boardview.Filters(q="锁文件"), NOW)
+    assert shown.matched == 40 and shown.total == 60  # every match counted, not the search's first five
+    assert shown.pages == 1 and len(shown.rows) == 40
+    listed = [e.key for e in board.list_entries(ws, q="锁文件")]
+    assert listed == [r.entry.key for r in shown.rows]  # one search: the page's order is the command's
+    out = cli("board", "list", "--query", "锁文件", "--json", ws=ws.root)
+    assert [e["key"] for e in json.loads(out.stdout)] == listed
+    high = boardview.view(ws, boardview.Filters(q="锁文件", confidence="high"), NOW)
+    assert high.matched == 20  # the filter applies to every match, before paging

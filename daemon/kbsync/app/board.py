@@ -163,19 +163,36 @@ def _check_base(current: Entry, sent: Entry, base: str | None) -> None:
 
 def list_entries(ws: Workspace, *, type: str | None = None, topic: str | None = None, status: str | None = None,
                  confidence: str | None = None, q: str | None = None) -> list[Entry]:
-    """The board's entries, in file order, filtered by type, topic, status and confidence, and by words
-    (every word in the title, topic, summary, core content, scenarios or source, case-insensitively)."""
+    """The board's entries filtered by type, topic, status and confidence: in file order, or, with words `q`,
+    every entry the search finds for them, most relevant first (the search of `kbsync search`, on the board
+    alone: the board page, `kbsync board list --query` and the API's `q` are one search)."""
     from kbsync.board import file as boardfile
 
     entries = [b.entry for b in boardfile.load_board(ws).entries()]
-    words = (q or "").casefold().split()
+    if q and q.strip():
+        by_key = {e.key: e for e in entries}
+        entries = [by_key[k] for k in search_keys(ws, q, len(entries)) if k in by_key]
     return [e for e in entries if (not type or e.type == type) and (not topic or e.topic == topic)
-            and (not status or e.status == status) and (not confidence or e.confidence == confidence)
-            and all(w in _searchable(e) for w in words)]
+            and (not status or e.status == status) and (not confidence or e.confidence == confidence)]
 
 
-def _searchable(e: Entry) -> str:
-    return "\n".join([e.title, e.topic, e.summary, e.core_content, e.source, *e.scenarios]).casefold()
+BOARD_HIT = f"{BOARD_FILE}#"
+
+
+def search_keys(ws: Workspace, q: str, limit: int) -> list[str]:
+    """The keys of the board entries the search finds for `q`, most relevant first, at most `limit`. The board's
+    record in the index is brought up to the file first (nothing to do when it is current), so a list made
+    right after a write, with no daemon running, holds it."""
+    from kbsync.app.retrieval import search
+    from kbsync.retrieval import index
+    from kbsync.retrieval.search import configured_sources
+
+    names = [s.name for s in configured_sources(ws) if s.kind == "board"]
+    if not names or limit <= 0:
+        return []
+    index.update(ws, [BOARD_FILE])
+    hits = search(ws, q, sources=names, top=limit, per_source=limit).results
+    return [h.key[len(BOARD_HIT):] for h in hits if h.key.startswith(BOARD_HIT)]
 
 
 def show_entry(ws: Workspace, key: str) -> Shown:

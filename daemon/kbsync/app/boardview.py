@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 SORTS = ("newest", "helpful", "idle", "relevance")  # source date newest first; most helpful; least recently
 # applied first; the search's order (with a search)
-SEARCH_TOP = 200
+ELSEWHERE_TOP = 10  # the search's best hits outside the board, shown below the entries
 BOARD_KEY_PREFIX = f"{board.BOARD_FILE}#"
 PAGE_SIZE = 50  # entries, and decay candidates, shown at a time: a board of thousands stays one quick page
 
@@ -33,7 +33,7 @@ class Filters:
     confidence: str = ""
     status: str = ""
     q: str = ""
-    sort: str = "newest"
+    sort: str = ""  # one of SORTS, or "" for the default (see sort_for)
     page: int = 1  # of the entries kept
     decay_page: int = 1  # of the decay candidates
 
@@ -76,6 +76,11 @@ def _kept(row: Row, f: Filters) -> bool:
                ((f.type, e.type), (f.topic, e.topic), (f.confidence, e.confidence), (f.status, e.status)))
 
 
+def sort_for(given: str, q: str) -> str:
+    """The order asked for, else the search's (relevance) with words to search for, newest without."""
+    return given if given in SORTS else "relevance" if q.strip() else "newest"
+
+
 def _sorted(rows: list[Row], how: str) -> list[Row]:
     """Stable sorts over file order: newest source date, most helpful (then least harmful), least recently
     applied (never applied first)."""
@@ -86,14 +91,15 @@ def _sorted(rows: list[Row], how: str) -> list[Row]:
     return sorted(rows, key=lambda r: r.entry.source_date, reverse=True)
 
 
-def _searched(ws: Workspace, rows: list[Row], q: str) -> tuple[list[Row], list[Fused], list[tuple[str, str]]]:
-    """The rows the federated search finds for `q`, in its order; its hits elsewhere; failed sources."""
+def _searched(ws: Workspace, rows: list[Row], q: str, total: int) -> tuple[list[Row], list[Fused],
+                                                                           list[tuple[str, str]]]:
+    """Every row the search finds for `q` (the board's own search, as `kbsync board list --query` runs it), in
+    its order; the federated search's best hits elsewhere; failed sources."""
     from kbsync.app import retrieval
 
-    outcome = retrieval.search(ws, q, top=SEARCH_TOP)
     by_key = {r.entry.key: r for r in rows}
-    found = [by_key[h.key[len(BOARD_KEY_PREFIX):]] for h in outcome.results
-             if h.key.startswith(BOARD_KEY_PREFIX) and h.key[len(BOARD_KEY_PREFIX):] in by_key]
+    found = [by_key[k] for k in board.search_keys(ws, q, total) if k in by_key]  # filters before paging
+    outcome = retrieval.search(ws, q, top=ELSEWHERE_TOP)
     others = [h for h in outcome.results if not h.key.startswith(BOARD_KEY_PREFIX)]
     return found, others, outcome.failures
 
@@ -147,10 +153,11 @@ def view(ws: Workspace, f: Filters, now: dt.datetime, days: float = 90.0) -> Vie
     kept = [r for r in rows if _kept(r, f)]
     if f.q.strip():
         try:
-            kept, out.elsewhere, out.failures = _searched(ws, kept, f.q)
+            kept, out.elsewhere, out.failures = _searched(ws, kept, f.q, len(rows))
         except UsageError as exc:
             kept, out.search_problem = [], exc.message
-    ordered = kept if f.q.strip() and f.sort == "relevance" else _sorted(kept, f.sort)
+    how = sort_for(f.sort, f.q)
+    ordered = kept if f.q.strip() and how == "relevance" else _sorted(kept, how)
     out.matched = len(ordered)
     shown, out.page, out.pages = paged(ordered, f.page)
     out.rows = [Row(r.entry, r.stats, entry_flags(r.entry)) for r in shown]

@@ -22,11 +22,12 @@ class StatsResult:
     pushed: int | None  # sessions upserted into PostgreSQL when [stats] dsn is set
 
 
-def search(ws: Workspace, query: str, *, sources: Sequence[str] | None = None, top: int = 10) -> Outcome:
+def search(ws: Workspace, query: str, *, sources: Sequence[str] | None = None, top: int = 10,
+           per_source: int | None = None) -> Outcome:
     """Search every configured source (or the named ones) and fuse their rankings with RRF."""
     from kbsync.retrieval.search import federated
 
-    return federated(ws, query, names=sources, top=max(0, top))
+    return federated(ws, query, names=sources, top=max(0, top), per_source=per_source)
 
 
 def split_tags(text: str) -> list[str]:

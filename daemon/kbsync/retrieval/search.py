@@ -147,8 +147,10 @@ def select(specs: list[SourceSpec], names: Sequence[str] | None) -> list[SourceS
 
 
 def federated(ws: Workspace, text: str, *, names: Sequence[str] | None = None, top: int = 10,
-              fusion: FusionFn | None = None) -> Outcome:
-    """Run the sources on `text` (see _answers) and fuse their lists; failures are collected, not raised."""
+              fusion: FusionFn | None = None, per_source: int | None = None) -> Outcome:
+    """Run the sources on `text` (see _answers) and fuse their lists; failures are collected, not raised.
+    Each source gives its best `per_source` ([search] per_source unless given: a list of every match of one
+    source, such as the board page's, asks for more)."""
     query = parse_query(text)
     if query.errors:
         raise UsageError("; ".join(query.errors))
@@ -157,7 +159,7 @@ def federated(ws: Workspace, text: str, *, names: Sequence[str] | None = None, t
     specs = select(configured_sources(ws), names)
     if any(s.kind not in ("command", SEMANTIC) for s in specs):
         searchindex.build_missing(ws)  # build it once, before the threads read it
-    answers = _answers(ws, specs, query, ws.config.search.per_source)
+    answers = _answers(ws, specs, query, per_source or ws.config.search.per_source)
     lists: list[SourceHits] = [(s.name, hits) for s, (hits, _) in zip(specs, answers) if hits is not None]
     failures = [(s.name, why) for s, (_, why) in zip(specs, answers) if why]
     fuse = fusion or make_rrf(ws.config.search.rrf_k)

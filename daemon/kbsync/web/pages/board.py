@@ -28,7 +28,7 @@ LABELS = {
            "core_content": "Core content", "source": "Source", "source_date": "Source date",
            "scenarios": "Scenarios", "confidence": "Confidence", "status": "Status", "any": "any",
            "search": "Search", "sort": "Sort", "newest": "Newest", "helpful_sort": "Most helpful",
-           "idle": "Least recently applied", "relevance": "Search relevance", "apply": "Apply",
+           "idle": "Least recently applied", "relevance": "Search relevance", "best": "Best match with words, else newest", "apply": "Apply",
            "clear_filters": "Clear", "add": "Add entry", "edit": "Edit", "helpful": "Helpful", "harmful": "Harmful",
            "last_applied": "Last applied", "never": "never", "applied": "Applied", "shown": "{n} of {total} entries", "page_of": "Page {n} of {pages}", "prev": "Previous page", "next": "Next page",
            "decay": "Decay candidates", "mark_decay": "Mark decay", "no_decay": "No entry is a decay candidate.",
@@ -43,7 +43,7 @@ LABELS = {
            "title": "标题", "type": "类型", "topic": "主题", "summary": "摘要", "core_content": "核心内容",
            "source": "来源", "source_date": "来源日期", "scenarios": "场景", "confidence": "置信度",
            "status": "状态", "any": "全部", "search": "搜索", "sort": "排序", "newest": "最新",
-           "helpful_sort": "最有用", "idle": "最久未应用", "relevance": "搜索相关度", "apply": "筛选",
+           "helpful_sort": "最有用", "idle": "最久未应用", "relevance": "搜索相关度", "best": "有搜索词时按相关度，否则最新", "apply": "筛选",
            "clear_filters": "清除", "add": "新增条目", "edit": "编辑", "helpful": "有用 Helpful", "harmful": "有害 Harmful",
            "last_applied": "上次应用", "never": "从未", "applied": "应用次数", "shown": "{total} 条中的 {n} 条", "page_of": "第 {n} 页，共 {pages} 页", "prev": "上一页", "next": "下一页",
            "decay": "衰退候选", "mark_decay": "标记衰退 Mark decay", "no_decay": "没有衰退候选。",
@@ -70,9 +70,9 @@ def _choices() -> dict[str, tuple[str, ...]]:
 
 @router.get("/board")
 def show_board(request: Request, ws: WS, type: str = "", topic: str = "", confidence: str = "", status: str = "",
-               q: str = "", sort: str = "newest", at: int = Query(1, alias="page"), decay_page: int = 1,
+               q: str = "", sort: str = "", at: int = Query(1, alias="page"), decay_page: int = 1,
                done: str = "", card: str = "") -> HTMLResponse:
-    f = boardview.Filters(type, topic, confidence, status, q, sort if sort in boardview.SORTS else "newest",
+    f = boardview.Filters(type, topic, confidence, status, q, sort if sort in boardview.SORTS else "",
                           at, decay_page)
     shown = boardview.view(ws, f, board.clock(None))
     return page(request, "board.html", LABELS, view=shown, f=f, sorts=boardview.SORTS, choices=_choices(),

@@ -3,6 +3,7 @@
 
     python bench/bench_injection.py [--set tuning|held-out|structural|both|all] [--show] [--sessions 3000]
     python bench/bench_injection.py --write-decisions   # after a change of the rules: tests/data/injection_decisions.jsonl
+    python bench/bench_injection.py --sessions 0 --dialogues locomo10.json   # real speaker turns: false alarms
 
 The labelled sets in tests/data/ hold one JSON object per line: {"label": 1|0, "lang": "en"|"zh",
 "family": ..., "form": "explicit"|"obfuscated"|"indirect"} for an injection, {"label": 0, "lang": ...,
@@ -114,6 +115,17 @@ def corpus_speed(sessions: int) -> str:
             f"{os.getloadavg()[0]:.1f})")
 
 
+def dialogues(path: Path) -> str:
+    """detect() over each session of LoCoMo's conversations (path: its data/locomo10.json) as kbsync saves it,
+    one "Speaker: text" line a turn, with its summary: people's speaker turns, none of them an instruction."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import locomo
+
+    texts = [f"{s.summary}\n\n" + "\n".join(t.line for t in s.turns) for c in locomo.load(path) for s in c.sessions]
+    flagged = [t for t in texts if detect(t)]
+    return f"dialogues: {len(texts)} sessions, {sum(map(len, texts))} characters, {len(flagged)} flagged"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--set", choices=("tuning", "held-out", "structural", "both", "all"), default="all",
@@ -121,6 +133,7 @@ def main() -> None:
     ap.add_argument("--show", action="store_true", help="print the misclassified texts of the tuning set "
                     "(of the held-out set only with --set held-out: it is never tuned on)")
     ap.add_argument("--sessions", type=int, default=3000, help="corpus size for the speed figure (0: skip)")
+    ap.add_argument("--dialogues", type=Path, help="LoCoMo's locomo10.json: count the flagged sessions of real dialogue")
     ap.add_argument("--write-decisions", action="store_true", help=f"write {DECISIONS.name} and stop")
     args = ap.parse_args()
     if args.write_decisions:
@@ -132,6 +145,8 @@ def main() -> None:
         print("\n".join(report(name, rows)))
         if args.show and (name != "held-out" or args.set == name):  # held-out misses only when asked by name
             print("\n".join(misclassified(rows)))
+    if args.dialogues:
+        print(dialogues(args.dialogues))
     if args.sessions:
         print(corpus_speed(args.sessions))
 

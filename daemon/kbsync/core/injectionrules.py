@@ -598,6 +598,9 @@ RULES: Final[tuple[Rule, ...]] = (
        rf"(?:remember|know about)\b){G(60)}(?:{URL}|{EMAIL}|\bwebhooks?\b)|{WORKSPACE}{G(60)}\b(?:and|then)\s+{SEND}\s+(?:it|them|its contents?|"
        rf"the contents?|everything)?\s*(?:to|into|at)\s+(?:{URL}|{EMAIL}|\bwebhooks?\b)", "asks for the workspace's memory to be sent out",
        also=SEND_KEYS),
+    _r("exfiltration", 0.6, "http|https|www.|@", rf"(?:^|(?<=[.!?;:]\s)|(?<=\n))(?:(?:then|and then|next|also|afterwards|"
+       rf"finally|now)\s*,?\s+)?{SEND}\b{G(60)}(?:{URL}|{EMAIL})", "tells the reader to send something to an address outside",
+       also=SEND_KEYS),
     _r("exfiltration", 1.0, "记忆|事实|偏好|工作区|知识库|memory/", rf"(?:记忆|事实文件|偏好文件|工作区|知识库|{WORKSPACE})[^。\n]{{0,24}}"
        rf"{SEND_ZH}[^。\n]{{0,20}}(?:{URL}|{EMAIL}|服务器|邮箱)|{SEND_ZH}[^。\n]{{0,12}}(?:记忆|事实文件|偏好文件|工作区|知识库|"
        rf"{WORKSPACE})[^。\n]{{0,24}}(?:{URL}|{EMAIL}|服务器|邮箱)", "asks for the workspace's memory to be sent out"),

@@ -628,8 +628,12 @@ RULES: Final[tuple[Rule, ...]] = (
     _r("role", 0.5, "助手|系统", rf"{TURN}(?:ai)?(?:助手|系统)\s*[:：]", "imitates a turn of the conversation"),
     # an instruction addressed to a tool by its name
     _r("tool", 1.0, "mcp__|functions.|save_session|write_section|log_tool_call|board_add|board_update|board_feedback|"
-       "board_applied|get_context|remember|forget", r"\b(?:call|invoke|use|run|trigger|execute|then)\s+(?:the\s+)?(?:kbsync\s+)?"
+       "board_applied|get_context|remember|forget|call read|call search|call status|invoke read|invoke search|invoke status|"
+       "call the read|call the search|call the status|call the kbsync|invoke the", r"\b(?:call|invoke|use|run|trigger|execute|then)\s+(?:the\s+)?(?:kbsync\s+)?"
        rf"(?:mcp\s+)?`?(?:{TOOL_NAMES}|remember|forget)`?(?:\s+(?:tool|function)\b|\s*\(|\s+with\b|\s+to\b)|"
-       rf"{TURN}`?{TOOL_NAMES}`?\s*(?:\(|:\s*\S)", "addresses the reader's tools by name"),
+       r"\b(?:call|invoke)\s+(?:the\s+)?(?:kbsync\s+)?`?(?:read|search|status)`?\s*(?:tool\b|function\b|\(|with\b|on\b)|"
+       r"(?:\bmcp__[a-z0-9_-]+|\bfunctions\.[a-z_]\w*)\s*\(", "addresses the reader's tools by name"),
+    _r("tool", 0.6, "save_session|write_section|log_tool_call|board_add|board_update|board_feedback|board_applied|get_context",
+       rf"{TOOL_NAMES}\s*\(\s*[\w\"'{{\[]", "calls one of the reader's tools with arguments"),
     _r("tool", 1.0, "调用|使用|执行", rf"(?:调用|使用|执行)\s*`?(?:{TOOL_NAMES}|remember|forget)`?", "addresses the reader's tools by name"),
 )

@@ -166,6 +166,8 @@ def test_structural_signals_are_flagged_whatever_the_wording(text: str, family: 
     "Assistant: The capital of France is Paris.\nUser: thanks!",
     "Claude: Here is a summary of the meeting.",
     "System: Ubuntu 22.04, 16 GB RAM",
+    "System: new cluster rollout on Monday; all services green.",
+    "系统：更新完成，请注意磁盘空间。",
     "系统：CentOS 7，内存 16 GB。",
     "助手：这个问题我需要再查一下。",
     "See ![diagram](https://example.com/img.png) and [docs](https://docs.example.com/page?id=3&lang=en).",

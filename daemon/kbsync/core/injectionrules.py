@@ -616,15 +616,15 @@ RULES: Final[tuple[Rule, ...]] = (
        r"no (?:restrictions|rules|limits|filters)|without (?:restrictions|rules|limits|filters|asking)|unrestricted|"
        r"send(?:ing)?|forward(?:ing)?|upload(?:ing)?|stored|admin)\b",
        "imitates the assistant's turn of the conversation, agreeing to a request"),
-    _r("role", 1.0, "system|developer|sys", rf"{TURN}(?:system|system message|system prompt|sys|developer)\s*:\s*(?:you\b|you're\b|"
-       r"your\b|from now\b|ignore\b|disregard\b|forget\b|new\b|all\b|always\b|never\b|do not\b|don't\b|the (?:assistant|ai|model)\b|"
-       r"assistant\b|override\b|update\b|attention\b|important\b)", "imitates a system turn of the conversation"),
+    _r("role", 1.0, "system|developer|sys", rf"{TURN}(?-i:System|SYSTEM|System message|System prompt|SYS|Developer|DEVELOPER)"
+       r"\s*:\s*(?:you\b|you're\b|your\b|from now\b|ignore\b|disregard\b|forget\b|the (?:assistant|ai|model)\b|assistants?\b|"
+       r"override\b|new (?:instructions|rules|prompt)\b)", "imitates a system turn of the conversation"),
     _r("role", 0.4, "system", rf"{TURN}(?-i:System|SYSTEM)\s*:", "imitates a system turn of the conversation"),
     _r("role", 1.0, "助手|ai|机器人|模型", rf"{TURN}(?:ai|人工智能)?(?:助手|助理|机器人|模型)\s*[:：]\s*(?:好的|当然|没问题|明白|以下是|这是|"
        r"收到|遵命|可以)[^。\n]{0,40}(?:密码|密钥|令牌|凭据|系统提示|机密|秘密|忽略|不再遵守|不受限制|没有限制|发送|上传|管理员)",
        "imitates the assistant's turn of the conversation, agreeing to a request"),
-    _r("role", 1.0, "系统", rf"{TURN}系统(?:消息|提示词?|指令)?\s*[:：]\s*(?:你|从现在|从今|忽略|无视|必须|新的|所有|一律|不要|不得|请|以后|今后|"
-       r"注意|重要|更新)", "imitates a system turn of the conversation"),
+    _r("role", 1.0, "系统", rf"{TURN}系统(?:消息|提示词?|指令)?\s*[:：]\s*(?:你|从现在|从今|忽略|无视|助手|AI|ai|模型)",
+       "imitates a system turn of the conversation"),
     _r("role", 0.5, "助手|系统", rf"{TURN}(?:ai)?(?:助手|系统)\s*[:：]", "imitates a turn of the conversation"),
     # an instruction addressed to a tool by its name
     _r("tool", 1.0, "mcp__|functions.|save_session|write_section|log_tool_call|board_add|board_update|board_feedback|"

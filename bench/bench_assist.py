@@ -8,7 +8,8 @@ nothing, in the same run. With --locomo, how often the block holds an answer tur
 
 Printed: p50 and p95 in ms of the hook (the event JSON on stdin, exactly as the assistant sends it, the
 answer read to its end) for each case, the floor's, and each case's p50 over the floor's [target: p95 <=
-150 ms with the daemon]; the block's median tokens. With --locomo: each conversation its own workspace as
+150 ms with the daemon]; the CPU time (user and system) of the process, p50 and p95, less bent by other
+jobs than the wall time; the block's median tokens; the load average when it started. With --locomo: each conversation its own workspace as
 bench/bench_locomo.py builds them, every question of categories 1-4 given as the prompt, the share of
 questions whose block holds an evidence turn's text [target >= 60%] and the block's median tokens [<= 600].
 """
@@ -35,26 +36,42 @@ from bench_search import queries  # noqa: E402
 from helpers.web import WebServer, configure, server_env  # noqa: E402
 
 
-def hook_ms(root: Path, prompt: str, env: dict[str, str]) -> tuple[float, str]:
-    """One hook process: milliseconds from its start to the end of its answer, and the answer."""
+def run(cmd: list[str], stdin: bytes, env: dict[str, str] | None = None) -> tuple[float, float, bytes, bytes]:
+    """One process fed `stdin`: wall ms from its start to the end of its output, its CPU ms (user and system:
+    less bent by other jobs on the machine than the wall time), its stdout and stderr (both small)."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    assert proc.stdin and proc.stdout and proc.stderr
+    proc.stdin.write(stdin)
+    proc.stdin.close()
+    out = proc.stdout.read()
+    wall = (time.perf_counter() - start) * 1000
+    err = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    for stream in (proc.stdout, proc.stderr):
+        stream.close()
+    return wall, (usage.ru_utime + usage.ru_stime) * 1000, out, err
+
+
+def hook_ms(root: Path, prompt: str, env: dict[str, str]) -> tuple[float, float, str]:
+    """One hook process: wall and CPU milliseconds, and its answer."""
     event = json.dumps({"session_id": "bench-assist", "transcript_path": "", "cwd": str(root),
                         "hook_event_name": "UserPromptSubmit", "prompt": prompt}, ensure_ascii=False)
-    start = time.perf_counter()
-    done = subprocess.run([*KBSYNC, "-w", str(root), "assist", "hook", "claude-code", "UserPromptSubmit"],
-                          input=event.encode("utf-8"), capture_output=True, env=env, check=True)
-    ms = (time.perf_counter() - start) * 1000
-    if done.stderr:
-        sys.exit(f"bench: the hook failed: {done.stderr.decode('utf-8', 'replace')}")
-    return ms, done.stdout.decode("utf-8")
+    wall, cpu, out, err = run([*KBSYNC, "-w", str(root), "assist", "hook", "claude-code", "UserPromptSubmit"],
+                              event.encode("utf-8"), env)
+    if err:
+        sys.exit(f"bench: the hook failed: {err.decode('utf-8', 'replace')}")
+    return wall, cpu, out.decode("utf-8")
 
 
-def floor_ms(runs: int) -> list[float]:
-    out = []
+def floor_ms(runs: int) -> tuple[list[float], list[float]]:
+    walls, cpus = [], []
     for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run([sys.executable, "-c", "pass"], check=True)
-        out.append((time.perf_counter() - start) * 1000)
-    return out
+        wall, cpu, _, _ = run([sys.executable, "-c", "pass"], b"")
+        walls.append(wall)
+        cpus.append(cpu)
+    return walls, cpus
 
 
 def tokens_of(answer: str) -> int:
@@ -67,13 +84,15 @@ def tokens_of(answer: str) -> int:
 
 def measure(label: str, root: Path, prompts: list[str], env: dict[str, str], base: float) -> None:
     hook_ms(root, prompts[0], env)  # the first run warms the disk cache, as an assistant's first prompt did
-    times, used = [], []
+    walls, cpus, used = [], [], []
     for prompt in prompts:
-        ms, answer = hook_ms(root, prompt, env)
-        times.append(ms)
+        wall, cpu, answer = hook_ms(root, prompt, env)
+        walls.append(wall)
+        cpus.append(cpu)
         used.append(tokens_of(answer))
-    p50, p95 = percentile(times, 0.5), percentile(times, 0.95)
-    print(f"{label:<34}{p50:>8.0f}{p95:>8.0f}{p50 / base:>9.1f}x{statistics.median(used):>14.0f}")
+    p50, p95 = percentile(walls, 0.5), percentile(walls, 0.95)
+    print(f"{label:<34}{p50:>8.0f}{p95:>8.0f}{p50 / base:>9.1f}x{percentile(cpus, 0.5):>9.0f}"
+          f"{percentile(cpus, 0.95):>9.0f}{statistics.median(used):>14.0f}")
 
 
 def latency(a: argparse.Namespace) -> None:
@@ -86,11 +105,13 @@ def latency(a: argparse.Namespace) -> None:
         subprocess.run([*KBSYNC, "-w", str(root), "init"], check=True, stdout=subprocess.DEVNULL)
         subprocess.run([*KBSYNC, "-w", str(root), "index", "rebuild", "--search"], check=True, stdout=subprocess.DEVNULL)
         prompts = queries(a.runs)
-        floor = floor_ms(a.runs)
+        floor, floor_cpu = floor_ms(a.runs)
         base = percentile(floor, 0.5)
-        print(f"{a.sessions:,} sessions, {a.runs} prompts (bench_search's queries), one process per prompt")
-        print(f"{'':<34}{'p50 ms':>8}{'p95 ms':>8}{'/floor':>10}{'median tokens':>14}")
-        print(f"{'python -c pass (floor)':<34}{base:>8.0f}{percentile(floor, 0.95):>8.0f}")
+        print(f"{a.sessions:,} sessions, {a.runs} prompts (bench_search's queries), one process per prompt; "
+              f"load average {os.getloadavg()[0]:.1f}")
+        print(f"{'':<34}{'p50 ms':>8}{'p95 ms':>8}{'/floor':>10}{'CPU p50':>9}{'CPU p95':>9}{'median tokens':>14}")
+        print(f"{'python -c pass (floor)':<34}{base:>8.0f}{percentile(floor, 0.95):>8.0f}{'':>10}"
+              f"{percentile(floor_cpu, 0.5):>9.0f}{percentile(floor_cpu, 0.95):>9.0f}")
         measure("hook, no daemon (index opened)", root, prompts, env, base)
         server = WebServer(root, tmp, command=("run",))
         try:

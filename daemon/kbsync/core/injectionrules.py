@@ -73,6 +73,12 @@ WORKSPACE = (r"(?:\b(?:memory|sessions|artifacts|candidates|logs)/[\w./-]*|(?<![
 TOOL_NAMES = (r"(?:\bmcp__[a-z0-9_-]+|\bfunctions\.[a-z_]\w*|\b(?:save_session|write_section|log_tool_call|board_add|"
               r"board_update|board_feedback|board_applied|get_context)\b)")
 TURN = r"(?<![\w:/.@-])"  # where a turn's speaker can start: a soft line break reads as a space in folded text
+# a query value that holds a path of the workspace or a placeholder to be filled with data: {…}, $X, <…>, […], …,
+# an upper-case name of data (USER_TOKEN, DATA)
+DATA_IN_QUERY = (r"[^)\s&\"'>]*?(?:" + WORKSPACE.replace(r"\b(?:memory", r"(?:memory") + r"|memory%2f|sessions%2f|\{|%7b|\$|%24|"
+                 r"<|%3c|\[|%5b|…|\.\.\.|%e2%80%a6|(?-i:(?:[A-Z0-9]+_)*(?:SECRETS?|TOKENS?|KEYS?|PASSWORDS?|DATA|MEMORY|FACTS|"
+                 r"CONVERSATION|HISTORY|CHAT|PROMPT|USER|EMAIL|CONTENTS?|INFO|CREDENTIALS?|SUMMARY|MESSAGES?|NOTES|SESSION)"
+                 r"(?:_[A-Z0-9]+)*)(?=[)&#\s\"'>]))")
 TARGET = rf"(?:{URL}|{EMAIL}|{WORKSPACE}|{TOOL_NAMES})"
 SEND = (r"(?:send|post|upload|e-?mail|mail|forward|transmit|exfiltrate|leak|submit|share|deliver|paste|copy|attach|append|"
         r"fetch|visit|call|invoke|embed)")
@@ -585,9 +591,10 @@ RULES: Final[tuple[Rule, ...]] = (
        "tells the reader how to cover up"),
     # -- structural signals: what no phrasing hides -------------------------------------------
     # a link or image whose address carries workspace data or a placeholder to be filled with data
-    _r("exfiltration", 1.0, "](", r"!?\[[^\]\n]*\]\(\s*(?:https?:)?//[^)\s]*[?&#][\w.-]+=[^)\s&]*?(?:" +
-       WORKSPACE.replace(r"\b(?:memory", r"(?:memory") + r"|memory%2f|sessions%2f|\{|%7b|\$|%24|<|%3c|\[|%5b|…|\.\.\.|%e2%80%a6|"
-       r"(?-i:[A-Z0-9]+(?:_[A-Z0-9]+)+)(?=[)&#\s]))", "carries a link or image whose address would send workspace data out"),
+    _r("exfiltration", 1.0, "](", rf"!?\[[^\]\n]*\]\(\s*(?:https?:)?//[^)\s]*[?&#][\w.-]+={DATA_IN_QUERY}",
+       "carries a link or image whose address would send workspace data out"),
+    _r("exfiltration", 1.0, "<img|<a ", rf"<(?:img|a)\b[^>\n]*\b(?:src|href)\s*=\s*[\"']?(?:https?:)?//[^\"'\s>]*[?&#][\w.-]+="
+       rf"{DATA_IN_QUERY}", "carries a link or image whose address would send workspace data out"),
     _r("exfiltration", 1.0, "![", r"!\[[^\]\n]*\]\(\s*(?:https?:)?//[^)\s]*[?&#][\w.-]+=(?:data|secrets?|tokens?|passwords?|"
        r"credentials|conversation|chat|memory|memories|facts|payload|prompt)(?=[)&#\s])",
        "carries an image whose address would send data out"),

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, Literal
 from kbsync.errors import InputError, KbsyncError, NothingFoundError, UsageError
 
 if TYPE_CHECKING:
+    from kbsync.core.clashes import Clash
     from kbsync.core.worddiff import Row
     from kbsync.store.workspace import Workspace
 
@@ -182,6 +183,7 @@ class SideBySide:
     view: ConflictView
     rows: list[Row]  # both versions line by line, theirs on the left, mine on the right, changed words marked
     keeps: tuple[Keep, ...]  # the choices that apply: mine alone for a status conflict, both only for entry files
+    clashes: list[Clash]  # the board's and memory files' entries, a session's sections: each side by side
 
 
 def side_by_side(ws: Workspace, path: str) -> SideBySide:
@@ -189,11 +191,14 @@ def side_by_side(ws: Workspace, path: str) -> SideBySide:
     from kbsync.core import facts
     from kbsync.core.worddiff import line_diff
 
+    from kbsync.core.clashes import clashes
+
     view = show(ws, path)
     if view.item.theirs is None:
-        return SideBySide(view, [], ("mine",))
+        return SideBySide(view, [], ("mine",), [])
     keeps: tuple[Keep, ...] = KEEPS if facts.is_entry_file(view.item.original) else ("mine", "theirs")
-    return SideBySide(view, line_diff(view.theirs or "", view.mine), keeps)
+    return SideBySide(view, line_diff(view.theirs or "", view.mine), keeps,
+                      clashes(view.item.original, view.theirs or "", view.mine))
 
 
 def read_settled(ws: Workspace, path: str) -> str:
@@ -203,19 +208,22 @@ def read_settled(ws: Workspace, path: str) -> str:
 
 # ---- resolve ----------------------------------------------------------------------------
 
-def resolve(ws: Workspace, path: str, keep: str) -> Resolved:
-    """Settle one conflict: write the kept result through the file's lock, remove the copy, commit both."""
-    from kbsync.core import conflictmerge
+def resolve(ws: Workspace, path: str, keep: str, picks: dict[str, str] | None = None) -> Resolved:
+    """Settle one conflict: write the kept result through the file's lock, remove the copy, commit both.
+    `keep` "picked" takes the copy's version of the entries (board) or facts (memory files) that `picks`
+    names "mine" and the file's of the others."""
+    from kbsync.core import clashes, conflictmerge
     from kbsync.store import fsio
 
-    if keep not in KEEPS:
+    if keep not in (*KEEPS, "picked"):
         raise UsageError(f"--keep {keep!r}; use mine, theirs or both")
     item = find(ws, path)
     if item.theirs is None:
         return _settle_status(ws, item, keep)
     copy = ws.read_text(item.path)
     try:
-        result = conflictmerge.kept(item.original, _text(ws, item.original), copy, keep)
+        result = (clashes.picked(item.original, _text(ws, item.original), copy, picks or {}) if keep == "picked"
+                  else conflictmerge.kept(item.original, _text(ws, item.original), copy, keep))
     except ValueError as exc:
         raise InputError(str(exc), path=item.path) from exc
     daemon = ws.config.daemon

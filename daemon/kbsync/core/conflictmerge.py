@@ -41,7 +41,7 @@ def _facts(theirs: str, mine: str, *, both: bool) -> str:
         if at is None:
             extra.append(fact.raw)
         elif isinstance(same, facts.Fact) and same.raw != fact.raw:
-            blocks[at] = _joined(same, fact) if both else _eol(fact.raw)
+            blocks[at] = _joined(same, fact) if both else eol(fact.raw)
     return facts.insert_after_last(facts.parse("".join(b if isinstance(b, str) else b.raw for b in blocks)),
                                    extra).render()
 
@@ -50,10 +50,10 @@ def _joined(theirs: facts.Fact, mine: facts.Fact) -> str:
     """One fact holding both versions: the file's bullet as written, then the copy's value and its own
     continuation lines, each indented as a continuation of the same bullet."""
     lines = [mine.value] + mine.raw.splitlines()[1:]
-    return _eol(theirs.raw) + "".join(f"  {line.strip()}\n" for line in lines if line.strip())
+    return eol(theirs.raw) + "".join(f"  {line.strip()}\n" for line in lines if line.strip())
 
 
-def _eol(text: str) -> str:
+def eol(text: str) -> str:
     return text if text.endswith("\n") else text + "\n"
 
 

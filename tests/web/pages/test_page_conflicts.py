@@ -72,9 +72,12 @@ def test_both_versions_side_by_side_with_times_machines_and_marked_words(page: P
     assert changed.locator("td.old mark").all_inner_texts() == ["一"]
     assert changed.locator("td.new mark").all_inner_texts() == ["三"]
     facts = page.locator("article", has_text="memory/facts.md")
-    assert facts.get_by_role("button").all_inner_texts() == ["Keep mine", "Keep theirs", "Keep both"]
+    assert facts.get_by_role("button").all_inner_texts() == ["Keep mine", "Keep theirs", "Keep both",
+                                                             "Save my picks"]
     assert plan.get_by_role("button").all_inner_texts() == ["Keep mine", "Keep theirs"]  # both: entry files only
-    assert facts.locator("tr.added td.new").inner_text() == "- 语言: 中文"
+    clash = facts.locator("section.clash", has_text="语言")  # entry by entry, not line by line
+    assert clash.locator("td.old").inner_text() == "(none)" and clash.locator("td.new").inner_text() == "中文"
+    assert "Keep theirs: the file stays exactly as it is" in facts.locator("ul.does").inner_text()
     b.shot(page, "conflict")
 
 
@@ -107,3 +110,28 @@ def test_keep_both_entries(page: Page, site: WebServer) -> None:
     page.goto(f"{site.url}/conflicts")
     assert page.locator("article").count() == 0
     assert "No conflicts" in page.locator("main").inner_text()
+
+
+def test_a_board_conflict_entry_by_entry_and_a_side_taken_for_each(page: Page, site: WebServer) -> None:
+    from helpers.board import entry
+    from kbsync.core import board
+
+    base = board.upsert(board.upsert(board.NEW_BOARD, entry(title="发布流程", summary="先回滚"))[0],
+                        entry(title="缓存策略", summary="按天过期"))[0]
+    (site.root / "LEARNING_BOARD.md").write_text(base, encoding="utf-8")
+    copy = board.upsert(board.upsert(board.NEW_BOARD, entry(title="发布流程", summary="先回滚再排查"))[0],
+                        entry(title="缓存策略", summary="按小时过期"))[0]
+    (site.root / copy_of("LEARNING_BOARD.md")).write_text(copy, encoding="utf-8")
+    page.goto(f"{site.url}/conflicts")
+    art = page.locator("article", has_text="LEARNING_BOARD.md")
+    release = art.locator("section.clash", has_text="发布流程")
+    changed = release.locator("tr.changed")
+    assert changed.count() == 1 and "summary" in changed.locator("th").inner_text()
+    assert (changed.locator("td.old").inner_text(), changed.locator("td.new").inner_text()) == ("先回滚", "先回滚再排查")
+    assert art.locator("details.lines-diff").get_attribute("open") is None  # the line diff only on request
+    art.locator("fieldset", has_text="缓存策略").get_by_label("theirs").check()
+    with page.expect_navigation():
+        art.get_by_role("button", name="Save my picks").click()
+    text = (site.root / "LEARNING_BOARD.md").read_text(encoding="utf-8")
+    assert "- 摘要: 先回滚再排查\n" in text and "- 摘要: 按天过期\n" in text and "按小时过期" not in text
+    assert not (site.root / copy_of("LEARNING_BOARD.md")).exists()

@@ -1,5 +1,8 @@
 """The conflicts page: every conflict copy and every file marked `status: conflict`, each with both versions
-side by side (the changed words marked), their times and machines, and forms to keep mine, theirs or both.
+side by side: for the board and the memory files entry by entry (the changed fields marked), for a session
+section by section, for any other file line by line (the changed words marked); their times and machines;
+forms to keep mine, theirs or both, each saying what it does to the file, and for the board and the memory
+files a side to take for each entry (Save my picks).
 Settling one writes through the same app function as `kbsync conflicts resolve` (the file's lock, a
 fingerprint check, a backup; the copy removed; a commit), then the page shows the file as it is on disk."""
 
@@ -18,6 +21,7 @@ from kbsync.web.pages.forms import read_form
 from kbsync.web.pages.render import page
 
 router = APIRouter(include_in_schema=False)
+MAX_PICKS = 10_000  # entries of one copy a form may name
 LABELS: dict[str, dict[str, str]] = {
     "en": {"title": "Conflicts", "none": "No conflicts: nothing waits to be settled.", "kind_copy": "conflict copy",
            "kind_status": "marked status: conflict", "file": "File", "theirs": "Theirs (the file as it stands)",
@@ -27,7 +31,17 @@ LABELS: dict[str, dict[str, str]] = {
            "settled": "Settled", "on_disk": "The file as it is on disk now", "commit": "Commit",
            "removed": "Copy removed", "kept": "Kept", "to_list": "Back to the conflicts", "line": "Line",
            "no_commit": "not a git repository: nothing committed", "diff": "Both versions, line by line",
-           "status_hint": "There is no other version: keep mine marks the file open again."},
+           "status_hint": "There is no other version: keep mine marks the file open again.",
+           "what_changed": "What changed", "field": "Field", "changed": "changed", "absent": "(none)",
+           "take": "Take", "take_mine": "mine", "take_theirs": "theirs", "save_picks": "Save my picks",
+           "lines": "Line by line",
+           "does_mine": "Keep mine: {what} below takes the copy's version; the rest of the file stays as it is.",
+           "does_mine_file": "Keep mine: the file becomes the copy's text.",
+           "does_theirs": "Keep theirs: the file stays exactly as it is; the copy is removed (a backup is kept in "
+                          ".kbsync/backup/).",
+           "does_both": "Keep both: each fact below keeps both values in one bullet, the copy's on the line below.",
+           "does_picks": "Save my picks: each entry below takes the side ticked for it; the rest of the file stays.",
+           "each_entry": "each entry", "each_fact": "each fact"},
     "zh": {"title": "冲突", "none": "没有冲突：没有待处理的内容。", "kind_copy": "冲突副本",
            "kind_status": "标记为 status: conflict", "file": "文件", "theirs": "对方（现有文件）",
            "mine": "我的（冲突副本）", "marked": "该文件（标记为 status: conflict）",
@@ -36,7 +50,15 @@ LABELS: dict[str, dict[str, str]] = {
            "settled": "已解决", "on_disk": "磁盘上的文件现状", "commit": "提交",
            "removed": "已删除副本", "kept": "保留了", "to_list": "返回冲突列表", "line": "行",
            "no_commit": "不是 git 仓库：没有提交", "diff": "两个版本逐行对照",
-           "status_hint": "没有另一个版本：保留我的会把文件重新标记为 open。"},
+           "status_hint": "没有另一个版本：保留我的会把文件重新标记为 open。",
+           "what_changed": "改动了什么", "field": "字段", "changed": "有改动", "absent": "（无）", "take": "采用",
+           "take_mine": "我的", "take_theirs": "对方的", "save_picks": "按我的选择保存", "lines": "逐行对照",
+           "does_mine": "保留我的：下面的{what}改用副本的版本；文件其余部分不变。",
+           "does_mine_file": "保留我的：文件改为副本的内容。",
+           "does_theirs": "保留对方的：文件保持原样；删除副本（备份留在 .kbsync/backup/）。",
+           "does_both": "两者都保留：下面每条事实在同一条目里保留两个值，副本的值在下一行。",
+           "does_picks": "按我的选择保存：下面每个条目采用为它勾选的一方；文件其余部分不变。",
+           "each_entry": "每个条目", "each_fact": "每条事实"},
 }
 
 
@@ -63,7 +85,10 @@ def conflicts_page(request: Request, ws: WS) -> HTMLResponse:
 @router.post("/conflicts/resolve")
 async def resolve(request: Request, ws: WS) -> RedirectResponse:
     form = await read_form(request)
-    done = conflicts.resolve(ws, conflicts.named(ws, form.one("path")), form.one("keep"))
+    given = form.one("key-count")
+    count = min(int(given), MAX_PICKS) if given.isdigit() else 0
+    picks = {form.one(f"key-{n}"): form.one(f"pick-{n}") for n in range(count)}
+    done = conflicts.resolve(ws, conflicts.named(ws, form.one("path")), form.one("keep"), picks)
     query = urlencode({"path": done.path, "keep": done.keep, "removed": done.removed or "", "commit": done.commit or ""})
     return RedirectResponse(f"/conflicts/settled?{query}", status_code=303)
 

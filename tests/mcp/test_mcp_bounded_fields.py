@@ -147,3 +147,12 @@ def test_forget_returns_the_removed_value_guarded(ws_root: Path, cli: Cli) -> No
     assert done["action"] == "removed" and "value" not in done
     assert "reveal your system prompt" not in done["content"]["value"] and done["content"]["flags"]
     assert "note" not in (ws_root / protocol.FACTS_MD).read_text(encoding="utf-8")
+
+
+def test_an_oversized_unknown_argument_is_not_echoed(ws_root: Path) -> None:
+    async def run() -> str:
+        async with stdio(ws_root) as client:
+            return error(await client.call_tool("save_session", {"session": {"session_id": "s", "长" * 100_000: 1}}))
+
+    text = anyio.run(run)
+    assert len(text) < 400 and "长" * 50 not in text, text[:400]

@@ -63,3 +63,8 @@ def test_the_command_line_refuses_the_same(ws_root: Path, cli: Cli) -> None:
     assert done.returncode == 2 and "core_content is 2,000,000 characters" in done.stderr
     assert len(done.stderr) < 600 and "Traceback" not in done.stderr
     assert files(ws_root) == before
+
+
+def test_an_oversized_unknown_key_is_not_echoed(server: WebServer) -> None:
+    r = server.call("POST", "/logs/tool-calls", body={"session": "s1", "tool": "grep", "长" * 100_000: "x"})
+    assert r.status_code == 422 and len(r.content) < 1000 and "长" * 50 not in r.text, r.text[:300]

@@ -15,7 +15,15 @@ from typing import Any, Iterable
 from kbsync.core.injection import Flag, Guarded, at_use as stored_at_use, detect, guard, merged_spans, neutralise
 from kbsync.errors import InputError
 
-__all__ = ["Guarded", "at_use", "content", "field_flags", "guard", "page", "record_flags"]
+__all__ = ["Guarded", "at_use", "content", "field_flags", "field_path", "guard", "page", "record_flags"]
+
+
+def field_path(loc: Iterable[object]) -> str:
+    """Where in a request a wrong argument is, as an error may name it: each part (a key the caller sent may
+    be megabytes) shown by its first characters only, so no error echoes an oversized input back."""
+    from kbsync.core.limits import SHOWN
+
+    return ".".join(p if len(p) <= SHOWN else p[:SHOWN] + "…" for p in map(str, loc))
 
 
 def at_use(flags: Iterable[Flag], **where: str) -> list[dict[str, object]]:

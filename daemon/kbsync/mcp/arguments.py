@@ -17,9 +17,11 @@ from pydantic import ValidationError
 
 def one_line(exc: ValidationError) -> str:
     """Each wrong argument and what is wrong with it, on one line."""
+    from kbsync.app.guard import field_path
+
     parts = []
     for err in exc.errors(include_url=False, include_input=False):
-        where = ".".join(str(p) for p in err["loc"]) or "arguments"
+        where = field_path(err["loc"]) or "arguments"
         parts.append(f"argument `{where}`: {err['msg']}")
     return "; ".join(parts)
 

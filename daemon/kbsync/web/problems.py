@@ -75,8 +75,10 @@ def kbsync_error(request: Request, exc: Exception) -> JSONResponse:
 
 
 def _field_name(loc: Sequence[Any]) -> str:
+    from kbsync.app.guard import field_path
+
     parts = [str(p) for p in loc[1:]] if loc and loc[0] in ("body", "query", "path", "header") else [str(p) for p in loc]
-    return ".".join(parts) or str(loc[0] if loc else "body")
+    return field_path(parts) or str(loc[0] if loc else "body")
 
 
 def validation_error(_request: Request, exc: Exception) -> JSONResponse:

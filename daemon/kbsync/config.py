@@ -78,6 +78,7 @@ class SearchConfig:
     semantic: bool = True
     semantic_passages: int = 3000
     semantic_every: str = "1m"
+    semantic_weight: float = 1.0
     sources: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -206,6 +207,9 @@ def _check(cfg: Config) -> None:
                           path=src)
     if cfg.assist.budget_tokens <= 0:
         raise ConfigError(f"assist.budget_tokens = {cfg.assist.budget_tokens}; give a positive number of tokens",
+                          path=src)
+    if not 0 < cfg.search.semantic_weight <= 10:
+        raise ConfigError(f"search.semantic_weight = {cfg.search.semantic_weight}; give a number above 0, at most 10",
                           path=src)
     if cfg.search.semantic_passages < 0:
         raise ConfigError(f"search.semantic_passages = {cfg.search.semantic_passages}; give 0 or more passages",

@@ -59,3 +59,11 @@ def test_k_is_configurable_and_swappable() -> None:
 def test_empty_input() -> None:
     assert rrf([]) == []
     assert rrf([("a", [])]) == []
+
+
+def test_a_weighted_source_counts_its_weight_times_one_vote() -> None:
+    fused = rrf([hits("a", "x", "y"), hits("s", "y", "z")], k=60, weights={"s": Fraction(1, 2)})
+    # x: 1/61; y: 1/62 + 1/2 * 1/61; z: 1/2 * 1/62
+    assert [f.key for f in fused] == ["y", "x", "z"]
+    assert fused[0].exact == Fraction(1, 62) + Fraction(1, 122) and fused[2].exact == Fraction(1, 124)
+    assert make_rrf(60, {"s": Fraction(1, 2)})([hits("s", "z")])[0].exact == Fraction(1, 122)

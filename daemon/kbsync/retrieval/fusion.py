@@ -1,7 +1,8 @@
 """Rank fusion of several sources' ranked lists: pure functions, no I/O.
 
 Reciprocal Rank Fusion: an item's score is the sum over the sources that
-returned it of 1 / (k + rank), ranks starting at 1. Scores are compared exactly
+returned it of 1 / (k + rank), ranks starting at 1, times the source's weight
+where one is given (the semantic index's, `[search] semantic_weight`). Scores are compared exactly
 (as fractions), so equal sums are real ties whatever the float rounding. Ties
 are broken by the item's best single rank, then by the position in the
 configuration of the first source that returned it, then by its key; the order
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 DEFAULT_K = 60
 
@@ -84,17 +85,19 @@ class _Acc:
     flags: tuple[dict[str, object], ...] = ()
 
 
-def rrf(lists: Sequence[SourceHits], k: int = DEFAULT_K) -> list[Fused]:
-    """Reciprocal Rank Fusion of `lists` (in configuration order), best first."""
+def rrf(lists: Sequence[SourceHits], k: int = DEFAULT_K, weights: Mapping[str, Fraction] | None = None) -> list[Fused]:
+    """Reciprocal Rank Fusion of `lists` (in configuration order), best first; a source named in `weights`
+    adds its weight times 1 / (k + rank) (the others, 1 times)."""
     acc: dict[str, _Acc] = {}
     for order, (name, hits) in enumerate(lists):
+        weight = (weights or {}).get(name, Fraction(1))
         for hit in hits:
-            _add(acc, order, name, hit, k)
+            _add(acc, order, name, hit, k, weight)
     ranked = sorted(acc.items(), key=lambda kv: (-kv[1].exact, kv[1].best_rank, kv[1].first_source, kv[0]))
     return [_fused(ident, a) for ident, a in ranked]
 
 
-def _add(acc: dict[str, _Acc], order: int, name: str, hit: Hit, k: int) -> None:
+def _add(acc: dict[str, _Acc], order: int, name: str, hit: Hit, k: int, weight: Fraction) -> None:
     ident = hit.identity
     if not ident:
         return
@@ -103,7 +106,7 @@ def _add(acc: dict[str, _Acc], order: int, name: str, hit: Hit, k: int) -> None:
         a = acc[ident] = _Acc(first=hit, best_rank=hit.rank, first_source=order)
     elif name in a.sources:
         return  # a source listing the same item twice counts once, at its better rank
-    a.exact += Fraction(1, k + hit.rank)
+    a.exact += weight * Fraction(1, k + hit.rank)
     a.best_rank = min(a.best_rank, hit.rank)
     a.sources.append(name)
     for attr in ("path", "url", "summary"):
@@ -119,6 +122,6 @@ def _fused(ident: str, a: _Acc) -> Fused:
                  summary=a.extra.get("summary", ""), flags=a.flags, exact=a.exact)
 
 
-def make_rrf(k: int) -> FusionFn:
-    """RRF with a configured k, as a `FusionFn`."""
-    return lambda lists: rrf(lists, k)
+def make_rrf(k: int, weights: Mapping[str, Fraction] | None = None) -> FusionFn:
+    """RRF with a configured k (and weights by source name), as a `FusionFn`."""
+    return lambda lists: rrf(lists, k, weights)

@@ -18,6 +18,7 @@ import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -162,7 +163,8 @@ def federated(ws: Workspace, text: str, *, names: Sequence[str] | None = None, t
     answers = _answers(ws, specs, query, per_source or ws.config.search.per_source)
     lists: list[SourceHits] = [(s.name, hits) for s, (hits, _) in zip(specs, answers) if hits is not None]
     failures = [(s.name, why) for s, (_, why) in zip(specs, answers) if why]
-    fuse = fusion or make_rrf(ws.config.search.rrf_k)
+    weight = Fraction(str(ws.config.search.semantic_weight))
+    fuse = fusion or make_rrf(ws.config.search.rrf_k, {s.name: weight for s in specs if s.kind == SEMANTIC})
     return Outcome(fuse(lists)[:top], failures)
 
 

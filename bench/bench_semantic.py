@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """The semantic index at scale: its build (wall, CPU, the worker's memory) and the search latency it adds.
 
-    python bench/bench_semantic.py [--sessions 12000] [--queries 50] [--out DIR]
+    python bench/bench_semantic.py [--sessions 12000] [--passages N] [--queries 50] [--out DIR]
 
 A copy of the generated corpus (bench/common.py's `corpus`, cached under --out) gets its search database, then
 `kbsync index rebuild --semantic` (the worker in the foreground): wall and CPU seconds (the command and the
 worker it waits for), the worker's peak RSS, the texts embedded (heads, passages) and the CPU per text of
 each kind, from which the build of another size follows (heads grow with the sessions, the passages are
-capped by [search] semantic_passages). Then --queries searches (words of the corpus's summaries) through the
+capped by [search] semantic_passages, which --passages sets). Then --queries searches (words of the corpus's summaries) through the
 application layer, as a server asks them (the semantic worker warm): p50/p95 of the fused search, of the
 same search with the semantic source left out (the baseline, in the same run), and of the semantic source
 alone (the worker's answer, over its pipe).
@@ -87,12 +87,16 @@ def leg_alone(ws: Workspace, qs: list[str]) -> list[float]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sessions", type=int, default=12000)
+    ap.add_argument("--passages", type=int, default=None, help="[search] semantic_passages (default: the default)")
     ap.add_argument("--queries", type=int, default=50)
     ap.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "kbsync-bench")
     a = ap.parse_args()
     src = corpus(a.out, a.sessions)
     work = Path(tempfile.mkdtemp(prefix="kbsync-semantic-")) / "ws"
     shutil.copytree(src, work, ignore=shutil.ignore_patterns(".kbsync", ".git"))
+    if a.passages is not None:
+        (work / ".kbsync").mkdir(exist_ok=True)
+        (work / ".kbsync" / "config.toml").write_text(f"[search]\nsemantic_passages = {a.passages}\n")
     try:
         build(work)
         ws = Workspace(*config.resolve(str(work), None))

@@ -45,6 +45,32 @@ def test_commits_the_given_bytes_not_the_work_tree(repo: Path) -> None:
     assert gitrepo.changed_paths(repo) == ["a.md"]
 
 
+def test_changed_means_bytes_that_differ_from_head_whatever_attributes_say(repo: Path) -> None:
+    """`*.md text` makes git call a CRLF file committed as is modified (it would store LF); its bytes are HEAD's,
+    so it is not."""
+    files = [gitrepo.Staged(".gitattributes", b"*.md text\n"), gitrepo.Staged("a.md", b"a\r\nb\r\n"),
+             gitrepo.Staged("b.md", b"b\n")]
+    for f in files:
+        (repo / f.relpath).write_bytes(f.data or b"")
+    gitrepo.commit_files(repo, files, "m", expected_head=None, author=("k", "k@x"))
+    later = time.time() + 5
+    os.utime(repo / "a.md", (later, later))
+    (repo / "b.md").write_bytes(b"b, edited\n")
+    assert "a.md" in git(repo, "status", "--porcelain")
+    assert gitrepo.changed_paths(repo) == ["b.md"]
+
+
+def test_protocol_files_git_ignores_are_changed_and_named_with_their_rule(repo: Path) -> None:
+    (repo / ".gitignore").write_text("sessions/*.md\n*.bin\n!sessions/keep.md\n")
+    (repo / "sessions").mkdir()
+    (repo / "sessions" / "x.md").write_text("x\n")
+    (repo / "sessions" / "keep.md").write_text("k\n")
+    (repo / "other.bin").write_bytes(b"\x00")
+    assert gitrepo.changed_paths(repo) == [".gitignore", "sessions/keep.md", "sessions/x.md"]
+    rules = gitrepo.ignore_rules(repo, ["sessions/x.md", "sessions/keep.md", "index.md"])
+    assert rules == {"sessions/x.md": ".gitignore:1: sessions/*.md"}
+
+
 def test_only_listed_paths_are_committed_and_deletions_work(repo: Path) -> None:
     for name in ("a.md", "b.md", "sessions/2025-06-11/x.md"):
         (repo / name).parent.mkdir(parents=True, exist_ok=True)

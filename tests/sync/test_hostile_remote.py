@@ -4,6 +4,8 @@ written, nothing runs, and nothing outside the workspace's content changes."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import subprocess
 import time
@@ -420,3 +422,69 @@ def test_api_mode_a_blob_read_stops_at_the_limit_whatever_the_listing_says(
     assert_too_large(cli("-w", str(api_root), "sync", env={TOKEN_ENV: server.token}), "memory/big.md",
                      "[sync] max_file_mb")
     assert disk_state(api_root) == before
+
+
+# ---- a remote .gitignore or .gitattributes that would hide or misreport protocol files ----------------
+
+IGNORE_ALL = b".kbsync/\n*.tmp\n*.lock\nsessions/\nmemory/entities/\ncandidates/\n"
+ENCODED = b"index.md merge=union\nlogs/*.md merge=union\nartifacts/*.md working-tree-encoding=UTF-16LE\n"
+
+
+def test_a_remote_gitignore_never_keeps_protocol_files_out_of_the_daemons_commits(
+        tmp_path: Path, git_ws: tuple[Path, Path], cli: Cli) -> None:
+    """A collaborator pushes a .gitignore covering the protocol's folders and a .gitattributes that re-encodes
+    artifacts: the real daemon still commits and pushes a new session, an entity file and an artifact, `status`
+    names each protocol file git would ignore (and the rule), and nothing stays 'uncommitted' for ever."""
+    from helpers.daemon import DaemonProcess, head_files, session_relpath, session_text, wait_for, write
+
+    root, bare = git_ws
+    push_hostile(bare, file_add(".gitignore", IGNORE_ALL) | file_add(".gitattributes", ENCODED))
+    assert cli("-w", str(root), "sync").returncode == 0
+    assert (root / ".gitignore").read_bytes() == IGNORE_ALL
+    (root / ".kbsync" / "config.toml").write_text('[daemon]\nquiet_ms = 100\n[sync]\nevery = "1s"\n', encoding="utf-8")
+    session = session_relpath(7)
+    entity, artifact = "memory/entities/acme.md", "artifacts/notes.md"
+    d = DaemonProcess(root)
+    try:
+        write(root, session, session_text(session, status="closed"))
+        write(root, entity, "# Acme\n\n- 行业: 制造\n")
+        write(root, artifact, "# notes\n")  # UTF-8 bytes, which git would read as UTF-16
+        wait_for(lambda: {session, entity, artifact} <= head_files(root), timeout=30)
+        wait_for(lambda: session in git(bare, "-c", "core.quotePath=false", "ls-tree", "-r", "--name-only", "main"), timeout=30)
+    finally:
+        assert d.stop(timeout=15) == 0
+    pushed = git(bare, "-c", "core.quotePath=false", "ls-tree", "-r", "--name-only", "main")
+    assert entity in pushed and artifact in pushed
+    assert git(bare, "show", f"main:{artifact}") == "# notes"  # the bytes, not git's re-encoding of them
+    os_touch(root / artifact)  # git now looks at its content through the attribute: "modified"
+    assert artifact in git(root, "status", "--porcelain")
+    shown = cli("-w", str(root), "status", "--json")
+    report = json.loads(shown.stdout)
+    assert report["uncommitted"] == 0, report
+    ignored = {w["path"]: w["reason"] for w in report["waiting"] if w["kind"] == "git-ignored"}
+    assert set(ignored) == {session, entity}, ignored
+    assert ".gitignore:4: sessions/" in ignored[session] and ".gitignore:5: memory/entities/" in ignored[entity]
+    text = cli("-w", str(root), "status")
+    assert text.returncode == 1 and f"{session}: git would ignore it (.gitignore:4: sessions/)" in text.stdout
+
+
+def os_touch(path: Path) -> None:
+    later = time.time() + 5
+    os.utime(path, (later, later))
+
+
+def test_protocol_files_git_ignores_are_committed_and_others_are_not(tmp_path: Path, git_ws: tuple[Path, Path],
+                                                                       cli: Cli) -> None:
+    """Only the protocol's files pass .gitignore: a file outside them that it covers stays out, as git has it."""
+    root, _bare = git_ws
+    (root / ".gitignore").write_bytes(IGNORE_ALL + b"*.bin\nnotes/\n")
+    candidate = "candidates/2025-06-11-notes.md"
+    (root / "candidates").mkdir(exist_ok=True)
+    (root / candidate).write_text("# 候选\n", encoding="utf-8")
+    (root / "notes").mkdir()
+    (root / "notes" / "private.md").write_text("# mine only\n", encoding="utf-8")
+    (root / "artifacts" / "blob.bin").write_bytes(b"\x00\x01")
+    assert cli("-w", str(root), "commit").returncode == 0
+    committed = git(root, "ls-tree", "-r", "--name-only", "HEAD")
+    assert candidate in committed
+    assert "notes/private.md" not in committed and "artifacts/blob.bin" not in committed

@@ -173,8 +173,20 @@ def unreadable(scene: Scene) -> list[Waiting]:
     return [Waiting(rel, why, kind="unreadable") for rel, why in unreadable_files(scene.ws).items()]
 
 
+def git_ignored(scene: Scene) -> list[Waiting]:
+    """Protocol files git's ignore rules cover (a `.gitignore` line, perhaps a remote's). kbsync commits them all
+    the same, but git itself would not: a person's `git add`, a clone's `git status`."""
+    files = [rel for rel in scene.walked if protocol.is_protocol_file(rel)]
+    try:
+        rules = gitrepo.ignore_rules(scene.ws.root, files) if gitrepo.is_repo(scene.ws.root) else {}
+    except KbsyncError:
+        return []
+    return [Waiting(rel, f"git would ignore it ({rule}); kbsync commits it all the same: remove that rule so git "
+                         "agrees", kind="git-ignored") for rel, rule in sorted(rules.items())]
+
+
 CHECKS: tuple[Check, ...] = (git_operation, left_out, conflict_status, conflict_copies, temp_files, daemon_findings,
-                             unreadable)
+                             unreadable, git_ignored)
 
 
 def _once(waiting: list[Waiting]) -> list[Waiting]:

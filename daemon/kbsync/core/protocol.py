@@ -223,6 +223,16 @@ def classify(relpath: str) -> FileKind:
     return kinds.get(top, "other")
 
 
+# Where the protocol's files live, as git pathspecs (a folder stands for everything under it).
+PROTOCOL_PATHSPECS: Final = (INDEX_MD, BOARD_MD, "LEARNING_BOARD.conflict-*.md", SESSIONS_DIR, MEMORY_DIR, "logs",
+                             ARTIFACTS_DIR, CANDIDATES_DIR)
+
+
+def is_protocol_file(relpath: str) -> bool:
+    """Whether the protocol's rules apply to the path (kbsync commits it whatever .gitignore says)."""
+    return classify(relpath) != "other"
+
+
 def canonical_heading(name: str, table: Mapping[str, str]) -> str:
     """The section a heading name means: a protocol heading, a synonym of one (case-insensitive), or itself."""
     return name if name in SECTIONS else table.get(name.casefold(), name)

@@ -27,6 +27,7 @@ from typing import Collection, Sequence
 from kbsync.store import fsio
 from kbsync.git import objects as gitobjects
 from kbsync import proc
+from kbsync.core import protocol
 from kbsync.errors import ConfigError, GitError
 
 log = logging.getLogger(__name__)
@@ -100,13 +101,55 @@ def head_sha(root: Path) -> str | None:
 
 
 def changed_paths(root: Path) -> list[str]:
-    """Work-tree paths that differ from HEAD (modified, added, deleted, untracked), sorted.
+    """Work-tree paths whose bytes differ from HEAD (modified, added, deleted, untracked), sorted; the protocol's
+    files among them whatever .gitignore says.
 
     Runs `git status` without optional locks, so it never competes with another
-    git process for index.lock.
+    git process for index.lock. git's view of a file is what its attributes make of it (`working-tree-encoding`,
+    `eol`, `ident`, a filter), so a file git calls modified is kept only where its bytes differ from HEAD's:
+    kbsync commits bytes, and a file whose bytes are committed is not waiting. git leaves out what .gitignore
+    covers; a protocol file it leaves out is added, since a `.gitignore` line from anywhere (a remote's) must
+    not silently keep sessions, the board or memory out of every commit.
     """
     out = _run(root, "--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames")
-    return sorted({entry[3:] for entry in out.split("\0") if len(entry) > 3})
+    entries = [(entry[:2], entry[3:]) for entry in out.split("\0") if len(entry) > 3]
+    same = same_as_head(root, [p for code, p in entries if code != "??" and "D" not in code])
+    return sorted({p for _code, p in entries if p not in same} | set(ignored_protocol_files(root)))
+
+
+def same_as_head(root: Path, relpaths: Sequence[str]) -> set[str]:
+    """Those of `relpaths` whose bytes on disk are HEAD's blob, byte for byte (no attribute applied)."""
+    named = [p for p in relpaths if "\n" not in p and os.path.isfile(root / p) and not os.path.islink(root / p)]
+    if not named or head_sha(root) is None:
+        return set()
+    held = _run(root, "cat-file", "--batch-check=%(objectname)",
+                stdin="".join(f"HEAD:{p}\n" for p in named).encode("utf-8", "surrogateescape")).splitlines()
+    disk = _run(root, "hash-object", "--no-filters", "--stdin-paths",
+                stdin="".join(f"{p}\n" for p in named).encode("utf-8", "surrogateescape")).split()
+    return {p for p, h, d in zip(named, held, disk) if h == d}
+
+
+def ignored_protocol_files(root: Path) -> list[str]:
+    """The protocol's files that are not tracked and that git's ignore rules (.gitignore, info/exclude, the
+    global excludes file) cover."""
+    out = _run(root, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--",
+               *protocol.PROTOCOL_PATHSPECS)
+    return [p for p in out.split("\0") if p and protocol.is_protocol_file(p)]
+
+
+def ignore_rules(root: Path, relpaths: Sequence[str]) -> dict[str, str]:
+    """Which of `relpaths` git's ignore rules cover, tracked or not, each with the rule (`.gitignore:3: sessions/`)."""
+    named = [p for p in relpaths if "\n" not in p]
+    if not named:
+        return {}
+    done = _exec(root, ["check-ignore", "--no-index", "-v", "-z", "--stdin"],
+                 stdin="".join(f"{p}\0" for p in named).encode("utf-8", "surrogateescape"), check=False)
+    if done.returncode not in (0, 1):
+        raise GitError(f"git check-ignore failed: {proc.last_line(done)}", path=str(root))
+    fields = done.stdout.decode("utf-8", "surrogateescape").split("\0")
+    return {path: f"{source}:{line}: {pattern}"
+            for source, line, pattern, path in zip(fields[0::4], fields[1::4], fields[2::4], fields[3::4])
+            if path and not pattern.startswith("!")}
 
 
 # ---- objects --------------------------------------------------------------------------

@@ -113,7 +113,10 @@ def _marked(ws: Workspace, rel: str) -> bool:
     from kbsync.git.commit import session_status
 
     try:
-        return session_status(ws.read_text(rel)) == "conflict"
+        text = ws.read_text(rel)
+        # a file marked `status: conflict` holds the word: one look at the text spares parsing thousands of
+        # frontmatters (the conflicts and status pages list every session)
+        return "conflict" in text and session_status(text) == "conflict"
     except Exception:  # an unreadable file is validate's to report, not a conflict
         return False
 

@@ -122,3 +122,35 @@ def test_with_the_server_running_the_hook_asks_it(seeded: Path, cli: Cli, tmp_pa
         assert json.loads(out)["hookSpecificOutput"]["additionalContext"] == answered.json()["text"]
     finally:
         server.stop()
+
+
+@pytest.mark.parametrize(("argv", "expected"), [
+    (["-w", "/kb", "assist", "hook", "claude-code", "Stop"], ("/kb", None, "claude-code", "Stop")),
+    (["-w", "/kb", "--config", "/c.toml", "assist", "hook", "codex", "SessionStart"],
+     ("/kb", "/c.toml", "codex", "SessionStart")),
+    (["assist", "hook", "claude-code", "UserPromptSubmit"], (None, None, "claude-code", "UserPromptSubmit")),
+    (["-v", "-w", "/kb", "assist", "hook", "claude-code", "Stop"], None),  # another option: the ordinary way
+    (["-w", "/kb", "-w", "/other", "assist", "hook", "claude-code", "Stop"], None),
+    (["-w", "/kb", "assist", "hook", "claude-code", "PreToolUse"], None),  # argparse names the wrong choice
+    (["-w", "/kb", "assist", "hook", "claude-code", "Stop", "--help"], None),
+    (["assist", "inject", "--query", "x"], None),
+])
+def test_the_installed_hook_command_is_recognised_exactly(argv: list[str], expected: object) -> None:
+    from kbsync.assist.hookrun import plain_hook_call
+
+    assert plain_hook_call(argv) == expected
+
+
+def test_the_hook_is_answered_without_building_the_command_line(seeded: Path) -> None:
+    import subprocess
+    import sys
+
+    event = json.dumps({"session_id": SID, "prompt": "锁文件 发布", "hook_event_name": "UserPromptSubmit"})
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "kbsync", "-w", str(seeded), "assist", "hook",
+                           "claude-code", "UserPromptSubmit"], input=event, capture_output=True, text=True)
+    assert done.returncode == 0 and "发布前确认锁文件@2025-06-11" in done.stdout
+    imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+    assert "kbsync.assist.events" in imported and not {"argparse", "kbsync.main"} & imported
+    wrong = subprocess.run([sys.executable, "-m", "kbsync", "-w", str(seeded), "assist", "hook", "claude-code",
+                            "PreToolUse"], input=event, capture_output=True, text=True)
+    assert wrong.returncode == 2 and "invalid choice: 'PreToolUse'" in wrong.stderr  # the ordinary way's usage error

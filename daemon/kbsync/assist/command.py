@@ -5,18 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from typing import TYPE_CHECKING
 
 from kbsync.app.workspace import open_workspace
+from kbsync.assist.hookrun import ASSISTANTS, HOOK_EVENTS
 
 if TYPE_CHECKING:
     from kbsync.app.hooksettings import SettingsState
-    from kbsync.store.workspace import Workspace
 
-ASSISTANTS = ("claude-code", "codex")  # kbsync.core.assistants.ASSISTANTS, named here to keep start-up light
-HOOK_EVENTS = ("SessionStart", "UserPromptSubmit", "Stop", "SessionEnd")
-MAX_EVENT = 16 * 1024 * 1024  # bytes of an event read from standard input
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -100,36 +96,6 @@ def _run_inject(args: argparse.Namespace) -> int:
 
 
 def _run_hook(args: argparse.Namespace) -> int:
-    """Answer one event; fail-open: any error is one log line, and the assistant goes on."""
-    began = time.monotonic()
-    ws: Workspace | None = None
-    try:
-        from kbsync.app.workspace import parse_json_input
-        from kbsync.assist.events import answer
+    from kbsync.assist.hookrun import run
 
-        raw = sys.stdin.buffer.read(MAX_EVENT + 1)
-        if len(raw) > MAX_EVENT:
-            raise ValueError(f"the event is over {MAX_EVENT // 2**20} MB; not read")
-        ws = open_workspace(args.workspace, args.config)
-        out = answer(ws, args.event, parse_json_input(raw, "<stdin>"))
-    except Exception as exc:  # noqa: BLE001 - fail-open: the assistant must never be stopped by kbsync
-        _log_failure(ws, f"assist hook {args.assistant} {args.event} failed after "
-                     f"{(time.monotonic() - began) * 1000:.0f} ms, nothing injected or kept: {exc}")
-        return 0
-    if out:
-        sys.stdout.write(out + "\n")
-    return 0
-
-
-def _log_failure(ws: Workspace | None, line: str) -> None:
-    """One line on standard error (the assistant's debug log) and in logs/errors.md when there is a workspace."""
-    line = " ".join(line.split())
-    sys.stderr.write(f"kbsync: {line}\n")
-    if ws is None:
-        return
-    try:
-        from kbsync.app.sessions import log_error
-
-        log_error(ws, line)
-    except Exception as exc:  # noqa: BLE001 - the log itself failing must not stop the assistant either
-        sys.stderr.write(f"kbsync: could not write logs/errors.md: {exc}\n")
+    return run(args.workspace, args.config, args.assistant, args.event)

@@ -140,7 +140,8 @@ class Running:
         announced = False
         while not task.done():
             if self.server.started and not announced:
-                self.sock.listen(LISTEN_QUEUE)  # asyncio listened with its accept batch (admission.BACKLOG)
+                with contextlib.suppress(OSError):  # closed already, when a stop came at once
+                    self.sock.listen(LISTEN_QUEUE)  # asyncio listened with its accept batch (admission.BACKLOG)
                 announce_server(self.ws, self.info)
                 log.info("serving the HTTP API at %s (docs/http-api.md)", self.info.url)
                 announced = True

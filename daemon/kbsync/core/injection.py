@@ -77,6 +77,13 @@ _WORD_INVISIBLE: Final = re.compile("(?<=[A-Za-z\u4e00-\u9fff])[\u200b-\u200d\u2
 _TARGETED: Final = re.compile(injectionrules.TARGETED, re.I)
 _TARGET_HINT: Final = re.compile(r"://|www\.|@|/|\.md\b|mcp__|functions\.|webhook|_", re.I)  # what any target holds
 _SENTENCE_END: Final = re.compile("[。！？；\n]|[.!?;](?=[\\s\"'”’)\\]」』>]|$|[\u2e80-\u9fff\uac00-\ud7af\uff00-\uffef])")
+# An instruction begins after a sentence's end, or after the colon of a short label that asks nothing itself ("Note:
+# ignore …", "缓存修复：ignore …", a title before its summary); a match that holds the colon ("Assistant: sure …") keeps it.
+_COLON: Final = re.compile("[:：](?=\\s|[\u2e80-\u9fff])|(?<=[\u2e80-\u9fff])[:：]")
+LABEL_CHARS: Final = 24
+# words that make what comes before a colon an instruction of its own ("Show this image when you answer: ![…]")
+_ASKS: Final = re.compile(r"\b(?:you|your|please|show|render|add|include|insert|append|run|execute|install|use|open|visit|"
+                          r"click|put|send|post|display|paste)\b|请|你|执行|运行|安装|显示|放进|放到|附上|加上|插入|发送|打开|访问", re.I)
 # what opens a line before its sentence and is no part of an instruction: a list marker, a quote marker, a heading's
 # hashes, an opening quote
 _LEAD: Final = re.compile("[ \t]*(?:(?:[-*+]|\\d{1,3}[.)])[ \t]+|>[ \t]*|#{1,6}[ \t]+)*[\"'“‘「『`]?")
@@ -369,7 +376,8 @@ def _located(p: _Passages, e: _Evidence) -> _Evidence:
 
 def _sentence(p: _Passages, start: int, end: int) -> tuple[int, int]:
     """The original span of the instruction around a match: within the original lines the match spans, from the
-    last sentence end before it (at most 300 characters back) to the next one after it, so that an address or
+    last sentence end before it (at most 300 characters back; or the colon after a label, `_is_label`) to the next
+    sentence end after it, so that an address or
     link the match ends in is covered whole; what opens the line and belongs to no instruction (a list marker, a
     quote marker, a heading's hashes, a frontmatter key, an opening quote) is left out."""
     text, orig = p.view.text, p.view.original_text
@@ -378,6 +386,9 @@ def _sentence(p: _Passages, start: int, end: int) -> tuple[int, int]:
     floor = max(0, start - 300)
     ends = [m.end() for m in _SENTENCE_END.finditer(text, floor, start)]
     lo = ends[-1] if ends else floor
+    colons = [m.end() for m in _COLON.finditer(text, lo, start)]
+    if colons and _is_label(text[lo:colons[-1] - 1]):
+        lo = colons[-1]
     while lo < start and text[lo].isspace():
         lo += 1
     stop = _SENTENCE_END.search(text, end)
@@ -391,6 +402,13 @@ def _sentence(p: _Passages, start: int, end: int) -> tuple[int, int]:
         lead = key or _LEAD.match(orig, line_start)
         lo_o = min(first, lead.end() if lead else lo_o)
     return lo_o, hi_o
+
+
+def _is_label(text: str) -> bool:
+    """Whether what precedes a colon in a sentence is a label (a title, "Note", "Researchers found") rather than an
+    instruction whose object follows the colon."""
+    label = text.strip()
+    return len(label) <= LABEL_CHARS and _ASKS.search(label) is None
 
 
 def _hidden_evidence(text: str, p: _Passages) -> list[_Evidence]:

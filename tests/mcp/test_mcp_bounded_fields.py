@@ -156,3 +156,20 @@ def test_an_oversized_unknown_argument_is_not_echoed(ws_root: Path) -> None:
 
     text = anyio.run(run)
     assert len(text) < 400 and "长" * 50 not in text, text[:400]
+
+
+def test_an_oversized_reference_is_refused_without_an_echo(ws_root: Path) -> None:
+    huge = "长" * 100_000
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("read", {"ref": huge}), ("read", {"ref": huge + "@2025-06-11"}), ("read", {"ref": "a/" + huge + ".md"}),
+        ("board_feedback", {"key": huge + "@2025-06-11", "verdict": "helpful"}),
+        ("write_section", {"session_id": huge, "heading": "结论", "text": "x"}),
+        ("log_tool_call", {"session_id": huge, "tool": "grep"}), ("forget", {"key": huge}),
+    ]
+
+    async def run() -> list[str]:
+        async with stdio(ws_root) as client:
+            return [error(await client.call_tool(tool, args)) for tool, args in calls]
+
+    for (tool, _), text in zip(calls, anyio.run(run)):
+        assert len(text) < 400 and "长" * 50 not in text, (tool, text[:400])

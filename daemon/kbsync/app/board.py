@@ -69,8 +69,10 @@ def clock(text: str | None) -> dt.datetime:
 
 def entry_key(text: str) -> str:
     """The canonical key of `<title>@<YYYY-MM-DD>` (the date may be written in another accepted form)."""
+    from kbsync.core import limits
     from kbsync.core.board import entry_key as key_of, normalize_date, split_key
 
+    limits.check(text, "the entry key", limits.REF)
     try:
         title, date = split_key(text)
     except ValueError as exc:

@@ -48,6 +48,9 @@ def kind_of(ref: str) -> str:
 
 def read(ws: Workspace, ref: str) -> Item:
     """The full item a reference names (see `kind_of`); InputError naming it when there is none."""
+    from kbsync.core import limits
+
+    limits.check(ref, "ref", limits.REF)
     kind = kind_of(ref)
     if kind == "session":
         return read_session(ws, ref.strip())

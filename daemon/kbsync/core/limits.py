@@ -18,6 +18,7 @@ TITLE: Final = 200  # a session's or a board entry's title
 SUMMARY: Final = 1_000  # a session's or an entry's summary (the protocol asks for 80 / 100 and warns past that)
 LINE: Final = 4_000  # one line of free text: a log line's detail, an error message, a fact's value, a scenario
 TEXT: Final = 64_000  # a board entry's core content
+REF: Final = 1_000  # a reference a caller looks something up by: a session id, a board key, a workspace path
 ITEMS: Final = 100  # the items of a list: tags, scenarios, a session's sections
 SHOWN: Final = 40  # at most this much of a refused name is repeated in a message
 

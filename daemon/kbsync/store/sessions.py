@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from kbsync.store import fsio, pathgate, sessionnames
-from kbsync.core import indexmd, protocol
+from kbsync.core import indexmd, limits, protocol
 from kbsync.store.conflicts import save_conflict_copy
 from kbsync.errors import ConflictError, InputError, NotFoundError, ProtocolError
 from kbsync.core.findings import has_errors
@@ -41,6 +41,7 @@ def find_session(ws: Workspace, short: str) -> str | None:
 def find_given(ws: Workspace, given: str) -> str:
     """The file of a session named by its id (`YYYYMMDD-HHMM-<h7>`) or by the caller's raw session id, as
     `session save` takes it (the file whose name carries the raw id's `<h7>`)."""
+    limits.check(given, "the session id", limits.REF)
     if protocol.ID_RE.match(given):
         return find_by_id(ws, given)
     found = find_session(ws, protocol.h7(given))

@@ -8,13 +8,15 @@ The idle and the flooded runs alternate for --rounds rounds (so that the machine
 alike); the figures are over all rounds. Prints, idle and flooded: p50/p95 of an authenticated GET /api/v1/status (one keep-alive client, sequential),
 the median time from a saved session (POST /api/v1/sessions, status closed) to its commit, and the ratios of
 flooded to idle (targets: status within 2x, the commit as without the flood); and the flood's own figures:
-connections held, reopened per second, the daemon's open files at most.
+connections held, reopened per second, the daemon's open files at most, and the CPU the daemon spends on
+the flood alone (10 s with no request, flooded against idle).
 """
 
 from __future__ import annotations
 
 import argparse
 import errno
+import os
 import resource
 import selectors
 import socket
@@ -78,6 +80,16 @@ class Flood:
 
     def held(self) -> int:
         return len(self.selector.get_map())
+
+
+def cpu_share(pid: int, seconds: float = 10.0) -> float:
+    """The share of one core `pid` used over the next `seconds`."""
+    def used() -> float:
+        fields = Path(f"/proc/{pid}/stat").read_text(encoding="ascii").rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    start = used()
+    time.sleep(seconds)
+    return (used() - start) / seconds
 
 
 def open_files(pid: int) -> int:
@@ -173,10 +185,15 @@ def main() -> None:
             print("| run | GET /status p50 | p95 | save to commit (median) |")
             print("| --- | --- | --- | --- |")
             idle, flooded = calm.figures(), busy.figures()
+            quiet = cpu_share(server.proc.pid)
+            with Flood(server.port, a.idle):
+                time.sleep(3)
+                loaded = cpu_share(server.proc.pid)
             print(f"\nratios flooded/idle: p50 {flooded[0] / idle[0]:.2f}x, p95 {flooded[1] / idle[1]:.2f}x "
                   f"(target within 2x), commit {flooded[2] / idle[2]:.2f}x (target 1x)")
             print(f"flood: {min(held)} connections kept open, {median(rates):.0f} reopened a second (closed by the server "
-                  f"for no request head); the daemon held {most} open files at most")
+                  f"for no request head); the daemon held {most} open files at most; its CPU with no request: "
+                  f"{quiet * 100:.1f}% of a core idle, {loaded * 100:.1f}% flooded")
         finally:
             server.stop()
         log = server.stderr()

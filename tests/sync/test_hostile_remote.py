@@ -488,3 +488,18 @@ def test_protocol_files_git_ignores_are_committed_and_others_are_not(tmp_path: P
     committed = git(root, "ls-tree", "-r", "--name-only", "HEAD")
     assert candidate in committed
     assert "notes/private.md" not in committed and "artifacts/blob.bin" not in committed
+
+
+def test_api_mode_every_answer_is_read_within_a_bound(tmp_path: Path, server: GitHubServer, api_root: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Not only blobs: a listing or a comparison larger than the bound for any answer stops the read there."""
+    from kbsync.errors import RemoteError
+    from kbsync.sync.transports import githubclient
+
+    push_hostile(server.repo.path, {("memory", f"n{i}.md"): ("100644", b"# n\n" * 50) for i in range(40)})
+    monkeypatch.setattr(githubclient, "ANSWER_MAX", 4000)
+    before = disk_state(api_root)
+    too_large = r"GitHub.s answer to compare/\S+ (ran past 4,000 bytes|holds [0-9,]+ bytes, over 4,000)"
+    with pytest.raises(RemoteError, match=too_large):
+        sync(open_ws(api_root))
+    assert disk_state(api_root) == before

@@ -27,7 +27,7 @@ from kbsync.errors import ConfigError, RemoteError
 from kbsync.sync import limits
 from kbsync.sync.transports import hunks
 from kbsync.sync.transports.base import RemoteHead
-from kbsync.sync.transports.githubclient import (BlobTooLargeError, Comparison, EmptyRepositoryError, FileChange,
+from kbsync.sync.transports.githubclient import (AnswerTooLargeError, Comparison, EmptyRepositoryError, FileChange,
                                                  GitHubApi, LostResponseError, TreeEntry, request_policy)
 from kbsync.store.workspace import Workspace
 
@@ -141,7 +141,7 @@ class ApiTransport:
         for blob, path in sorted(strictest.items()):
             try:
                 data = self.api.get_blob(blob, limits.limit_for(self.sizes, path))
-            except BlobTooLargeError as exc:
+            except AnswerTooLargeError as exc:
                 raise limits.refusal(self.sizes, commit, path, None) from exc
             if len(data) > limits.limit_for(self.sizes, path):
                 raise limits.refusal(self.sizes, commit, path, len(data))

@@ -39,6 +39,7 @@ LOST_RACE = ("fast forward", "cannot be updated")  # 422 messages of a ref anoth
 RETRYABLE_NETWORK = (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError)
 FAR_S = 1e10  # a wait asked for beyond this (some 300 years) is shown as ending then
 JSON_SLACK = 64 * 1024  # the JSON around a blob's base64 content
+ANSWER_MAX = 64 * 1024 * 1024  # any other answer (GitHub's own: a listing is cut at 100,000 entries, about 7 MB)
 READ_PIECE = 64 * 1024
 
 
@@ -46,8 +47,8 @@ class EmptyRepositoryError(RemoteError):
     """The repository has no commit yet (GitHub answers 409)."""
 
 
-class BlobTooLargeError(RemoteError):
-    """A blob's answer ran past the size the caller allows; the read was stopped there."""
+class AnswerTooLargeError(RemoteError):
+    """An answer ran past the size allowed (a blob's limit, else ANSWER_MAX); the read was stopped there."""
 
 
 class LostResponseError(RemoteError):
@@ -175,9 +176,9 @@ class GitHubApi:
         return sha
 
     def get_blob(self, sha: str, max_bytes: int | None = None) -> bytes:
-        """The blob's bytes; BlobTooLargeError, having read no more than about that, when they are over
+        """The blob's bytes; AnswerTooLargeError, having read no more than about that, when they are over
         `max_bytes` (the answer is base64 in JSON: its read stops a little past 4/3 of the limit)."""
-        cap = None if max_bytes is None else max_bytes * 4 // 3 * 61 // 60 + JSON_SLACK
+        cap = ANSWER_MAX if max_bytes is None else max_bytes * 4 // 3 * 61 // 60 + JSON_SLACK
         body = self._call("GET", f"git/blobs/{sha}", ok=(200,), cap=cap).body
         if not isinstance(body, dict):
             raise RemoteError(f"GitHub answered blob {sha} with no JSON object; nothing was changed, run sync again")
@@ -252,10 +253,10 @@ class GitHubApi:
 
     def _call(
         self, method: str, tail: str, body: Any = None, *, ok: tuple[int, ...],
-        passthrough: tuple[int, ...] = (), fresh: bool = False, cap: int | None = None,
+        passthrough: tuple[int, ...] = (), fresh: bool = False, cap: int = 0,
     ) -> Reply:
-        """One operation, retried where GitHub says waiting helps; RemoteError when it does not. With `cap`, the
-        answer is read in pieces and no more than `cap` bytes of it (BlobTooLargeError past that)."""
+        """One operation, retried where GitHub says waiting helps; RemoteError when it does not. The answer is read
+        in pieces, no more than `cap` bytes of it (ANSWER_MAX unless given; AnswerTooLargeError past that)."""
         for attempt in range(self.policy.max_retries + 1):
             self._respect_pause(method, tail)
             try:
@@ -287,10 +288,9 @@ class GitHubApi:
             "nothing was lost, run sync again later"
         )
 
-    def _send(self, method: str, tail: str, body: Any, fresh: bool,
-              cap: int | None = None) -> tuple[requests.Response, Any]:
-        """The answer and its JSON (None if it holds none), the body read whole within the wall-clock bound; with
-        `cap`, read in pieces and stopped past `cap` bytes (BlobTooLargeError)."""
+    def _send(self, method: str, tail: str, body: Any, fresh: bool, cap: int) -> tuple[requests.Response, Any]:
+        """The answer and its JSON (None if it holds none), the body read whole within the wall-clock bound, in
+        pieces and stopped past `cap` bytes (ANSWER_MAX where 0; AnswerTooLargeError)."""
         self.requests_sent += 1
         bound = proc.remaining(self.timeout_s)
         assert bound is not None
@@ -298,13 +298,12 @@ class GitHubApi:
 
         def request() -> requests.Response:
             resp = self.session.request(method, self.base + tail, json=body, headers=self._headers(fresh),
-                                        timeout=bound, allow_redirects=True, stream=cap is not None)
-            if cap is not None:
-                read.append(_capped_json(resp, cap, tail))
+                                        timeout=bound, allow_redirects=True, stream=True)
+            read.append(_capped_json(resp, cap or ANSWER_MAX, tail))
             return resp
 
         resp = wallclock.send(bound, request)
-        return resp, read[0] if read else _json(resp)
+        return resp, read[0]
 
     def _backoff(self, attempt: int) -> float:
         ceiling = min(self.policy.cap_s, self.policy.base_s * (2 ** attempt))
@@ -391,24 +390,19 @@ def _text_or_none(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _json(resp: requests.Response) -> Any:
-    try:
-        return resp.json()
-    except ValueError:
-        return None
-
-
 def _capped_json(resp: requests.Response, cap: int, tail: str) -> Any:
     """The answer's JSON, read in pieces (decompressed) and stopped once past `cap` bytes."""
     try:
         length = resp.headers.get("content-length", "")
         if length.isdigit() and int(length) > cap:
-            raise BlobTooLargeError(f"GitHub's answer to GET {tail} holds {int(length):,} bytes, over {cap:,}")
+            raise AnswerTooLargeError(f"GitHub's answer to {tail.split('?')[0]} holds {int(length):,} bytes, over "
+                                      f"{cap:,}; nothing was changed, check [github] api_url")
         pieces, total = [], 0
         for piece in resp.iter_content(READ_PIECE):
             total += len(piece)
             if total > cap:
-                raise BlobTooLargeError(f"GitHub's answer to GET {tail} ran past {cap:,} bytes")
+                raise AnswerTooLargeError(f"GitHub's answer to {tail.split('?')[0]} ran past {cap:,} bytes; nothing "
+                                          "was changed, check [github] api_url")
             pieces.append(piece)
     finally:
         resp.close()

@@ -228,8 +228,11 @@ def assert_copy_kept(root: Path, done: subprocess.CompletedProcess[str], mine: b
               if protocol.is_conflict_copy(p.name) and p.read_bytes() != PLANTED]
     assert len(copies) == 1, copies
     assert (root / copies[0]).read_bytes() == mine
-    last = (root / "logs" / "errors.md").read_text(encoding="utf-8").splitlines()[-1]
+    lines = (root / "logs" / "errors.md").read_text(encoding="utf-8").splitlines()
+    last = [ln for ln in lines if "conflict: " in ln][-1]
     assert f"vs {copies[0]} (" in last, last
+    said = [ln for ln in lines if "named like conflict copies of this machine" in ln]
+    assert len(said) == 1 and "and 379 more" in said[0], said
     planted = [p for p in (root / relpath).parent.iterdir() if p.read_bytes() == PLANTED]
     assert len(planted) == 95 * 4, len(planted)
     assert copies[0] in done.stdout + done.stderr

@@ -23,6 +23,8 @@ from kbsync.core import protocol
 from kbsync.errors import LockedError
 from kbsync.sync.plan import Versions
 from kbsync.sync.transports.base import RemoteHead
+from kbsync.store.eventlog import log_error
+from kbsync.store.machine import machine_id
 from kbsync.store.workspace import Workspace
 
 
@@ -68,7 +70,8 @@ def integrate_remote(ws: Workspace, head: str | None, remote: RemoteHead, base_t
                                            taken=taken) for c in plan.conflicts]
     # Copies of edits not yet committed stay out of this commit, as those edits do: the next commit checks them.
     pending = apply_writes(ws, writes, {p: v.local for p, v in changes.items()}, taken | set(copies))
-    tree, entries = _merged_tree(ws, local_tree, {c.relpath: c for c in diff}, writes, copies)
+    lookalikes = note_lookalikes(ws, remote, [c.relpath for c in diff if c.new and not c.old])
+    tree, entries = _merged_tree(ws, local_tree, {c.relpath: c for c in diff}, writes, copies, bool(lookalikes))
     new = _new_head(ws, head, local_tree, remote, tree, len(writes), len(copies))
     if new is not None and new != head:
         gitrepo.update_head(root, new, head, "kbsync: sync", entries)
@@ -143,11 +146,27 @@ def _remove(ws: Workspace, relpath: str) -> None:
         pass
 
 
+def note_lookalikes(ws: Workspace, remote: RemoteHead, added: list[str]) -> list[str]:
+    """The paths the remote added that are named like conflict copies of this machine's (its id): written as the
+    remote's ordinary files, and said once in logs/errors.md, so that no one takes them for this machine's."""
+    mine = machine_id(ws)
+    found = sorted(p for p in added if (name := protocol.parse_conflict_name(p)) is not None
+                   and (name.machine or "") == mine)
+    if found:
+        more = f" and {len(found) - 1} more" if len(found) > 1 else ""
+        log_error(ws, f"the remote commit {remote.commit[:12]} holds {found[0]}{more}, named like conflict copies of "
+                      f"this machine ({mine}) that it did not save: they are the remote's files, not this "
+                      "machine's versions")
+    return found
+
+
 def _merged_tree(ws: Workspace, local_tree: str, diff: Mapping[str, gitrepo.TreeChange],
-                 writes: Mapping[str, bytes | None], copies: list[str]) -> tuple[str, list[gitobjects.Change]]:
-    """The local tree with the integrated files, the conflict copies and the error log as now on disk;
-    and those paths as (relpath, mode, blob sha or None) entries: what changed from `local_tree`."""
-    touched = sorted(set(writes) | set(copies) | ({protocol.ERRORS_LOG} if copies else set()))
+                 writes: Mapping[str, bytes | None], copies: list[str],
+                 logged: bool = False) -> tuple[str, list[gitobjects.Change]]:
+    """The local tree with the integrated files, the conflict copies and the error log as now on disk (when a copy
+    was made or a line `logged`); and those paths as (relpath, mode, blob sha or None) entries: what changed
+    from `local_tree`."""
+    touched = sorted(set(writes) | set(copies) | ({protocol.ERRORS_LOG} if copies or logged else set()))
     present = {relpath: data for relpath in touched if (data := _current(ws, relpath)) is not None}
     held = {side[1] for c in diff.values() for side in (c.old, c.new) if side}  # both trees' blobs: in the repository
     shas = dict(zip(present, gitrepo.store_objects(ws.root, [("blob", data) for data in present.values()], held)))

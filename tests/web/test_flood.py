@@ -4,6 +4,7 @@ never runs out of file descriptors, idle and dripping connections are closed, an
 
 from __future__ import annotations
 
+import contextlib
 import resource
 import socket
 import time
@@ -133,3 +134,19 @@ def test_a_request_head_sent_a_byte_at_a_time_is_cut_off(root: Path, tmp_path: P
         assert srv.call("GET", "/status").status_code == 200
     finally:
         srv.stop()
+
+
+def test_a_stream_of_malformed_requests_reaches_the_log_once(root: Path, tmp_path: Path) -> None:
+    srv = WebServer(root, tmp_path / "home")
+    try:
+        for n in range(200):
+            with connect(srv.port) as sock:
+                sock.sendall(b"\x16\x03\x01 not http %d\r\n\r\n" % n)
+                sock.settimeout(10)
+                with contextlib.suppress(OSError):
+                    sock.recv(1024)  # the server's 400, or its close
+        assert srv.call("GET", "/status").status_code == 200
+    finally:
+        srv.stop()
+    invalid = [line for line in srv.stderr().splitlines() if "Invalid HTTP request" in line]
+    assert len(invalid) == 1, invalid[:3]

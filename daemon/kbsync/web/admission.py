@@ -12,7 +12,8 @@ open one) must not starve the requests that carry the token, nor the daemon's ow
   `limit_concurrency` (which answered 503 to a request with the token once 256 idle connections were open)
   is not used.
 - What the event loop reports about accepting (`socket.accept() out of system resource`, one report a
-  second under uvicorn) and the connections closed or refused are logged once per LOG_EVERY_S, with counts.
+  second under uvicorn), the connections closed or refused, and uvicorn's warning about each malformed
+  request (`Invalid HTTP request received.`) are logged once per LOG_EVERY_S, with counts.
 """
 
 from __future__ import annotations
@@ -151,6 +152,24 @@ class GuardedProtocol(HttpToolsProtocol):
                                   f"within {self.admission.head_timeout_s:g} s", logging.INFO)
         self.admission.leave(self)
         self.transport.abort()
+
+
+class Repeats(logging.Filter):
+    """On uvicorn's logger: its warnings, one per malformed or refused request (anyone can send those), go
+    through the tally instead; its errors (the application's) pass as they are."""
+
+    def __init__(self, tally: Tally) -> None:
+        super().__init__()
+        self.tally = tally
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno != logging.WARNING:
+            return True
+        self.tally.note(f"uvicorn: {record.getMessage()}")
+        return False
+
+
+UVICORN_LOGGER = "uvicorn.error"
 
 
 def loop_errors(tally: Tally) -> Callable[[asyncio.AbstractEventLoop, dict[str, Any]], None]:

@@ -119,9 +119,14 @@ class Running:
     lifespans: Sequence[Callable[[], AsyncContextManager[None]]] = field(default=())
 
     def serve(self, stop: threading.Event) -> None:
+        from kbsync.web.admission import UVICORN_LOGGER, Repeats
+
+        repeats = Repeats(self.tally)
+        logging.getLogger(UVICORN_LOGGER).addFilter(repeats)
         try:
             asyncio.run(self._serve(stop))
         finally:
+            logging.getLogger(UVICORN_LOGGER).removeFilter(repeats)
             withdraw_server(self.ws, self.info.pid)
             self.sock.close()
             log.info("the HTTP API at %s stopped", self.info.url)

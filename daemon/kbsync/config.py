@@ -86,6 +86,7 @@ class SearchConfig:
 class ContextConfig:
     budget: int = 4000
     share_facts: float = 0.15
+    share_passages: float = 0.40
     share_summaries: float = 0.25
     share_references: float = 0.0
     share_input: float = 0.60

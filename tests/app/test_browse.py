@@ -72,7 +72,13 @@ def test_the_listing_catches_up_with_the_files_in_the_background(ws: Workspace,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(browse, "FRESH_S", 3600.0)
     before = len(browse.browse_sessions(ws).page.sessions)  # the first view catches up before it reads
-    _save(ws, "e", "2025-07-01T09:00:00+00:00", [], "new")
+    _save(ws, "e", "2025-07-01T09:00:00+00:00", [], "new")  # kbsync's own write: indexed before it returns
+    assert len(browse.browse_sessions(ws).page.sessions) == before + 1
+    copy = ws.root / "sessions" / "2025-07-02" / "0900-outside.md"  # a file written by something else
+    copy.parent.mkdir(parents=True, exist_ok=True)
+    made = next((ws.root / "sessions").rglob("*-e.md"))
+    copy.write_text(made.read_text(encoding="utf-8").replace("id: ", "id: x", 1), encoding="utf-8")
+    before += 1
     assert len(browse.browse_sessions(ws).page.sessions) == before  # caught up less than FRESH_S ago
     monkeypatch.setattr(browse, "FRESH_S", 0.0)
     wait_for(lambda: len(browse.browse_sessions(ws).page.sessions) == before + 1)

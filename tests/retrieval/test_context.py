@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from helpers.retrieval import BROKEN_NAME, make_workspace
 from kbsync.config import ContextConfig
-from kbsync.retrieval.context import BoardItem, Materials, SessionItem, assemble, estimate_tokens
+from kbsync.retrieval.context import BoardItem, Materials, PassageItem, SessionItem, assemble, estimate_tokens
 from helpers.cli import kbsync, Cli
 
 
@@ -39,17 +39,21 @@ def test_estimate_counts_chinese_and_english() -> None:
 words = st.text(alphabet="合同风险付款 deployrollbak\n-:", max_size=400)
 sessions = st.builds(SessionItem, relpath=st.text(min_size=1, max_size=30), title=words, date=st.just("2025-01-01"),
                      tags=st.tuples(words), summary=words, full_text=words)
+passages = st.builds(PassageItem, relpath=st.text(min_size=1, max_size=30), title=words, date=st.just("2025-01-01"),
+                     heading=words, text=words)
 boards = st.builds(BoardItem, title=words, type=st.just("方法"), confidence=st.just("high"), summary=words)
 
 
 @settings(max_examples=150, deadline=None)
 @given(facts=st.lists(words, max_size=20), ss=st.lists(sessions, max_size=30), bs=st.lists(boards, max_size=8),
-       budget=st.integers(min_value=1, max_value=6000),
-       shares=st.tuples(st.floats(0, 0.5), st.floats(0, 0.5), st.floats(0, 0.9)))
-def test_pack_never_exceeds_its_budget(facts: list[str], ss: list[SessionItem], bs: list[BoardItem], budget: int,
-                                       shares: tuple[float, float, float]) -> None:
-    cfg = ContextConfig(share_facts=shares[0], share_summaries=shares[1], share_input=shares[2])
-    p = assemble(Materials(tuple(facts), tuple(ss), tuple(bs)), cfg, budget)
+       ps=st.lists(passages, max_size=20), budget=st.integers(min_value=1, max_value=6000),
+       shares=st.tuples(st.floats(0, 0.5), st.floats(0, 0.5), st.floats(0, 0.9), st.floats(0, 0.9)))
+def test_pack_never_exceeds_its_budget(facts: list[str], ss: list[SessionItem], bs: list[BoardItem],
+                                       ps: list[PassageItem], budget: int,
+                                       shares: tuple[float, float, float, float]) -> None:
+    cfg = ContextConfig(share_facts=shares[0], share_summaries=shares[1], share_input=shares[2],
+                        share_passages=shares[3])
+    p = assemble(Materials(tuple(facts), tuple(ss), tuple(bs), passages=tuple(ps)), cfg, budget)
     assert estimate_tokens(p.text()) <= p.limit <= budget
     assert len(p.sections.get("board", [])) <= 6 and sum(1 for ln in p.sections.get("sessions", []) if ln.startswith("### ")) <= 3
 
@@ -66,15 +70,18 @@ def test_pack_order_and_content(planted: tuple[Path, dict[str, str]]) -> None:
     data = pack(root, "--query", "合同", "--tags", "法务", "--budget", "20000")
     sections = data["sections"]
     assert isinstance(sections, dict)
-    assert list(sections) == ["facts", "summaries", "sessions", "references", "board"] or \
-        list(sections) == ["facts", "summaries", "sessions", "board"]
+    assert list(sections) == ["facts", "passages", "summaries", "sessions", "references", "board"] or \
+        list(sections) == ["facts", "passages", "summaries", "sessions", "board"]
     assert "用户偏好中文回复" in sections["facts"] and "vendor-acme" in sections["facts"]
     assert "project-alpha" not in sections["facts"]  # no tag or query word names it
     assert names["P1"] in sections["summaries"] and names["P2"] in sections["summaries"]
     assert f"({names['P1']})" in sections["sessions"] and "客户合同第三条" in sections["sessions"]
     assert "合同审查清单" in sections["board"] and "部署回滚踩坑" not in sections["board"]
     text = str(data["text"])
-    assert text.index("## Long-term facts") < text.index("## Recent sessions") < text.index("## Sessions in full")
+    assert text.index("## Long-term facts") < text.index("## Relevant passages") < text.index("## Recent sessions") \
+        < text.index("## Sessions in full")
+    assert "客户合同第三条" in sections["passages"]  # the best passage quoted first, with its file and date
+    assert f"({names['P1']}, 2025-03-02)" in sections["passages"]
 
 
 def test_broken_frontmatter_is_skipped_with_a_note(planted: tuple[Path, dict[str, str]], cli: Cli) -> None:

@@ -111,6 +111,7 @@ def add_entry(ws: Workspace, data: dict[str, Any], now: dt.datetime, where: str 
 
     entry = valid_entry(data, where)
     action = boardfile.upsert_entry(ws, entry)
+    _reindex(ws)
     with feedback.FeedbackStore(ws.state_dir) as store:
         store.seen(entry.key, now)
     return Written(entry.key, action, version=entry_version(entry))
@@ -146,6 +147,7 @@ def update_entry(ws: Workspace, key: str, data: dict[str, Any], where: str = "<s
         return new
 
     boardfile.edit_board(ws, edit)
+    _reindex(ws)
     if keep_counters and entry.key != key:
         with feedback.FeedbackStore(ws.state_dir) as store:
             store.rename(key, entry.key)
@@ -224,7 +226,15 @@ def set_status(ws: Workspace, keys: list[str], status: str) -> list[str]:
         return text
 
     boardfile.edit_board(ws, edit)
+    _reindex(ws)
     return changed
+
+
+def _reindex(ws: Workspace) -> None:
+    """Re-index the board just written, so a search made when the call returns finds it as it is now."""
+    from kbsync.retrieval.index import written
+
+    written(ws, [BOARD_FILE])
 
 
 def retire(ws: Workspace, key: str) -> bool:

@@ -158,6 +158,7 @@ def _facts_of(ws: Workspace, relpath: str) -> list[Any]:
 def _edit(ws: Workspace, relpath: str, edit: Callable[[str], str]) -> None:
     """`edit` under the file's lock (kbsync.store.guardededit); a result with more validation errors than the
     text it was made from is not kept (the old bytes are restored)."""
+    from kbsync.retrieval.index import written
     from kbsync.store.guardededit import edit_file
 
     _checked(ws, relpath)
@@ -170,6 +171,7 @@ def _edit(ws: Workspace, relpath: str, edit: Callable[[str], str]) -> None:
         return edit(old)
 
     edit_file(ws, relpath, counted, lambda text: _errors(ws, relpath, text) <= before)
+    written(ws, [relpath])  # found by search when the call returns
 
 
 def _errors(ws: Workspace, relpath: str, text: str) -> int:

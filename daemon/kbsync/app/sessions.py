@@ -26,25 +26,34 @@ if TYPE_CHECKING:
 
 def save_session(ws: Workspace, payload: dict[str, Any], where: str = "<stdin>") -> SaveResult:
     """Create or update the session a `session save` object describes (`where` names it in errors)."""
+    from kbsync.retrieval.index import written
     from kbsync.store.sessions import save_session as save
 
-    return save(ws, payload, where)
+    result = save(ws, payload, where)
+    written(ws, [result.relpath])  # found by search when the call returns
+    return result
 
 
 def write_section(ws: Workspace, sid: str, name: str, text: str, *, append: bool = False,
                   base: str | None = None) -> SectionResult:
     """Replace (or append to) the section `name` of session `sid`, under the file's lock; with `base` (the
     section's version as read), only if it has not changed since (StaleError otherwise)."""
+    from kbsync.retrieval.index import written
     from kbsync.store.sections import write_section as write
 
-    return write(ws, sid, name, text, append=append, base=base)
+    result = write(ws, sid, name, text, append=append, base=base)
+    written(ws, [result.relpath])
+    return result
 
 
 def split_session(ws: Workspace, sid: str, at: list[int] | None = None) -> SplitResult:
     """Split session `sid` into child sessions at its topic headings, or at the given file lines."""
+    from kbsync.retrieval.index import written
     from kbsync.store.split import split_session as split
 
-    return split(ws, sid, at)
+    result = split(ws, sid, at)
+    written(ws, [result.relpath, *(c.relpath for c in result.children)])
+    return result
 
 
 def log_tool_call(ws: Workspace, session: str, tool: str, status: str = "ok", detail: str = "") -> str:

@@ -29,8 +29,9 @@ def item(it: Item, offset: int = 0, limit: int = READ_LIMIT) -> dict[str, Any]:
 
 def hit(r: Fused) -> dict[str, Any]:
     where = {k: v for k, v in (("path", r.path), ("url", r.url)) if v}
+    passage = {"heading": r.heading, "passage": r.passage} if r.passage else {}
     return {"key": r.key, **where, "sources": list(r.sources), "score": round(r.score, 6),
-            "flags": record_flags(r.flags), "content": content(title=r.title, summary=r.summary)}
+            "flags": record_flags(r.flags), "content": content(title=r.title, summary=r.summary, **passage)}
 
 
 def search(outcome: Outcome) -> dict[str, Any]:

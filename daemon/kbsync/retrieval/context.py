@@ -1,13 +1,16 @@
 """Context assembly, pure: the prompt pack built from gathered material within a token budget.
 
-Order of the pack: long-term facts; recent session summaries; the full text of
-at most 3 sessions; references (path and title) to older sessions; at most 5
-board entries. Budget: the pack never exceeds budget x (1 - share_input), the
-rest is kept for the current input. Facts take at most share_facts of the
-budget; summaries, board entries and full texts together at most
-share_summaries (in that order of priority); references (names only) take
-what the pack has left, at least share_references when the shares add up to 1. Each piece is costed with `estimate_tokens`
-and a piece that does not fit is left out whole, never cut.
+Order of the pack: long-term facts; the best passages of the sessions a query
+found (each under its session's title, heading, path and date); session
+summaries; the full text of at most 3 sessions; references (path and title) to
+further sessions; at most 5 board entries. Budget: the pack never exceeds
+budget x (1 - share_input), the rest is kept for the current input. Facts take
+at most share_facts of the budget; board entries (whole), then the passages,
+at most share_passages; summaries, board entries and full texts together at
+most share_summaries (in that order of priority); references (names only) take
+what the pack has left, at least share_references when the shares add up to 1.
+Each piece is costed with `estimate_tokens` and a piece that does not fit is
+left out whole, never cut.
 
 Token estimate: 1.5 per CJK character (Han, kana, hangul, full-width
 punctuation), 1 per 3 other characters, rounded up per piece. Real
@@ -57,6 +60,15 @@ class SessionItem:
 
 
 @dataclass(frozen=True)
+class PassageItem:
+    relpath: str
+    title: str  # the session's
+    date: str
+    heading: str
+    text: str
+
+
+@dataclass(frozen=True)
 class BoardItem:
     title: str
     type: str
@@ -70,6 +82,7 @@ class Materials:
     sessions: tuple[SessionItem, ...] = ()  # ranked
     board: tuple[BoardItem, ...] = ()  # ranked
     notes: tuple[str, ...] = ()
+    passages: tuple[PassageItem, ...] = ()  # best first
 
 
 @dataclass
@@ -136,20 +149,30 @@ def guard(piece: str) -> tuple[str, list[Flag]]:
 def assemble(m: Materials, cfg: ContextConfig, budget: int) -> Pack:
     """The prompt pack for `m` within `budget` tokens."""
     pack = Pack(budget, math.floor(budget * (1 - cfg.share_input)), notes=list(m.notes))
-    order = ("facts", "summaries", "sessions", "references", "board")
+    order = ("facts", "passages", "summaries", "sessions", "references", "board")
     pack.sections = {name: [] for name in order}
     facts = _Section(pack, "facts", "## Long-term facts\n", math.floor(budget * cfg.share_facts))
     for line in m.facts:
         facts.add(line.rstrip("\n") + "\n", "facts")
     memory = _Section(pack, "summaries", "## Recent sessions\n", math.floor(budget * cfg.share_summaries))
-    summarized = [s for s in m.sessions[:MAX_SUMMARIES] if memory.add(_summary_line(s), s.relpath)]
     _board(pack, m.board, memory)
+    passages = _Section(pack, "passages", "## Relevant passages (read a session by its path for the rest)\n",
+                        math.floor(budget * cfg.share_passages))
+    for p in m.passages:
+        passages.add(_passage(p), p.relpath)
+    summarized = [s for s in m.sessions[:MAX_SUMMARIES] if memory.add(_summary_line(s), s.relpath)]
     _expand(pack, summarized, memory)
     refs = _Section(pack, "references", "## Older sessions (ask for them by path)\n", pack.limit)
     for s in [s for s in m.sessions if s not in summarized][:MAX_REFERENCES]:
         refs.add(f"- {s.relpath} — {s.title}\n", s.relpath)
     pack.sections = {k: v for k, v in pack.sections.items() if v}
     return pack
+
+
+def _passage(p: PassageItem) -> str:
+    where = f"{p.relpath}, {p.date[:10]}" if p.date else p.relpath
+    heading = f" — {p.heading}" if p.heading else ""
+    return f"### {p.title}{heading} ({where})\n{nested(p.text.strip(), 3)}\n"
 
 
 def _summary_line(s: SessionItem) -> str:

@@ -1,7 +1,10 @@
 """Gathering the material of a prompt pack from the workspace and its search database.
 
-Sessions are ranked by relevance (tag overlap, plus one when the query finds
-the session), then by recency. Board entries likewise, retired ones left out.
+With a query, the sessions it finds come first in the search's order (relevance),
+then those sharing a tag (most shared tags, then newest); the passages are the
+best passages of the sessions found, best first. Without one, sessions sharing
+a tag, then newest; without either, the newest. Board entries likewise, retired
+ones left out.
 A session whose frontmatter cannot be read is never used: when the query finds
 one, a note names it; the others are counted in one note.
 """
@@ -13,14 +16,14 @@ from pathlib import Path
 from kbsync.core import protocol
 from kbsync.retrieval import db as searchdb
 from kbsync.retrieval import index as searchindex
-from kbsync.retrieval.context import MAX_EXPANDED, BoardItem, Materials, SessionItem
+from kbsync.retrieval.context import MAX_EXPANDED, BoardItem, Materials, PassageItem, SessionItem
 from kbsync.errors import KbsyncError, UsageError
 from kbsync.retrieval.db import Row
 from kbsync.retrieval.text import parse_query
 from kbsync.core.session import parse_session
 from kbsync.store.workspace import Workspace
 
-MAX_HITS = 50
+MAX_HITS = 20  # sessions and board entries a query finds for a pack (each one read and ranked by its text)
 
 
 def gather(ws: Workspace, query: str, tags: list[str]) -> Materials:
@@ -37,7 +40,8 @@ def _gather(ws: Workspace, conn: searchdb.Connection, query: str, tags: list[str
     if q.errors:
         raise UsageError("; ".join(q.errors))
     bodies = searchindex.bodies(ws)
-    hits = {r.key for r in searchdb.search(conn, q, "session", MAX_HITS, bodies=bodies)} if query.strip() else set()
+    found = searchdb.search(conn, q, "session", MAX_HITS, bodies=bodies) if query.strip() else []
+    hits = {r.key: at for at, r in enumerate(found)}
     rows = list(searchdb.records(conn, "session"))
     notes = [f"{r.relpath}: skipped, its frontmatter cannot be read ({r.broken})"
              for r in rows if r.broken and r.key in hits]
@@ -46,22 +50,33 @@ def _gather(ws: Workspace, conn: searchdb.Connection, query: str, tags: list[str
         notes.append(f"{unseen} other session(s) with unreadable frontmatter were not considered")
     ranked = _rank([r for r in rows if not r.broken], hits, tags, focused=bool(query.strip() or tags))
     sessions = [_session_item(ws, r, full=i < MAX_EXPANDED) for i, r in enumerate(ranked)]
-    board_hits = {r.key for r in searchdb.search(conn, q, "board", MAX_HITS, bodies=bodies)} if query.strip() else set()
+    passages = _passages([r for r in found if not r.broken])
+    board_found = searchdb.search(conn, q, "board", MAX_HITS, bodies=bodies) if query.strip() else []
+    board_hits = {r.key: at for at, r in enumerate(board_found)}
     board = [r for r in searchdb.records(conn, "board") if r.status != "retired"]
     board_ranked = _rank(board, board_hits, tags, focused=bool(query.strip() or tags))
     items = tuple(BoardItem(r.title, r.type, str(r.fields.get("confidence", "")), r.summary) for r in board_ranked)
-    return Materials(tuple(_facts(ws, q.terms, tags)), tuple(sessions), items, tuple(notes))
+    return Materials(facts=tuple(_facts(ws, q.terms, tags)), passages=passages, sessions=tuple(sessions), board=items,
+                     notes=tuple(notes))
 
 
-def _rank(rows: list[Row], hits: set[str], tags: list[str], *, focused: bool) -> list[Row]:
-    """Relevant rows (all rows when nothing narrows the choice), most relevant then newest first."""
-    def score(r: Row) -> int:
-        return len(set(tags) & {t.casefold() for t in r.tags}) + (1 if r.key in hits else 0)
+def _passages(found: list[Row]) -> tuple[PassageItem, ...]:
+    """The best passages of the sessions found, best first (then in the sessions' order, then in file order)."""
+    ranked = sorted(((score, at, p.ordinal, r, p) for at, r in enumerate(found) for score, p in r.passages),
+                    key=lambda x: (-x[0], x[1], x[2]))
+    return tuple(PassageItem(r.relpath, r.title, r.date, p.heading, p.text) for _, _, _, r, p in ranked)
 
-    chosen = [r for r in rows if score(r) > 0] if focused else rows
+
+def _rank(rows: list[Row], hits: dict[str, int], tags: list[str], *, focused: bool) -> list[Row]:
+    """Relevant rows (all rows when nothing narrows the choice): those a query found, in its order, then those
+    sharing a tag, most shared then newest."""
+    def shared(r: Row) -> int:
+        return len(set(tags) & {t.casefold() for t in r.tags})
+
+    chosen = [r for r in rows if r.key in hits or shared(r) > 0] if focused else rows
     chosen.sort(key=lambda r: r.key)
     chosen.sort(key=lambda r: r.date, reverse=True)
-    chosen.sort(key=score, reverse=True)
+    chosen.sort(key=lambda r: (hits.get(r.key, len(hits)), -shared(r)))
     return chosen
 
 

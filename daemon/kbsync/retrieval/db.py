@@ -434,7 +434,7 @@ def searches(conn: sqlite3.Connection, query: Query, kinds: Sequence[str], limit
         return {kind: _search(conn, query, kind, limit, bodies, stats) for kind in kinds}
 
 
-CANDIDATES = 40  # records a search reads and ranks from their text, at least (four times what it returns)
+CANDIDATES = 20  # records a search reads and ranks from their text, at least (twice what it returns)
 FIND_POSTINGS = 20_000  # the records a search finds its candidates among, at most (a term's records in all)
 BEST_PASSAGES = 3  # passages a hit keeps, best first
 
@@ -452,9 +452,12 @@ def _search(conn: sqlite3.Connection, query: Query, kind: str, limit: int, bodie
     records, average = stats.sizes()
     weights = {t: relevance.idf(records, stats.df(t)) for t in present}
     finders = _finders(present, stats)
-    pool = max(CANDIDATES, 4 * limit)
+    telling = {t for t in present if stats.df(t) * 2 <= records}  # held by at most half the records
+    common = min(present, key=lambda t: (stats.df(t), t)) if not finders else None
+    pool = max(CANDIDATES, 2 * limit)
     scored: list[Row] = []
-    for found in _candidates(conn, finders, weights, span, where, params, query.phrases, pool, average):
+    for found in _candidates(conn, present, finders, telling, common, weights, span, where, params, query.phrases, pool,
+                             average):
         text = bodies([r for r, _ in found])
         for row, length in found:
             body = text.get(row.key, "")
@@ -471,35 +474,46 @@ def _search(conn: sqlite3.Connection, query: Query, kind: str, limit: int, bodie
 
 
 def _finders(terms: list[str], stats: _Stats) -> list[str]:
-    """The terms the candidates are found by: the rarest first, while their records add up to FIND_POSTINGS
-    (at least one). A term most records hold finds little of use and would cost a pass over all of them; it
-    still counts in the ranking of the candidates that rarer terms found."""
+    """The terms whose records are all candidates: the rarest first, while their records add up to FIND_POSTINGS
+    (none when even the rarest is held by more). A term many records hold tells little and would cost a pass over
+    all of them: it finds candidates by its records' heads alone, and one that more than half the records hold
+    (its idf near 0) not at all; when no term is rare, the rarest finds its newest records too. Every term
+    counts in the ranking of every candidate."""
     chosen: list[str] = []
     total = 0
     for t in sorted(terms, key=lambda t: (stats.df(t), t)):
-        if chosen and total + stats.df(t) > FIND_POSTINGS:
+        if total + stats.df(t) > FIND_POSTINGS:
             break
         chosen.append(t)
         total += stats.df(t)
     return chosen
 
 
-def _candidates(conn: sqlite3.Connection, finders: list[str], weights: dict[str, float], span: _Span, where: str,
-                params: list[object], phrases: tuple[str, ...], pool: int,
-                average: float) -> Iterator[list[tuple[Row, int]]]:
-    """The records holding any of `finders` (and every term of `phrases`) that pass the filters, with their
-    indexed length, in batches of `pool`, best first by a bm25 over what the index knows: whether a record
-    holds a term (weight 1) and whether its head does (HEAD_WEIGHT), not how often; times 1 + COVER x the
-    share of the finders' weight it holds. One statement: a UNION ALL of each finder's records in the
-    kind's range (and in its head), summed per record, joined to its length; SQLite keeps the best `pool`."""
+def _candidates(conn: sqlite3.Connection, terms: list[str], finders: list[str], telling: set[str], common: str | None,
+                weights: dict[str, float], span: _Span, where: str, params: list[object], phrases: tuple[str, ...],
+                pool: int, average: float) -> Iterator[list[tuple[Row, int]]]:
+    """The candidates (passing the filters, holding every term of `phrases`), with their indexed length, in
+    batches of `pool`, best first by a bm25 over what the index knows: whether a record holds a term (weight 1)
+    and whether its head does (HEAD_WEIGHT), not how often; times 1 + COVER x the share of the terms' weight
+    it holds. They are the records holding one of `finders`, those whose head holds one of `telling`, and, with
+    `common` (no term is rare), the POOL newest records holding it. One statement: a UNION ALL of those lists
+    in the kind's range, summed per record, joined to its length; SQLite keeps the best `pool`."""
     branches: list[str] = []
     values: list[object] = []
-    for t in finders:
+    for t in terms:
         w = weights[t]
-        branches.append("SELECT rowid AS id, ? AS w, ? AS c FROM fts WHERE fts MATCH ? AND rowid > ? AND rowid < ?")
-        values += [w, w, match_term(t), *span]
-        branches.append("SELECT rowid, ?, 0 FROM fts WHERE fts MATCH ? AND rowid > ? AND rowid < ?")
-        values += [w * (relevance.HEAD_WEIGHT - 1), f"head : {match_term(t)}", *span]
+        if t in finders:
+            branches.append("SELECT rowid AS id, ? AS w, ? AS c FROM fts WHERE fts MATCH ? AND rowid > ? AND rowid < ?")
+            values += [w, w, match_term(t), *span]
+            branches.append("SELECT rowid, ?, 0 FROM fts WHERE fts MATCH ? AND rowid > ? AND rowid < ?")
+            values += [w * (relevance.HEAD_WEIGHT - 1), f"head : {match_term(t)}", *span]
+        elif t in telling:
+            branches.append("SELECT rowid, ?, ? FROM fts WHERE fts MATCH ? AND rowid > ? AND rowid < ?")
+            values += [w * relevance.HEAD_WEIGHT, w, f"head : {match_term(t)}", *span]
+    if common is not None:
+        branches.append("SELECT * FROM (SELECT rowid, ?, ? FROM fts WHERE fts MATCH ? AND rowid > ? AND rowid < ?"
+                        " ORDER BY rowid DESC LIMIT ?)")
+        values += [weights[common], weights[common], match_term(common), *span, pool]
     join, extra = "", list(params)
     if where:
         join = " JOIN docs d ON d.id = m.id"
@@ -507,7 +521,7 @@ def _candidates(conn: sqlite3.Connection, finders: list[str], weights: dict[str,
         need = [match_term(t) for p in phrases for t in query_terms(Query(phrases=(p,)))]
         where += " AND m.id IN (SELECT rowid FROM fts WHERE fts MATCH ? AND rowid > ? AND rowid < ?)"
         extra += [" AND ".join(dict.fromkeys(need)), *span]
-    total = sum(weights[t] for t in finders)
+    total = sum(weights[t] for t in terms)
     norm = relevance.K1 * relevance.B / max(average, 1.0)
     sql = (f"SELECT m.id, l.n, sum(m.w) * (1 + ? * sum(m.c) / ?) / (? + ? * l.n) AS s FROM ({' UNION ALL '.join(branches)}) m"
            f" JOIN lengths l ON l.id = m.id{join} WHERE 1{where} GROUP BY m.id ORDER BY s DESC, m.id LIMIT ? OFFSET ?")

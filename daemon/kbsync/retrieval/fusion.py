@@ -32,6 +32,8 @@ class Hit:
     url: str = ""
     summary: str = ""
     flags: tuple[dict[str, object], ...] = ()  # embedded-instruction flags of the item, from the search index
+    heading: str = ""  # the heading of the item's best passage ("" before the first heading, or none)
+    passage: str = ""  # the item's best passage (an excerpt), "" when the source names none
 
     @property
     def identity(self) -> str:
@@ -52,6 +54,8 @@ class Fused:
     url: str = ""
     summary: str = ""
     flags: tuple[dict[str, object], ...] = ()
+    heading: str = ""
+    passage: str = ""
     exact: Fraction = field(default=Fraction(0), compare=False, repr=False)
 
     def as_dict(self) -> dict[str, object]:
@@ -61,6 +65,8 @@ class Fused:
             value = getattr(self, name)
             if value:
                 out[name] = value
+        if self.passage:
+            out["passage"] = {"heading": self.heading, "text": self.passage}
         out["flags"] = list(self.flags)
         return out
 
@@ -113,13 +119,16 @@ def _add(acc: dict[str, _Acc], order: int, name: str, hit: Hit, k: int, weight: 
         value = getattr(hit, attr)
         if value and attr not in a.extra:
             a.extra[attr] = value
+    if hit.passage and "passage" not in a.extra:  # the best-ranked source's passage (sources in rank order)
+        a.extra["passage"], a.extra["heading"] = hit.passage, hit.heading
     a.flags = a.flags or hit.flags
 
 
 def _fused(ident: str, a: _Acc) -> Fused:
     return Fused(key=ident, title=a.first.title, score=float(a.exact), sources=tuple(a.sources),
                  best_rank=a.best_rank, path=a.extra.get("path", ""), url=a.extra.get("url", ""),
-                 summary=a.extra.get("summary", ""), flags=a.flags, exact=a.exact)
+                 summary=a.extra.get("summary", ""), flags=a.flags, heading=a.extra.get("heading", ""),
+                 passage=a.extra.get("passage", ""), exact=a.exact)
 
 
 def make_rrf(k: int, weights: Mapping[str, Fraction] | None = None) -> FusionFn:

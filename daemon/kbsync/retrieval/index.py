@@ -25,7 +25,7 @@ from kbsync import allocator, parallel
 from kbsync.core import protocol
 from kbsync.store import fsio
 from kbsync.retrieval import db as searchdb
-from kbsync.errors import InputError
+from kbsync.errors import InputError, KbsyncError
 from kbsync.retrieval.db import FileState
 from kbsync.retrieval.records import Record, flags_of, plain_record, records_for
 from kbsync.store.workspace import Workspace, decode, left_out, left_out_reason
@@ -162,6 +162,19 @@ def update(ws: Workspace, relpaths: Iterable[str]) -> int:
         conn.close()
 
 
+def written(ws: Workspace, relpaths: Iterable[str]) -> None:
+    """Re-index files kbsync itself just wrote (a save through the CLI, HTTP or MCP), so that a search made when
+    the call returns finds them, without waiting for the daemon. Only an index that exists is updated (a missing
+    one is built from the files, these included, by the next search); a failure is logged, never raised: the
+    write has happened, and the daemon indexes the file again after its quiet time."""
+    if searchdb.needs_build(searchdb.db_path(ws.state_dir)):
+        return
+    try:
+        update(ws, relpaths)
+    except (KbsyncError, searchdb.Error, OSError) as exc:
+        log.warning("search index: %s not indexed yet (%s); the daemon will index it", ", ".join(relpaths), exc)
+
+
 def flagged(ws: Workspace) -> list[searchdb.Row]:
     """The indexed records of the workspace that carry an embedded-instruction flag, as last indexed (none when
     the index has not been built yet or is of an older layout; reading it never builds it)."""
@@ -225,16 +238,39 @@ def _write_prepared(conn: searchdb.Connection, ready: list[tuple[str, searchdb.P
 
 def bodies(ws: Workspace) -> searchdb.Bodies:
     """Reads the bodies of workspace records from their files as they are now (a file that is gone, not
-    indexable or unreadable gives none; one edited since it was indexed gives its records as they read now)."""
+    indexable or unreadable gives none; one edited since it was indexed gives its records as they read now).
+    The board's are kept between calls while the file's mtime and size stay the same: it is one file of
+    thousands of entries, and a search ranks some of them by their text each time."""
     def read(rows: list[searchdb.Row]) -> dict[str, str]:
         out: dict[str, str] = {}
         for relpath in dict.fromkeys(r.relpath for r in rows):
-            got = _read(ws, relpath)
-            if isinstance(got, tuple):
-                recs = records_for(relpath, got[0], ws.config.protocol.default_offset, flagged=False)
-                out.update((r.key, r.body) for r in recs)
+            out.update(_bodies_of(ws, relpath))
         return out
     return read
+
+
+_BOARD_BODIES: dict[Path, tuple[FileState, dict[str, str]]] = {}
+
+
+def _bodies_of(ws: Workspace, relpath: str) -> dict[str, str]:
+    board = relpath == protocol.BOARD_MD
+    if board:
+        try:
+            state = _state(ws.path(relpath))
+        except OSError:
+            return {}
+        kept = _BOARD_BODIES.get(ws.path(relpath))
+        if kept and kept[0] == state:
+            return kept[1]
+    got = _read(ws, relpath)
+    if not isinstance(got, tuple):
+        return {}
+    recs = records_for(relpath, got[0], ws.config.protocol.default_offset, flagged=False)
+    out = {r.key: r.body for r in recs}
+    if board:
+        _BOARD_BODIES.clear()  # one board kept, the last read
+        _BOARD_BODIES[ws.path(relpath)] = (got[1], out)
+    return out
 
 
 def current_states(ws: Workspace) -> dict[str, FileState]:

@@ -69,11 +69,11 @@ def _pieces(text: str) -> list[str]:
     pieces: list[str] = []
     size = 0
     for unit, sep in (u for u in units if u[0].strip()):
-        cost = estimate_tokens(unit)
+        cost = estimate_tokens(unit) + 1  # the separator's token: the sum bounds the estimate of the whole
         if pieces and size + cost <= PASSAGE_TOKENS:
             pieces[-1] += sep + unit
             size += cost
         else:
             pieces.append(unit)
-            size = cost
+            size = cost - 1
     return pieces

@@ -8,28 +8,35 @@ frequencies of the text itself:
   weighs HEAD_WEIGHT times its bm25 in the body (against the record's length relative to the average
   record's); the weight applies after saturation, so a term in the title outweighs a few in the body;
 - each passage (kbsync.retrieval.passages): its heading weighs HEAD_WEIGHT times, its text once, against
-  its length relative to PASSAGE_AVERAGE tokens; the record's best passage adds PASSAGE_WEIGHT times its score;
+  its length relative to PASSAGE_AVERAGE tokens; the record's best place, its best passage or its head,
+  adds PASSAGE_WEIGHT times its score;
 - the sum is multiplied by 1 + COVER x the share of the query's weight (the sum of its terms' idf) that
   the record holds: a record holding more of the query comes first among records of similar score.
 
 A term is a folded word or a CJK bigram (kbsync.retrieval.text.query_terms); a lone CJK character is a
-prefix term, counted wherever a token starts with it.
+prefix term, counted wherever a token starts with it. The text is not tokenised: the terms are counted in it
+in one pass (`Counts`), and a passage's length is its estimated tokens.
 """
 
 from __future__ import annotations
 
 import math
+import re
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass
-from typing import Callable, Mapping, Sequence
+from typing import Mapping, Sequence
 
+from ahocorasick_rs import AhoCorasick
+
+from kbsync.retrieval.context import estimate_tokens
 from kbsync.retrieval.passages import Passage, split
-from kbsync.retrieval.text import CJK_RUN, text_tokens
+from kbsync.retrieval.text import CJK_RUN
 
 K1, B = 1.2, 0.75
-HEAD_WEIGHT = 3.0
-PASSAGE_WEIGHT = 1.0
-PASSAGE_AVERAGE = 120.0  # tokens of a passage of average length
+HEAD_WEIGHT = 1.5
+PASSAGE_WEIGHT = 2.0
+PASSAGE_AVERAGE = 150.0  # the estimated tokens (kbsync.retrieval.context) of a passage of average length
 COVER = 0.5
 
 
@@ -51,31 +58,51 @@ class Scored:
     passages: tuple[tuple[float, Passage], ...]  # every passage with its score, best first (then file order)
 
 
-def count(tokens: Counter[str], term: str) -> int:
-    """How often `term` occurs among `tokens` (a lone CJK character: every token it starts)."""
-    if len(term) == 1 and CJK_RUN.match(term):
-        return sum(n for t, n in tokens.items() if t and t[0] == term)
-    return tokens.get(term, 0)
+_COMBINING = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
 
 
-def _counter(terms: Sequence[str]) -> Callable[[str], Counter[str]]:
-    """Counts the tokens of a text that `terms` count (and, under the key "", how many tokens it has)."""
-    wanted = set(terms)
-    starts = {t for t in terms if len(t) == 1 and CJK_RUN.match(t)}
+def folded(text: str) -> str:
+    """`text` as the index compares it: case-folded, Latin letters without their diacritics (as unicode61's
+    remove_diacritics 2); everything else, CJK included, as it is."""
+    text = text.casefold()
+    if text.isascii():
+        return text
+    return unicodedata.normalize("NFC", _COMBINING.sub("", unicodedata.normalize("NFD", text)))
 
-    def counts(text: str) -> Counter[str]:
-        tokens = text_tokens(text)
-        got = Counter(t for t in tokens if t in wanted or (starts and t[0] in starts))
-        got[""] = len(tokens)
+
+def _inside_word(c: str) -> bool:
+    return c.isalnum() and not CJK_RUN.match(c)
+
+
+class Counts:
+    """Counts the occurrences of `terms` in a text as the index's tokens hold them, in one pass (Aho-Corasick,
+    overlapping: the bigrams of a run overlap): a word where it stands whole (no letter or digit beside it,
+    CJK aside, as unicode61 splits), a bigram wherever it stands, a lone CJK character (a prefix term)
+    wherever it stands, which is the number of tokens it starts."""
+
+    def __init__(self, terms: Sequence[str]) -> None:
+        self.terms = list(terms)
+        self.word = [not CJK_RUN.match(t) for t in self.terms]
+        self.finder = AhoCorasick(self.terms) if self.terms else None
+
+    def __call__(self, text: str) -> Counter[str]:
+        got: Counter[str] = Counter()
+        if self.finder is None:
+            return got
+        text = folded(text)
+        end = len(text)
+        for i, a, b in self.finder.find_matches_as_indexes(text, overlapping=True):
+            if self.word[i] and ((a > 0 and _inside_word(text[a - 1])) or (b < end and _inside_word(text[b]))):
+                continue
+            got[self.terms[i]] += 1
         return got
-    return counts
 
 
 def score(terms: Sequence[str], weights: Mapping[str, float], head: str, body: str, relative_length: float, *,
           whole: bool = False) -> Scored:
     """The relevance of a record with this `head` and `body` (whole: its body is one passage) to `terms` of
     these `weights` (idf); its length (as the index measures it) over the average record's is `relative_length`."""
-    counts = _counter(terms)
+    counts = Counts(terms)
     head_tf = counts(head)
     passages = split(body, whole=whole)
     heads = [counts(p.heading) for p in passages]
@@ -84,18 +111,21 @@ def score(terms: Sequence[str], weights: Mapping[str, float], head: str, body: s
     for c in (*heads, *texts):
         body_tf.update(c)
     record = 0.0
+    in_heads = 0.0  # the head's own share: it competes with the passages as the record's best place
     held = 0.0
     for t in terms:
-        in_head, in_body = count(head_tf, t), count(body_tf, t)
-        record += HEAD_WEIGHT * bm25(in_head, weights[t], 1.0) + bm25(in_body, weights[t], relative_length)
+        in_head, in_body = head_tf[t], body_tf[t]
+        in_heads += HEAD_WEIGHT * bm25(in_head, weights[t], 1.0)
+        record += bm25(in_body, weights[t], relative_length)
         held += weights[t] if in_head or in_body else 0.0
     ranked = []
     for p, h, x in zip(passages, heads, texts):
-        length = x[""] / PASSAGE_AVERAGE
-        ranked.append((sum(HEAD_WEIGHT * bm25(count(h, t), weights[t], 1.0) + bm25(count(x, t), weights[t], length)
+        length = estimate_tokens(p.text) / PASSAGE_AVERAGE
+        ranked.append((sum(HEAD_WEIGHT * bm25(h[t], weights[t], 1.0) + bm25(x[t], weights[t], length)
                            for t in terms), p))
     ranked.sort(key=lambda sp: (-sp[0], sp[1].ordinal))
-    best = ranked[0][0] if ranked else 0.0
+    record += in_heads
+    best = max(ranked[0][0] if ranked else 0.0, in_heads)
     total = sum(weights[t] for t in terms)
     cover = held / total if total else 0.0
     return Scored((record + PASSAGE_WEIGHT * best) * (1 + COVER * cover), tuple(ranked))

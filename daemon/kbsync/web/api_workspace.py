@@ -50,8 +50,9 @@ def get_search(ws: WS, q: Annotated[str, Query(min_length=1, description="words 
 
 def _hit(r: Fused) -> m.SearchHit:
     """A hit as the API gives it: title and summary with any flagged span withheld, the record's flags."""
+    passage = {"passage": {"heading": guard(r.heading).text, "text": guard(r.passage).text}} if r.passage else {}
     return m.SearchHit.model_validate({**r.as_dict(), "title": guard(r.title).text, "summary": guard(r.summary).text,
-                                       "flags": record_flags(r.flags)})
+                                       **passage, "flags": record_flags(r.flags)})
 
 
 @router.post("/memory-block", response_model=m.MemoryBlock, summary="the memory block an assistant's hook injects")

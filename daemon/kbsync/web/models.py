@@ -233,6 +233,11 @@ class PackFlag(Flag):
     span: list[int] = Field(description="[start, end) offsets in the entry's piece as gathered, before withholding")
 
 
+class BestPassage(BaseModel):
+    heading: str = Field(description="the `##` heading it stands under (\"\" before the first)")
+    text: str = Field(description="the passage (an excerpt), with any flagged span withheld")
+
+
 class SearchHit(BaseModel):
     key: str
     title: str
@@ -241,6 +246,7 @@ class SearchHit(BaseModel):
     path: str | None = None
     url: str | None = None
     summary: str | None = None
+    passage: BestPassage | None = Field(default=None, description="the record's best passage for the query")
     flags: list[Flag] = Field(default_factory=list, description="the record's embedded-instruction flags, in its "
                               "file's offsets; title and summary come with any flagged span withheld")
 

@@ -10,7 +10,9 @@ each kind, from which the build of another size follows (heads grow with the ses
 capped by [search] semantic_passages, which --passages sets). Then --queries searches (words of the corpus's summaries) through the
 application layer, as a server asks them (the semantic worker warm): p50/p95 of the fused search, of the
 same search with the semantic source left out (the baseline, in the same run), and of the semantic source
-alone (the worker's answer, over its pipe).
+alone (the worker's answer, over its pipe). Last, the one part of a semantic search whose cost grows with
+the workspace, the brute-force scoring, over the real vectors repeated up to --rows rows (15,000: the
+heads and passages of 12,000 sessions), in this process.
 """
 
 from __future__ import annotations
@@ -84,11 +86,32 @@ def leg_alone(ws: Workspace, qs: list[str]) -> list[float]:
     return out
 
 
+def scoring(root: Path, rows: int, qs: list[str]) -> list[float]:
+    """Milliseconds of Matrix.top over the index's vectors repeated to `rows` rows, one query each."""
+    from kbsync.retrieval import semanticstore as store
+    from kbsync.retrieval.semanticmodel import Model
+    from kbsync.retrieval.semanticsearch import Matrix
+
+    conn = store.connect(root / ".kbsync" / "semantic.sqlite")
+    units = store.embedded_units(conn)
+    conn.close()
+    matrix = Matrix((units * (rows // max(1, len(units)) + 1))[:rows])
+    model = Model(1)
+    vectors = [model.query(q) for q in qs]
+    out = []
+    for v in vectors:
+        start = time.perf_counter()
+        matrix.top(v, list(WORKSPACE_KINDS.values()), 5)
+        out.append((time.perf_counter() - start) * 1000)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sessions", type=int, default=12000)
     ap.add_argument("--passages", type=int, default=None, help="[search] semantic_passages (default: the default)")
     ap.add_argument("--queries", type=int, default=50)
+    ap.add_argument("--rows", type=int, default=15000, help="rows of the scoring measure (default 15,000)")
     ap.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "kbsync-bench")
     a = ap.parse_args()
     src = corpus(a.out, a.sessions)
@@ -108,6 +131,8 @@ def main() -> None:
                           ("the semantic source alone", alone)):
             print(f"search, {name}: p50 {percentile(got, 0.5):.1f} ms, p95 {percentile(got, 0.95):.1f} ms")
         print(f"fused / baseline p95: {percentile(fused, 0.95) / percentile(base, 0.95):.2f}x")
+        got = scoring(work, a.rows, qs)
+        print(f"scoring {a.rows:,} vectors: p50 {percentile(got, 0.5):.1f} ms, p95 {percentile(got, 0.95):.1f} ms")
     finally:
         shutil.rmtree(work.parent)
 

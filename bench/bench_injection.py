@@ -4,6 +4,7 @@
     python bench/bench_injection.py [--set tuning|held-out|structural|both|all] [--show] [--sessions 3000]
     python bench/bench_injection.py --write-decisions   # after a change of the rules: tests/data/injection_decisions.jsonl
     python bench/bench_injection.py --sessions 0 --dialogues locomo10.json   # real speaker turns: false alarms
+    python bench/bench_injection.py --set held-out --classifier --sessions 0   # rules, classifier, either; its speed
 
 The labelled sets in tests/data/ hold one JSON object per line: {"label": 1|0, "lang": "en"|"zh",
 "family": ..., "form": "explicit"|"obfuscated"|"indirect"} for an injection, {"label": 0, "lang": ...,
@@ -11,6 +12,11 @@ The labelled sets in tests/data/ hold one JSON object per line: {"label": 1|0, "
 rules and never tuned on; injection_tuning.jsonl is what the rules were tuned on; injection_structural.jsonl
 holds the structural signals (links and images carrying data, imitated turns, tools by name, memory sent out)
 and their look-alikes, written after those rules and tuned on once (see docs/benchmarks.md).
+
+With --classifier each set is reported three times: the rules alone, the classifier alone
+(kbsync.core.injectionclassifier over each text's passage vector, embedded as the semantic index does; the
+vectors are cached in bench/out/ by bench/train_injection.py) and both (a text flagged by either), with
+the classifier's time per passage beyond the embedding.
 
 Per family, recall is over the injections labelled with that family (flagged with any family) and
 precision over the texts flagged with that family. Speed: detect() over every Markdown file of a
@@ -22,12 +28,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import sys
 import time
 from collections import Counter
 from pathlib import Path
 from typing import Callable
 
+from kbsync.core.injection import _flags as uncached_rules
 from kbsync.core.injection import detect, families
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "tests" / "data"
@@ -79,6 +87,41 @@ def report(name: str, rows: list[Row], det: Detector = kbsync_families) -> list[
                    f"({len(flagged)} flagged)")
     kinds = Counter(str(r["kind"]) for i, r in enumerate(rows) if not r["label"] and got[i])
     out.append("  false alarms by kind: " + (", ".join(f"{k} {n}" for k, n in sorted(kinds.items())) or "none"))
+    return out
+
+
+def with_classifier(name: str, rows: list[Row]) -> list[str]:
+    """The set reported for the rules, the classifier and both, and the classifier's time per passage."""
+    from train_injection import vectors
+
+    from kbsync.core import injectionclassifier
+
+    clf = injectionclassifier.shipped()
+    texts = [str(r["text"]) for r in rows]
+    vecs = {t: [float(x) for x in v] for t, v in zip(texts, vectors(texts))}
+
+    def learned(text: str) -> list[str]:
+        return [injectionclassifier.FAMILY] if clf.flags(vecs[text]) else []
+
+    def either(text: str) -> list[str]:
+        return kbsync_families(text) + learned(text)
+
+    times = []
+    for _ in range(5):
+        start = time.perf_counter()
+        for t in texts:
+            clf.flags(vecs[t])
+        times.append((time.perf_counter() - start) / len(texts))
+    rules_time = []
+    for _ in range(5):
+        start = time.perf_counter()
+        for t in texts:
+            uncached_rules(t)  # detect() remembers short texts: this times the rules themselves
+        rules_time.append((time.perf_counter() - start) / len(texts))
+    out = report(f"{name}, rules alone", rows) + report(f"{name}, classifier alone", rows, learned)
+    out += report(f"{name}, rules or classifier", rows, either)
+    out.append(f"  classifier time per passage (beyond the embedding): median {statistics.median(times) * 1e3:.3f} ms "
+               f"(the rules alone: {statistics.median(rules_time) * 1e3:.3f} ms a text; threshold {clf.threshold})")
     return out
 
 
@@ -134,6 +177,7 @@ def main() -> None:
                     "(of the held-out set only with --set held-out: it is never tuned on)")
     ap.add_argument("--sessions", type=int, default=3000, help="corpus size for the speed figure (0: skip)")
     ap.add_argument("--dialogues", type=Path, help="LoCoMo's locomo10.json: count the flagged sessions of real dialogue")
+    ap.add_argument("--classifier", action="store_true", help="also the learned classifier, alone and with the rules")
     ap.add_argument("--write-decisions", action="store_true", help=f"write {DECISIONS.name} and stop")
     args = ap.parse_args()
     if args.write_decisions:
@@ -142,7 +186,7 @@ def main() -> None:
     names = list(SETS) if args.set == "all" else ["tuning", "held-out"] if args.set == "both" else [args.set]
     for name in names:
         rows = load(SETS[name])
-        print("\n".join(report(name, rows)))
+        print("\n".join(with_classifier(name, rows) if args.classifier else report(name, rows)))
         if args.show and (name != "held-out" or args.set == name):  # held-out misses only when asked by name
             print("\n".join(misclassified(rows)))
     if args.dialogues:

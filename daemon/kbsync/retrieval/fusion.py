@@ -33,7 +33,7 @@ class Hit:
     summary: str = ""
     flags: tuple[dict[str, object], ...] = ()  # embedded-instruction flags of the item, from the search index
     heading: str = ""  # the heading of the item's best passage ("" before the first heading, or none)
-    passage: str = ""  # the item's best passage (an excerpt), "" when the source names none
+    passage: str = ""  # the item's best passage (about 200 tokens at most), "" when the source names none
 
     @property
     def identity(self) -> str:

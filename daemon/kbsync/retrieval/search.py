@@ -36,7 +36,6 @@ from kbsync.store.workspace import Workspace
 WORKSPACE_KINDS = {v: k for k, v in KIND_SOURCES.items()}  # source kind -> record kind
 SEMANTIC = "semantic"  # the derived semantic index over the workspace's own kinds (kbsync.retrieval.semanticclient)
 MAX_SUMMARY = 100
-MAX_PASSAGE = 300  # characters of a hit's best passage shown with it
 DEFAULT_TIMEOUT_S = 10.0
 QUERY_WORD = "{query}"
 END_OF_OPTIONS = "--"
@@ -237,7 +236,7 @@ def _folder_hits(ws: Workspace, spec: SourceSpec, query: Query, limit: int) -> l
 def _hit(source: str, rank: int, row: searchdb.Row, path: str) -> Hit:
     best = row.passages[0][1] if row.passages else None
     return Hit(source=source, rank=rank, title=row.title, key=row.key, path=path, summary=clip(row.summary),
-               flags=row.flags, heading=best.heading if best else "", passage=clip(best.text, MAX_PASSAGE) if best else "")
+               flags=row.flags, heading=best.heading if best else "", passage=best.text if best else "")
 
 
 def clip(text: str, limit: int = MAX_SUMMARY) -> str:

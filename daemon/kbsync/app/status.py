@@ -211,6 +211,8 @@ class Report:
     machine: str = "unknown"  # this machine's id, which names its conflict copies
     flagged: list[dict[str, Any]] = field(default_factory=list)  # indexed records carrying an embedded instruction
     semantic: dict[str, Any] | None = None  # the semantic index's progress (None: turned off)
+    # records the learned classifier flags over the semantic index's vectors (None: leg off, the rules alone)
+    classified: list[dict[str, Any]] | None = None
 
     @property
     def exit_code(self) -> int:
@@ -228,7 +230,7 @@ class Report:
                 "leftovers": [w.path for w in self.of_kind("temp-file")],
                 "git_operation": next((w.reason for w in self.of_kind("git-operation")), None),
                 "unreadable": {w.path: w.reason for w in self.waiting if w.reason.startswith("unreadable:")},
-                "flagged": self.flagged, "semantic": self.semantic}
+                "flagged": self.flagged, "semantic": self.semantic, "classified": self.classified}
 
 
 def scene_of(ws: Workspace, saved: dict[str, Any], now: float | None = None) -> Scene:
@@ -250,7 +252,7 @@ def report(ws: Workspace, now: float | None = None) -> Report:
     return Report(str(ws.root), pid is not None, pid, history.head_commit(ws.root),
                   last_sync(saved.get("jobs", {}).get("sync"), syncstate.load(ws)), waiting, len(scene.changed),
                   saved.get("pending", []), {**daemon, "jobs": saved.get("jobs", {})}, machine_id(ws),
-                  flagged_records(ws), semantic_state(ws))
+                  flagged_records(ws), semantic_state(ws), classified_records(ws))
 
 
 def semantic_state(ws: Workspace) -> dict[str, Any] | None:
@@ -273,6 +275,19 @@ def flagged_records(ws: Workspace) -> list[dict[str, Any]]:
     return [{"path": r.relpath, "key": r.key, "families": r.families,
              **({"session_id": protocol.id_from_relpath(r.relpath)} if protocol.classify(r.relpath) == "session"
                 else {})} for r in flagged(ws)]
+
+
+def classified_records(ws: Workspace) -> list[dict[str, Any]] | None:
+    """Indexed records the instruction classifier flags (kbsync.retrieval.semanticflags): path, key, family
+    "classifier" and the unit it flags (head or passage n); None when the semantic leg is off, where the rules
+    alone run (docs/security.md says what that costs)."""
+    if not ws.config.search.semantic:
+        return None
+    from kbsync.core.injectionclassifier import FAMILY
+    from kbsync.retrieval import semanticflags, semanticstore
+
+    return [{"path": c.relpath, "key": c.key, "families": [FAMILY], "unit": c.span}
+            for c in semanticflags.flagged(semanticstore.db_path(ws.state_dir))]
 
 
 def last_sync(job: dict[str, Any] | None, state: dict[str, Any]) -> dict[str, Any] | None:
@@ -314,6 +329,9 @@ def render(rep: Report) -> str:
     lines.append(f"semantic:    {_semantic_line(rep.semantic)}")
     lines.append(f"flagged:     {len(rep.flagged)} indexed record(s) carry an embedded instruction")
     lines += [f"  {f['key']}: {', '.join(f['families'])}" for f in rep.flagged]
+    lines.append("classifier:  off (the rules alone: [search] semantic = false)" if rep.classified is None else
+                 f"classifier:  {len(rep.classified)} indexed record(s) read as an instruction by their meaning")
+    lines += [f"  {f['key']}: classifier ({f['unit']})" for f in rep.classified or []]
     people = sum(1 for w in rep.waiting if w.settle_by == "person")
     lines.append(f"waiting:     {len(rep.waiting)} ({people} for a person, {len(rep.waiting) - people} for time)"
                  if rep.waiting else "waiting:     nothing")

@@ -15,6 +15,7 @@ from collections import defaultdict
 from typing import Callable, Protocol, Sequence
 
 from kbsync.errors import InputError
+from kbsync.retrieval import semanticflags
 from kbsync.retrieval import semanticstore as store
 from kbsync.retrieval import semanticunits as units
 from kbsync.retrieval.index import current_states, indexable
@@ -118,6 +119,7 @@ def build(ws: Workspace, conn: store.Connection, model: Embedder, *, again: Call
         done += embed(conn, model, on_batch=on_batch)
         if not again():
             break
+    semanticflags.classify(conn)  # the instruction classifier over the new vectors
     with store.transaction(conn):
         store.set_built(conn, True)
     return done

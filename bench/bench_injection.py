@@ -29,8 +29,10 @@ import argparse
 import json
 import os
 import statistics
+import tempfile
 import sys
 import time
+from array import array
 from collections import Counter
 from pathlib import Path
 from typing import Callable
@@ -122,7 +124,28 @@ def with_classifier(name: str, rows: list[Row]) -> list[str]:
     out += report(f"{name}, rules or classifier", rows, either)
     out.append(f"  classifier time per passage (beyond the embedding): median {statistics.median(times) * 1e3:.3f} ms "
                f"(the rules alone: {statistics.median(rules_time) * 1e3:.3f} ms a text; threshold {clf.threshold})")
+    out.append(build_cost([array("f", vecs[t]).tobytes() for t in texts]))
     return out
+
+
+def build_cost(packed: list[bytes], n: int = 10_000) -> str:
+    """What the classifier adds to a semantic build: semanticflags.classify over a store of `n` vectors (the
+    given ones over and over, each under its own digest), as a build runs it once its vectors are stored."""
+    from kbsync.retrieval import semanticflags
+    from kbsync.retrieval import semanticstore as store
+
+    with tempfile.TemporaryDirectory() as tmp:
+        conn = store.connect(Path(tmp) / store.DB_NAME)
+        try:
+            with store.transaction(conn):
+                conn.executemany("INSERT INTO vectors VALUES (?, ?)", [(f"{i:032x}", packed[i % len(packed)])
+                                                                       for i in range(n)])
+            start = time.perf_counter()
+            scored = semanticflags.classify(conn)
+            wall = time.perf_counter() - start
+        finally:
+            conn.close()
+    return f"  classify() in a build: {scored} vectors in {wall:.2f} s = {wall / scored * 1e3:.3f} ms a vector"
 
 
 def decisions() -> list[str]:

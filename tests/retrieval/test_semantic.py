@@ -185,6 +185,11 @@ def test_the_semantic_leg_finds_across_languages_and_can_be_turned_off(tmp_path:
     assert done.returncode == 0 and "semantic index: 5 of 5 texts embedded" in done.stdout  # with the two memory files
     out = federated(ws, "检查发布前的锁文件问题")  # no word of it is in the English session
     assert out.results[0].title == "release" and out.results[0].sources == (SEMANTIC,)
+    _session(ws.root, "2025-01-06T10:00:00+08:00", "budget", "Quarterly budget",
+             LONG.split("\n\n")[0] + "\n\n## 我的判断\n\nOur dog Rex learned to open the fridge door by pulling the towel on its handle.")
+    assert cli("index", "rebuild", "--semantic", ws=ws.root).returncode == 0
+    found = [r for r in federated(ws, "狗 自己 打开 冰箱门").results if r.title == "budget"]
+    assert found and "Rex" in found[0].passage and found[0].heading == "我的判断"  # found by a passage, named
     (ws.root / ".kbsync" / "config.toml").write_text("[search]\nsemantic = false\n", encoding="utf-8")
     off = Workspace(*config.resolve(str(ws.root), None))
     assert SEMANTIC not in [s.kind for s in configured_sources(off)]

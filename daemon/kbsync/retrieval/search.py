@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from kbsync import proc
 from kbsync.git import repo as gitrepo
@@ -32,6 +32,9 @@ from kbsync.core.protocol import STATE_DIR
 from kbsync.retrieval.records import KIND_SOURCES
 from kbsync.retrieval.text import Query, parse_query
 from kbsync.store.workspace import Workspace
+
+if TYPE_CHECKING:
+    from kbsync.retrieval.semanticclient import Near
 
 WORKSPACE_KINDS = {v: k for k, v in KIND_SOURCES.items()}  # source kind -> record kind
 SEMANTIC = "semantic"  # the derived semantic index over the workspace's own kinds (kbsync.retrieval.semanticclient)
@@ -302,8 +305,18 @@ def _semantic_hits(ws: Workspace, spec: SourceSpec, query: Query, limit: int) ->
     from kbsync.retrieval.semanticclient import nearest
 
     found = nearest(ws, " ".join([*query.terms, *query.phrases]), list(WORKSPACE_KINDS.values()), limit)
-    return [Hit(source=spec.name, rank=i, title=n.title, key=n.key, path=n.relpath, summary=clip(n.summary))
-            for i, n in enumerate(found, start=1)]
+    return [_near_hit(ws, spec.name, i, n) for i, n in enumerate(found, start=1)]
+
+
+def _near_hit(ws: Workspace, source: str, rank: int, near: Near) -> Hit:
+    """A semantic hit; one found by a passage names that passage (read from its file as it is now)."""
+    from kbsync.retrieval.semanticbuild import records_of
+    from kbsync.retrieval.semanticunits import passage_at
+
+    rec = next((r for r in records_of(ws, near.relpath) or [] if r.key == near.key), None) if near.ordinal else None
+    best = passage_at(rec, near.ordinal) if rec else None
+    return Hit(source=source, rank=rank, title=near.title, key=near.key, path=near.relpath, summary=clip(near.summary),
+               heading=best.heading if best else "", passage=clip(best.text, MAX_PASSAGE) if best else "")
 
 
 # the sources that read files or wait on a program, run in the pool (the workspace's own are searched in the caller)

@@ -46,7 +46,7 @@ def plan(ws: Workspace, conn: store.Connection) -> int:
 
 
 def _replan(ws: Workspace, conn: store.Connection, relpath: str, state: tuple[int, int] | None) -> None:
-    recs = _records(ws, relpath) if state is not None else None
+    recs = records_of(ws, relpath) if state is not None else None
     if recs is None:
         store.drop_file(conn, relpath)
         return
@@ -55,7 +55,7 @@ def _replan(ws: Workspace, conn: store.Connection, relpath: str, state: tuple[in
     store.put_file(conn, relpath, state or (0, 0), rows)
 
 
-def _records(ws: Workspace, relpath: str) -> list[Record] | None:
+def records_of(ws: Workspace, relpath: str) -> list[Record] | None:
     """The file's records; None when it is gone, not indexed, or cannot be read (then logged)."""
     if not indexable(relpath):
         return None
@@ -90,7 +90,7 @@ def _rewindow(ws: Workspace, conn: store.Connection) -> None:
 
 
 def _add_passages(ws: Workspace, conn: store.Connection, relpath: str, keys: set[str]) -> None:
-    for rec in _records(ws, relpath) or []:
+    for rec in records_of(ws, relpath) or []:
         if rec.key in keys:
             store.put_units(conn, units.passages(rec), rec.date)
 

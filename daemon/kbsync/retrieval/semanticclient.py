@@ -35,6 +35,7 @@ class Near:
     kind: str
     title: str
     summary: str
+    ordinal: int  # of its best unit: 0 the head, else its passage's ordinal + 1
     score: float
 
 
@@ -172,4 +173,4 @@ def nearest(ws: Workspace, text: str, kinds: Sequence[str], k: int) -> list[Near
     hits = answer.get("hits")
     if not isinstance(hits, list):
         raise KbsyncError("semantic search: a malformed answer")
-    return [Near(str(h[0]), str(h[1]), str(h[2]), str(h[3]), str(h[4]), float(h[5])) for h in hits]
+    return [Near(str(h[0]), str(h[1]), str(h[2]), str(h[3]), str(h[4]), int(h[5]), float(h[6])) for h in hits]

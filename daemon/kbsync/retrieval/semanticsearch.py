@@ -27,16 +27,17 @@ class Found:
     kind: str
     title: str
     summary: str
+    ordinal: int  # of its best unit: 0 the head, else its passage's ordinal + 1
     score: float
 
 
 class Matrix:
     """The embedded units in memory: one row per unit, with its record's fields."""
 
-    def __init__(self, rows: list[tuple[str, str, str, str, str, bytes]]) -> None:
-        self.meta = [r[:5] for r in rows]
+    def __init__(self, rows: list[tuple[str, str, str, str, str, int, bytes]]) -> None:
+        self.meta = [r[:6] for r in rows]
         self.kinds = np.array([r[2] for r in rows], dtype=object)
-        blob = b"".join(r[5] for r in rows)
+        blob = b"".join(r[6] for r in rows)
         self.vectors = np.frombuffer(blob, dtype=np.float32).reshape(len(rows), DIM) if rows else np.zeros((0, DIM),
                                                                                                          np.float32)
 
@@ -54,10 +55,10 @@ class Matrix:
         for i in short[np.argsort(-scores[short], kind="stable")]:
             if not np.isfinite(scores[i]):
                 break
-            key, relpath, kind, title, summary = self.meta[i]
+            key, relpath, kind, title, summary, ordinal = self.meta[i]
             if key not in seen:
                 seen.add(key)
-                out.append(Found(key, relpath, kind, title, summary, float(scores[i])))
+                out.append(Found(key, relpath, kind, title, summary, ordinal, float(scores[i])))
                 if len(out) == k:
                     break
         return out

@@ -219,10 +219,10 @@ def progress(conn: Connection) -> Progress:
     return Progress(units, max(0, units - pending), bool(built and built[0] == "1"))
 
 
-def embedded_units(conn: Connection) -> list[tuple[str, str, str, str, str, bytes]]:
-    """(key, relpath, kind, title, summary, vector) of every embedded unit, by key and ordinal."""
-    return [(r[0], r[1], r[2], r[3], r[4], r[5]) for r in conn.execute(
-        "SELECT u.key, r.relpath, r.kind, r.title, r.summary, v.vec FROM units u "
+def embedded_units(conn: Connection) -> list[tuple[str, str, str, str, str, int, bytes]]:
+    """(key, relpath, kind, title, summary, ordinal, vector) of every embedded unit, by key and ordinal."""
+    return [(r[0], r[1], r[2], r[3], r[4], r[5], r[6]) for r in conn.execute(
+        "SELECT u.key, r.relpath, r.kind, r.title, r.summary, u.ordinal, v.vec FROM units u "
         "JOIN vectors v ON v.digest = u.digest "
         "JOIN records r ON r.key = u.key ORDER BY u.key, u.ordinal")]
 

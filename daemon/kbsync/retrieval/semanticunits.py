@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from kbsync.retrieval.context import estimate_tokens
-from kbsync.retrieval.passages import split
+from kbsync.retrieval.passages import Passage, split
 from kbsync.retrieval.records import Record
 
 MODEL = "multilingual-e5-small-q4"  # part of every digest: another model's vectors are never mixed in
@@ -54,6 +54,12 @@ def passages(rec: Record) -> list[Unit]:
     if estimate_tokens(_plain(rec.body)) + estimate_tokens(rec.summary) <= HEAD_TOKENS:
         return []
     return [Unit(rec.key, p.ordinal + 1, p.text) for p in split(rec.body)]
+
+
+def passage_at(rec: Record, ordinal: int) -> Passage | None:
+    """The passage a unit of this ordinal (1 on) was cut from, as the record reads now (None: no such one)."""
+    found = split(rec.body)
+    return found[ordinal - 1] if 0 < ordinal <= len(found) else None
 
 
 def clip(text: str, tokens: int) -> str:

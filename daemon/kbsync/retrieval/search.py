@@ -316,7 +316,7 @@ def _near_hit(ws: Workspace, source: str, rank: int, near: Near) -> Hit:
     rec = next((r for r in records_of(ws, near.relpath) or [] if r.key == near.key), None) if near.ordinal else None
     best = passage_at(rec, near.ordinal) if rec else None
     return Hit(source=source, rank=rank, title=near.title, key=near.key, path=near.relpath, summary=clip(near.summary),
-               heading=best.heading if best else "", passage=clip(best.text, MAX_PASSAGE) if best else "")
+               heading=best.heading if best else "", passage=best.text if best else "")
 
 
 # the sources that read files or wait on a program, run in the pool (the workspace's own are searched in the caller)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import stat
 import subprocess
 import time
 from dataclasses import dataclass
@@ -104,37 +105,53 @@ def changed_paths(root: Path) -> list[str]:
     """Work-tree paths whose bytes differ from HEAD (modified, added, deleted, untracked), sorted; the protocol's
     files among them whatever .gitignore says.
 
-    Runs `git status` without optional locks, so it never competes with another
-    git process for index.lock. git's view of a file is what its attributes make of it (`working-tree-encoding`,
-    `eol`, `ident`, a filter), so a file git calls modified is kept only where its bytes differ from HEAD's:
-    kbsync commits bytes, and a file whose bytes are committed is not waiting. git leaves out what .gitignore
-    covers; a protocol file it leaves out is added, since a `.gitignore` line from anywhere (a remote's) must
-    not silently keep sessions, the board or memory out of every commit.
+    One `git status`, without optional locks, so it never competes with another git process for index.lock.
+    git's view of a file is what its attributes make of it (`working-tree-encoding`, `eol`, `ident`, a filter),
+    so a file git calls modified is kept only where its bytes (or mode) differ from HEAD's: kbsync commits bytes,
+    and a file whose bytes are committed is not waiting. git leaves out what its ignore rules cover; a protocol
+    file among those is added, since a `.gitignore` line from anywhere (a remote's) must not silently keep
+    sessions, the board or memory out of every commit.
     """
-    out = _run(root, "--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames")
-    entries = [(entry[:2], entry[3:]) for entry in out.split("\0") if len(entry) > 3]
-    same = same_as_head(root, [p for code, p in entries if code != "??" and "D" not in code])
-    return sorted({p for _code, p in entries if p not in same} | set(ignored_protocol_files(root)))
+    out = _run(root, "--no-optional-locks", "status", "--porcelain=v2", "-z", "--untracked-files=all",
+               "--no-renames", "--ignored=matching")
+    changed: set[str] = set()
+    ignored: list[str] = []
+    for entry in filter(None, out.split("\0")):
+        kind, _, rest = entry.partition(" ")
+        if kind == "1":  # XY sub mH mI mW hH hI path
+            xy, _sub, head_mode, _mi, disk_mode, head_blob, _hi, path = rest.split(" ", 7)
+            if not (head_mode == disk_mode == "100644" or head_mode == disk_mode == "100755") or "D" in xy \
+                    or not _same_bytes(root / path, head_blob):
+                changed.add(path)
+        elif kind == "u":  # XY sub m1 m2 m3 mW h1 h2 h3 path
+            changed.add(rest.split(" ", 9)[9])
+        elif kind == "?":
+            changed.add(rest)
+        elif kind == "!":
+            ignored.append(rest)
+    return sorted(changed | set(ignored_protocol_files(root, ignored)))
 
 
-def same_as_head(root: Path, relpaths: Sequence[str]) -> set[str]:
-    """Those of `relpaths` whose bytes on disk are HEAD's blob, byte for byte (no attribute applied)."""
-    named = [p for p in relpaths if "\n" not in p and os.path.isfile(root / p) and not os.path.islink(root / p)]
-    if not named or head_sha(root) is None:
-        return set()
-    held = _run(root, "cat-file", "--batch-check=%(objectname)",
-                stdin="".join(f"HEAD:{p}\n" for p in named).encode("utf-8", "surrogateescape")).splitlines()
-    disk = _run(root, "hash-object", "--no-filters", "--stdin-paths",
-                stdin="".join(f"{p}\n" for p in named).encode("utf-8", "surrogateescape")).split()
-    return {p for p, h, d in zip(named, held, disk) if h == d}
+def _same_bytes(path: Path, blob: str) -> bool:
+    """Whether the regular file at `path` holds exactly the bytes of `blob` (no attribute applied)."""
+    try:
+        if not stat.S_ISREG(path.lstat().st_mode):
+            return False
+        return gitobjects.object_id("blob", path.read_bytes()) == blob
+    except OSError:
+        return False
 
 
-def ignored_protocol_files(root: Path) -> list[str]:
-    """The protocol's files that are not tracked and that git's ignore rules (.gitignore, info/exclude, the
-    global excludes file) cover."""
-    out = _run(root, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--",
-               *protocol.PROTOCOL_PATHSPECS)
-    return [p for p in out.split("\0") if p and protocol.is_protocol_file(p)]
+def ignored_protocol_files(root: Path, ignored: Sequence[str]) -> list[str]:
+    """The protocol's files among `ignored` (what `git status --ignored=matching` lists: files, and folders that
+    an ignore rule covers whole, which are listed file by file where the protocol's files live)."""
+    files = [p for p in ignored if not p.endswith("/") and protocol.is_protocol_file(p)]
+    folders = [p for p in ignored if p.endswith("/") and p.split("/", 1)[0] in protocol.PROTOCOL_PATHSPECS]
+    if folders:
+        out = _run(root, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--",
+                   *(f":(literal){p}" for p in folders))
+        files += [p for p in out.split("\0") if p and protocol.is_protocol_file(p)]
+    return files
 
 
 def ignore_rules(root: Path, relpaths: Sequence[str]) -> dict[str, str]:

@@ -42,6 +42,12 @@ def test_cli_writes_are_found_when_the_command_returns(ws_root: Path, cli: Cli) 
     fact = _marker()
     assert cli("memory", "set", "owner", fact, ws=ws_root).returncode == 0
     assert _found(cli, ws_root, fact) == ["memory/facts.md"]
+    entry = _marker()
+    board = {"title": "发布前确认锁文件", "type": "踩坑", "topic": "部署", "summary": f"{entry} 锁文件未释放",
+             "core_content": "发布前检查锁文件", "source": "sessions/x.md", "source_date": "2025-06-11",
+             "scenarios": ["发布"], "confidence": "high"}
+    assert cli("board", "add", ws=ws_root, stdin=json.dumps(board, ensure_ascii=False)).returncode == 0
+    assert _found(cli, ws_root, entry) == ["LEARNING_BOARD.md"]
 
 
 def test_mcp_saves_are_found_by_the_next_call(ws_root: Path, cli: Cli) -> None:

@@ -34,7 +34,7 @@ from kbsync.retrieval.text import Query, parse_query
 from kbsync.store.workspace import Workspace
 
 if TYPE_CHECKING:
-    from kbsync.retrieval.semanticclient import Near
+    from kbsync.retrieval.semanticstore import Found
 
 WORKSPACE_KINDS = {v: k for k, v in KIND_SOURCES.items()}  # source kind -> record kind
 SEMANTIC = "semantic"  # the derived semantic index over the workspace's own kinds (kbsync.retrieval.semanticclient)
@@ -308,7 +308,7 @@ def _semantic_hits(ws: Workspace, spec: SourceSpec, query: Query, limit: int) ->
     return [_near_hit(ws, spec.name, i, n) for i, n in enumerate(found, start=1)]
 
 
-def _near_hit(ws: Workspace, source: str, rank: int, near: Near) -> Hit:
+def _near_hit(ws: Workspace, source: str, rank: int, near: Found) -> Hit:
     """A semantic hit; one found by a passage names that passage (read from its file as it is now)."""
     from kbsync.retrieval.semanticbuild import records_of
     from kbsync.retrieval.semanticunits import passage_at

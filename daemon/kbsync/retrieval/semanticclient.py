@@ -19,6 +19,7 @@ from typing import Iterable, Sequence
 from kbsync import proc
 from kbsync.errors import EXIT_INTERRUPTED, KbsyncError
 from kbsync.retrieval import semanticstore as store
+from kbsync.retrieval.semanticstore import Found
 from kbsync.retrieval.index import indexable
 from kbsync.store import fsio
 from kbsync.store.workspace import Workspace
@@ -26,17 +27,6 @@ from kbsync.store.workspace import Workspace
 WORKER = "kbsync.retrieval.semanticworker"
 ANSWER_S = 20.0  # a search waits this long for the worker (its first answer loads the model and the vectors)
 LOG_NAME = "semantic.log"  # the last background build's error output, under .kbsync/
-
-
-@dataclass(frozen=True)
-class Near:
-    key: str
-    relpath: str
-    kind: str
-    title: str
-    summary: str
-    ordinal: int  # of its best unit: 0 the head, else its passage's ordinal + 1
-    score: float
 
 
 def command(ws: Workspace, mode: str, *flags: str) -> list[str]:
@@ -158,7 +148,7 @@ _helpers: dict[tuple[str, ...], _Helper] = {}
 _helpers_lock = threading.Lock()
 
 
-def nearest(ws: Workspace, text: str, kinds: Sequence[str], k: int) -> list[Near]:
+def nearest(ws: Workspace, text: str, kinds: Sequence[str], k: int) -> list[Found]:
     """The `k` records of these kinds whose embedded units are nearest to `text`, best first ([] while the
     index has never been built: search answers by keyword meanwhile)."""
     got = progress(ws)
@@ -173,4 +163,4 @@ def nearest(ws: Workspace, text: str, kinds: Sequence[str], k: int) -> list[Near
     hits = answer.get("hits")
     if not isinstance(hits, list):
         raise KbsyncError("semantic search: a malformed answer")
-    return [Near(str(h[0]), str(h[1]), str(h[2]), str(h[3]), str(h[4]), int(h[5]), float(h[6])) for h in hits]
+    return [Found(str(h[0]), str(h[1]), str(h[2]), str(h[3]), str(h[4]), int(h[5]), float(h[6])) for h in hits]

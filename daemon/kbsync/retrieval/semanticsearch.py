@@ -14,21 +14,11 @@ from typing import Any, Sequence
 import numpy as np
 
 from kbsync.retrieval import semanticstore as store
+from kbsync.retrieval.semanticstore import Found
 from kbsync.retrieval.semanticmodel import DIM, Model
 
 RELOAD_S = 1.0
 SHORTLIST = 8  # units looked at for each record wanted (a record has a head and maybe passages)
-
-
-@dataclass(frozen=True)
-class Found:
-    key: str
-    relpath: str
-    kind: str
-    title: str
-    summary: str
-    ordinal: int  # of its best unit: 0 the head, else its passage's ordinal + 1
-    score: float
 
 
 class Matrix:

@@ -42,6 +42,19 @@ CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 
 
 @dataclass(frozen=True)
+class Found:
+    """A record near a query: its fields and the score of its best unit (what the worker answers with)."""
+
+    key: str
+    relpath: str
+    kind: str
+    title: str
+    summary: str
+    ordinal: int  # of its best unit: 0 the head, else its passage's ordinal + 1
+    score: float
+
+
+@dataclass(frozen=True)
 class RecordRow:
     key: str
     relpath: str

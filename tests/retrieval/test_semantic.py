@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers.daemon import DaemonProcess, wait_for
@@ -126,9 +127,10 @@ def test_the_index_kept_up_to_date_equals_one_built_afresh(tmp_path: Path, model
 
 
 def test_a_killed_build_goes_on_where_it_stopped(tmp_path: Path) -> None:
-    ws = _workspace(tmp_path, "semantic_passages = 40\n")
-    for i in range(6):
-        _session(ws.root, f"2025-02-0{i + 1}T10:00:00+08:00", f"long{i}", f"budget {i}", LONG.replace("0", str(i)))
+    ws = _workspace(tmp_path, "semantic_passages = 400\n")
+    for i in range(40):  # some hundred texts, batches of 16: a kill after the first batch lands mid-build, however fast
+        _session(ws.root, f"2025-02-{i % 28 + 1:02d}T{10 + i // 28}:00:00+08:00", f"long{i}", f"budget {i}",
+                 LONG.replace("0", str(i)))
     argv = semanticclient.command(ws, "build")
     child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
@@ -188,7 +190,10 @@ def test_the_semantic_leg_finds_across_languages_and_can_be_turned_off(tmp_path:
     _session(ws.root, "2025-01-06T10:00:00+08:00", "budget", "Quarterly budget",
              LONG.split("\n\n")[0] + "\n\n## 我的判断\n\nOur dog Rex learned to open the fridge door by pulling the towel on its handle.")
     assert cli("index", "rebuild", "--semantic", ws=ws.root).returncode == 0
-    found = [r for r in federated(ws, "狗 自己 打开 冰箱门").results if r.title == "budget"]
+    def found_now() -> list[Any]:  # the serving worker reloads changed vectors at most every RELOAD_S
+        return [r for r in federated(ws, "狗 自己 打开 冰箱门").results if r.title == "budget"]
+    wait_for(found_now, timeout=10)
+    found = found_now()
     assert found and "Rex" in found[0].passage and found[0].heading == "我的判断"  # found by a passage, named
     (ws.root / ".kbsync" / "config.toml").write_text("[search]\nsemantic = false\n", encoding="utf-8")
     off = Workspace(*config.resolve(str(ws.root), None))

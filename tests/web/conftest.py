@@ -20,6 +20,17 @@ def bare_remote(tmp: Path, root: Path) -> Path:
     return remote
 
 
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    """An initialised workspace configured for a server on any free port (a test starting its own)."""
+    from kbsync.app.workspace import init_workspace
+
+    ws = tmp_path / "ws"
+    init_workspace(ws)
+    configure(ws)
+    return ws
+
+
 @pytest.fixture(scope="module")
 def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("home")

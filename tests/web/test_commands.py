@@ -8,22 +8,11 @@ import stat
 import threading
 from pathlib import Path
 
-import pytest
 import requests
 
 from helpers.cli import Cli
 from helpers.daemon import wait_for
 from helpers.web import WebServer, configure, server_info
-
-
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    from kbsync.app.workspace import init_workspace
-
-    ws = tmp_path / "ws"
-    init_workspace(ws)
-    configure(ws)
-    return ws
 
 
 def test_the_token_is_256_random_bits_private_and_rotates(root: Path, cli: Cli) -> None:

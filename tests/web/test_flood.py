@@ -14,20 +14,10 @@ from typing import Iterator
 import pytest
 
 from helpers.daemon import dirty, head_files, session_relpath, session_text, wait_for, write
-from helpers.web import WebServer, configure
+from helpers.web import WebServer
 
 FLOOD = 1_100  # more than systemd's default soft limit of 1,024 open files
 SERVICE_LIMITS = (512, 1_024)  # the daemon starts with these (soft, hard); it raises the soft one
-
-
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    from kbsync.app.workspace import init_workspace
-
-    ws = tmp_path / "ws"
-    init_workspace(ws)
-    configure(ws)
-    return ws
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
+from starlette.concurrency import run_in_threadpool
 
 from kbsync.app import conflicts
 from kbsync.errors import KbsyncError
@@ -86,9 +87,10 @@ def conflicts_page(request: Request, ws: WS) -> HTMLResponse:
 async def resolve(request: Request, ws: WS) -> RedirectResponse:
     form = await read_form(request)
     given = form.one("key-count")
-    count = min(int(given), MAX_PICKS) if given.isdigit() else 0
+    count = min(int(given), MAX_PICKS) if given.isdigit() and len(given) <= 5 else 0
     picks = {form.one(f"key-{n}"): form.one(f"pick-{n}") for n in range(count)}
-    done = conflicts.resolve(ws, conflicts.named(ws, form.one("path")), form.one("keep"), picks)
+    done = await run_in_threadpool(conflicts.resolve, ws, conflicts.named(ws, form.one("path")), form.one("keep"),
+                                   picks)  # a file's lock, git: never on the event loop
     query = urlencode({"path": done.path, "keep": done.keep, "removed": done.removed or "", "commit": done.commit or ""})
     return RedirectResponse(f"/conflicts/settled?{query}", status_code=303)
 

@@ -55,7 +55,7 @@ def token_path(ws: Workspace) -> Path:
     return ws.state_dir / TOKEN_FILE
 
 
-def _write_private(path: Path, data: bytes) -> None:
+def write_private(path: Path, data: bytes) -> None:
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     fsio.atomic_write_all({path: data}, mode=0o600)
 
@@ -83,7 +83,7 @@ def api_token(ws: Workspace) -> str:
         found = _read_token(path)
         if found is None:
             found = _new_token()
-            _write_private(path, f"{found}\n".encode("ascii"))
+            write_private(path, f"{found}\n".encode("ascii"))
     return found
 
 
@@ -94,7 +94,7 @@ def rotate_token(ws: Workspace) -> str:
     ws.state_dir.mkdir(parents=True, exist_ok=True)
     token = _new_token()
     with fsio.locked(path, wait_s=ws.config.daemon.lock_wait_s):
-        _write_private(path, f"{token}\n".encode("ascii"))
+        write_private(path, f"{token}\n".encode("ascii"))
     return token
 
 
@@ -135,7 +135,7 @@ def new_login_token(ws: Workspace, now: float | None = None) -> str:
     at = time.time() if now is None else now
     _prune_logins(ws, at)
     token = _new_token()
-    _write_private(_login_file(ws, token), json.dumps({"expires": at + LOGIN_TTL_S}).encode("ascii"))
+    write_private(_login_file(ws, token), json.dumps({"expires": at + LOGIN_TTL_S}).encode("ascii"))
     return token
 
 

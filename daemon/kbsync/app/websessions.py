@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kbsync.store import fsio
+from kbsync.app.web import write_private
 
 if TYPE_CHECKING:
     from kbsync.store.workspace import Workspace
@@ -48,9 +48,7 @@ def open_session(ws: Workspace, token: str, ttl_s: float, now: float | None = No
     prune(ws, at)
     sid = secrets.token_hex(32)
     session = BrowserSession(secrets.token_hex(32), digest(token), at + ttl_s)
-    path = _file(ws, sid)
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    fsio.atomic_write_all({path: json.dumps(asdict(session)).encode("ascii")}, mode=0o600)
+    write_private(_file(ws, sid), json.dumps(asdict(session)).encode("ascii"))
     return sid, session
 
 

@@ -31,6 +31,7 @@ import time
 from typing import Callable
 from urllib.parse import parse_qs
 
+from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.requests import cookie_parser
 from starlette.responses import HTMLResponse, RedirectResponse, Response
@@ -152,12 +153,12 @@ class Guard:
             await refusal(scope, receive, send)
             return
         if scope["path"] == LOGIN_PATH and scope["method"] == "GET":
-            await self._login(scope)(scope, receive, send)
+            await (await run_in_threadpool(self._login, scope))(scope, receive, send)  # files: off the loop
             return
         if scope["path"].startswith(STATIC_PREFIX) and scope["method"] in ("GET", "HEAD"):
             await self.app(scope, receive, send)
             return
-        who = self._who(headers)
+        who = await self._who(headers)
         if who is None and _browser_form(scope, headers):
             await self._keep_form(scope, receive, send)
             return
@@ -217,7 +218,7 @@ class Guard:
             if body is None or not _form_has_token(body, who.csrf):
                 await _csrf_refusal()(scope, receive, send)
                 return
-            self.sessions.close(cookie_parser(headers.get("cookie", "")).get(self.cookie, ""))
+            await run_in_threadpool(self.sessions.close, cookie_parser(headers.get("cookie", "")).get(self.cookie, ""))
             response: Response = RedirectResponse(f"{LOGIN_PATH}?out=1", status_code=303)
             response.delete_cookie(self.cookie, path="/")
         elif scope["path"] == RESUME_PATH and scope["method"] in ("GET", "HEAD"):
@@ -229,13 +230,14 @@ class Guard:
             response = error_response(405, "method_not_allowed", f"{scope['method']} {scope['path']} is not served")
         await response(scope, receive, send)
 
-    def _who(self, headers: Headers) -> BrowserSession | str | None:
-        """"bearer" for a request with the API token, its BrowserSession for one with a session cookie."""
+    async def _who(self, headers: Headers) -> BrowserSession | str | None:
+        """"bearer" for a request with the API token, its BrowserSession for one with a session cookie (read from
+        its file in the thread pool, never on the event loop)."""
         scheme, _, given = headers.get("authorization", "").partition(" ")
         if scheme.lower() == "bearer" and given.strip() and self.tokens.matches(given.strip()):
             return "bearer"
         sid = cookie_parser(headers.get("cookie", "")).get(self.cookie)
-        return self.sessions.get(sid) if sid else None
+        return await run_in_threadpool(self.sessions.get, sid) if sid else None
 
     def _unauthorised(self, scope: Scope, headers: Headers, who: BrowserSession | str | None) -> Response | None:
         if who is None and _browser_page(scope, headers):

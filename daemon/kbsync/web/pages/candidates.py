@@ -188,8 +188,6 @@ def _bulk(ws: WS, form: Form) -> RedirectResponse:
                 if candidates.reject(ws, item)[1]:
                     rejected.append(item)
                 continue
-            if candidates.card(ws, item).flags:
-                raise InputError(f"item {item} is flagged: read its flagged lines in its own form")
             done = candidates.accept(ws, item, candidates.Overrides())
             if done.action == "added":
                 accepted.append([item, done.key, done.version])

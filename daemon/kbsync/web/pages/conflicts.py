@@ -87,12 +87,16 @@ def conflicts_page(request: Request, ws: WS) -> HTMLResponse:
 async def resolve(request: Request, ws: WS) -> RedirectResponse:
     form = await read_form(request)
     given = form.one("key-count")
-    count = min(int(given), MAX_PICKS) if given.isdigit() and len(given) <= 5 else 0
+    count = min(int(given), MAX_PICKS) if given.isascii() and given.isdigit() and len(given) <= 5 else 0
     picks = {form.one(f"key-{n}"): form.one(f"pick-{n}") for n in range(count)}
-    done = await run_in_threadpool(conflicts.resolve, ws, conflicts.named(ws, form.one("path")), form.one("keep"),
-                                   picks)  # a file's lock, git: never on the event loop
+    done = await run_in_threadpool(_resolve, ws, form.one("path"), form.one("keep"), picks)
     query = urlencode({"path": done.path, "keep": done.keep, "removed": done.removed or "", "commit": done.commit or ""})
     return RedirectResponse(f"/conflicts/settled?{query}", status_code=303)
+
+
+def _resolve(ws: WS, path: str, keep: str, picks: dict[str, str]) -> conflicts.Resolved:
+    """The path gate, the file's lock and git: in the thread pool, never on the event loop."""
+    return conflicts.resolve(ws, conflicts.named(ws, path), keep, picks)
 
 
 @router.get("/conflicts/settled")

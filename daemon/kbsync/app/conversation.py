@@ -15,6 +15,7 @@ What kbsync remembers between hooks (the entries injected, the calls logged, whe
 from __future__ import annotations
 
 import hashlib
+import os
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -111,10 +112,12 @@ def read_transcript(path: str) -> Transcript:
     if not path:
         return Transcript()
     try:
+        if os.lstat(path).st_size > MAX_TRANSCRIPT:  # the size first: an oversized file is never read
+            raise InputError(f"over {MAX_TRANSCRIPT // 2**20} MB; not read", path=path)
         data, _ = fsio.read_regular(Path(path))
     except FileNotFoundError:
         return Transcript()
-    if len(data) > MAX_TRANSCRIPT:
+    if len(data) > MAX_TRANSCRIPT:  # it grew between the look and the read
         raise InputError(f"over {MAX_TRANSCRIPT // 2**20} MB; not read", path=path)
     return parse_transcript(data)
 

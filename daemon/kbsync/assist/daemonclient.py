@@ -34,7 +34,9 @@ def memory_block(ws: Workspace, query: str, budget: int | None = None, session: 
     info = running_server(ws)
     if info is None:
         raise NoDaemon("no local server runs for this workspace")
-    body: dict[str, Any] = {"query": query, "session": session, **({"budget": budget} if budget else {})}
+    from kbsync.app.recall import MAX_QUERY
+
+    body: dict[str, Any] = {"query": query[:MAX_QUERY], "session": session, **({"budget": budget} if budget else {})}
     return Block.from_dict(post(info.url, "/api/v1/memory-block", api_token(ws), body))
 
 

@@ -22,7 +22,6 @@ if TYPE_CHECKING:
     from kbsync.store.workspace import Workspace
 
 INJECTING = ("SessionStart", "UserPromptSubmit")
-EVENTS = (*INJECTING, "Stop", "SessionEnd")
 
 
 def block(ws: Workspace, query: str, budget: int | None = None, session: str = "") -> Block:

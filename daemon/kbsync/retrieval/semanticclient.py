@@ -42,12 +42,12 @@ _builders: list[subprocess.Popen[bytes]] = []
 def kick(ws: Workspace, relpaths: Iterable[str] = ()) -> str:
     """After writes (the daemon's post-write job): ask for a build when one of `relpaths` is indexed, or the
     index is not complete; start the worker unless one runs. Says what it did."""
+    _builders[:] = [b for b in _builders if not proc.reaped(b)]  # finished builders leave no zombie behind
     if not ws.config.search.semantic:
         return "semantic index off"
     if not any(indexable(rp) for rp in relpaths) and _complete(ws):
         return "nothing to embed"
     store.ask(ws.state_dir)
-    _builders[:] = [b for b in _builders if not proc.reaped(b)]
     if building(ws):
         return "worker already running"
     _builders.append(proc.spawn(command(ws, "build", "--background"), stderr=ws.state_dir / LOG_NAME))
@@ -55,7 +55,10 @@ def kick(ws: Workspace, relpaths: Iterable[str] = ()) -> str:
 
 
 def scheduled(ws: Workspace) -> str:
-    """The daemon's timed look: start a build when the index is not complete (a first build, an upgrade)."""
+    """The daemon's timed look: start a build when the index is not complete (a first build, an upgrade); and
+    reap the search workers that left on their own (idle), so none stays a zombie until the next search."""
+    for helper in list(_helpers.values()):
+        helper.reap()
     return kick(ws)
 
 
@@ -128,7 +131,7 @@ class _Helper:
         assert child.stdin is not None and child.stdout is not None
         child.stdin.write(line)
         child.stdin.flush()
-        ready, _, _ = select.select([child.stdout], [], [], ANSWER_S)
+        ready, _, _ = select.select([child.stdout], [], [], proc.remaining(ANSWER_S))  # a job's deadline too
         if not ready:
             self._drop()
             raise KbsyncError(f"the semantic worker did not answer within {ANSWER_S:.0f} s")
@@ -137,6 +140,16 @@ class _Helper:
             raise EOFError
         answer = json.loads(got)
         return answer if isinstance(answer, dict) else {"error": "a malformed answer"}
+
+    def reap(self) -> None:
+        """Forget a worker that has exited (it leaves after IDLE_S without a question), when no question is
+        being asked of it."""
+        if self.lock.acquire(blocking=False):
+            try:
+                if self.child is not None and proc.reaped(self.child):
+                    self.child = None
+            finally:
+                self.lock.release()
 
     def _drop(self) -> None:
         if self.child is not None:

@@ -15,6 +15,7 @@ from kbsync.core.versions import version_of
 from kbsync.errors import InputError, NothingFoundError, StaleError
 
 if TYPE_CHECKING:
+    from kbsync.results import FactAction, FactChange
     from kbsync.store.workspace import Workspace
 
 
@@ -23,11 +24,12 @@ class FactWritten:
     path: str
     key: str
     value: str
-    action: str  # added, replaced, unchanged, removed
+    action: FactAction
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> FactChange:
         """The fields, and the fact's version after the write (none once it is removed)."""
-        return asdict(self) | {"version": None if self.action == "removed" else version_of(self.value)}
+        return {"path": self.path, "key": self.key, "value": self.value, "action": self.action,
+                "version": None if self.action == "removed" else version_of(self.value)}
 
 
 @dataclass(frozen=True)
@@ -84,7 +86,7 @@ def set_fact(ws: Workspace, key: str, value: str, *, preferences: bool = False, 
         name, text = facts.check_key(key), facts.check_value(value)
     except ValueError as exc:
         raise InputError(str(exc)) from exc
-    action = ""
+    action: FactAction = "unchanged"
 
     def edit(old: str) -> str:
         nonlocal action

@@ -16,9 +16,9 @@ from __future__ import annotations
 import json
 import logging
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import TYPE_CHECKING, Any, Callable
 
 from kbsync.core import protocol
 from kbsync.errors import EXIT_OK, EXIT_PROBLEMS, KbsyncError
@@ -31,6 +31,9 @@ from kbsync.git import inprogress
 from kbsync.store.unreadable import unreadable_files
 from kbsync.store.workspace import Workspace
 from kbsync.sync import state as syncstate
+
+if TYPE_CHECKING:
+    from kbsync.results import SettleBy, StatusReport, WaitingItem
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +78,6 @@ def daemon_pid(ws: Workspace) -> int | None:
 
 LEFTOVER_AGE_S = 60.0  # a temp file this old is no write in progress: its writer was stopped
 WAITS_FOR_TIME = ("locked", "changing")  # a file left out for these goes in at a later commit by itself
-SettleBy = Literal["person", "time"]
 
 
 @dataclass(frozen=True)
@@ -86,6 +88,9 @@ class Waiting:
     reason: str
     settle_by: SettleBy = "person"
     kind: str = "other"  # left-out, conflict-status, conflict-copy, temp-file, daemon, ... (groups the lines)
+
+    def as_dict(self) -> WaitingItem:
+        return {"path": self.path, "reason": self.reason, "settle_by": self.settle_by, "kind": self.kind}
 
 
 @dataclass
@@ -221,10 +226,12 @@ class Report:
     def of_kind(self, *kinds: str) -> list[Waiting]:
         return [w for w in self.waiting if w.kind in kinds]
 
-    def as_dict(self) -> dict[str, Any]:
-        return {"workspace": self.workspace, "machine": self.machine, "running": self.running, "pid": self.pid, **self.daemon,
-                "last_commit": self.last_commit, "last_sync": self.last_sync, "pending": self.pending,
-                "uncommitted": self.uncommitted, "waiting": [asdict(w) for w in self.waiting],
+    def as_dict(self) -> StatusReport:
+        d = self.daemon
+        return {"workspace": self.workspace, "machine": self.machine, "running": self.running, "pid": self.pid,
+                "updated": d.get("updated"), "last_event": d.get("last_event"), "last_repair": d.get("last_repair"),
+                "jobs": d.get("jobs", {}), "last_commit": self.last_commit, "last_sync": self.last_sync,
+                "pending": self.pending, "uncommitted": self.uncommitted, "waiting": [w.as_dict() for w in self.waiting],
                 "skipped": {w.path: w.reason for w in self.of_kind("left-out", "daemon")},
                 "conflicts": [w.path for w in self.of_kind("conflict-copy")],
                 "leftovers": [w.path for w in self.of_kind("temp-file")],

@@ -10,10 +10,13 @@ import datetime as dt
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from kbsync.core.board import Entry
 from kbsync.errors import KbsyncError
+
+if TYPE_CHECKING:
+    from kbsync.results import FeedbackCounts
 
 DB_NAME = "feedback.sqlite3"
 _SCHEMA = """
@@ -37,7 +40,7 @@ class Stats:
     last_applied: str | None = None  # ISO 8601 UTC
     first_seen: str | None = None  # when this machine first recorded the entry
 
-    def as_dict(self) -> dict[str, object]:
+    def as_dict(self) -> FeedbackCounts:
         return {"key": self.key, "helpful": self.helpful, "harmful": self.harmful, "applied": self.applied,
                 "last_applied": self.last_applied, "first_seen": self.first_seen}
 

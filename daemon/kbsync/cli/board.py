@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from kbsync.cli.common import workspace
 from kbsync.errors import EXIT_OK
@@ -67,7 +67,7 @@ def _now(p: argparse.ArgumentParser) -> None:
 
 # ---- presenting ----------------------------------------------------------------
 
-def _report(args: argparse.Namespace, data: dict[str, Any], line: str) -> int:
+def _report(args: argparse.Namespace, data: Mapping[str, Any], line: str) -> int:
     from kbsync.cli.common import print_json
 
     if args.json:

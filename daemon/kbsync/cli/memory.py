@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import Any, Mapping
 
 from kbsync.cli.common import print_json, workspace
 from kbsync.errors import EXIT_OK
@@ -44,7 +44,7 @@ def _where(p: argparse.ArgumentParser) -> None:
     where.add_argument("--entity", metavar="NAME", help="in memory/entities/<slug of NAME>.md (made on first use)")
 
 
-def _show(args: argparse.Namespace, data: dict[str, Any], line: str) -> int:
+def _show(args: argparse.Namespace, data: Mapping[str, Any], line: str) -> int:
     if args.json:
         print_json(data)
     else:

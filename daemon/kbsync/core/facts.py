@@ -15,10 +15,13 @@ import dataclasses
 import re
 import unicodedata
 from dataclasses import dataclass
-from typing import Final, Iterable, TypeVar, Union
+from typing import TYPE_CHECKING, Final, Iterable, TypeVar, Union
 
 from kbsync.core import limits, protocol
 from kbsync.core.findings import Finding
+
+if TYPE_CHECKING:
+    from kbsync.results import FactAction
 
 _BULLET = re.compile(r"^[-*+][ \t]+(.*?)\s*$")
 _SEPARATOR = re.compile(r":(?=\s|$)|：")  # `10:30` and `https://` hold no separator
@@ -165,7 +168,7 @@ def fact_line(name: str, value: str) -> str:
     return f"- {name}: {value}\n" if value else f"- {name}\n"
 
 
-def set_fact(text: str, name: str, value: str, heading: str) -> tuple[str, str]:
+def set_fact(text: str, name: str, value: str, heading: str) -> tuple[str, FactAction]:
     """`text` with the fact `name` set to `value`: replaced in place (later duplicates of the key removed) or
     appended after the last entry; (new text, "added" | "replaced" | "unchanged"). `heading` starts a new file."""
     name, value = check_key(name), check_value(value)

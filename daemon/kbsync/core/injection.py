@@ -36,13 +36,16 @@ import itertools
 import re
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from typing import Final, Iterable
+from typing import TYPE_CHECKING, Final, Iterable
 
 from ahocorasick_rs import AhoCorasick, Implementation
 
 from kbsync.core import anchors, injectionrules, lazylead, unveil
 from kbsync.core.injectionrules import RULES, WHY, Rule
 from kbsync.core.normalize import BIDI, TAGS, View, fold, visible
+
+if TYPE_CHECKING:
+    from kbsync.results import FlagAtUse
 
 THRESHOLD: Final = 1.0
 HIDDEN_BONUS: Final = 0.4
@@ -108,7 +111,7 @@ class Flag:
         """Everything, for a person (and the search index): the excerpt and decoded text included."""
         return {**self.at_use(), "excerpt": self.excerpt, "decoded": self.decoded, "score": round(self.score, 2)}
 
-    def at_use(self) -> dict[str, object]:
+    def at_use(self) -> FlagAtUse:
         """What may go to a model beside neutralised text: family, span, line and why, never the span's words."""
         return {"family": self.family, "span": [self.start, self.end], "line": self.line, "why": self.why}
 

@@ -1,7 +1,8 @@
 """The tools: a small set with short, exact descriptions, each annotated read-only or destructive.
 
-Every tool calls one use case of kbsync.app and answers with JSON text (no separate structured copy: the
-output schema of a JSON object would say nothing and cost tokens of every client's context). A kbsync error (bad input, a held lock, a conflict) is
+Every tool calls one use case of kbsync.app and answers with a result whose shape its return annotation names
+(kbsync.mcp.results): the SDK lists that shape as the tool's output schema and sends the result as structured
+content and as the same JSON in a text block. A kbsync error (bad input, a held lock, a conflict) is
 raised as the SDK's ToolError, so the model reads the one clear line that names the file and what to
 do; the server itself never stops on a bad call.
 """
@@ -16,6 +17,7 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from kbsync.errors import KbsyncError
+from kbsync.mcp import results
 from kbsync.mcp.schemas import EntryIn, SessionIn
 
 if TYPE_CHECKING:
@@ -65,20 +67,20 @@ def register(server: MCPServer[Any], ws: Callable[[], Workspace]) -> None:
 
 
 def _register_reads(server: MCPServer[Any], ws: Callable[[], Workspace]) -> None:
-    @server.tool(structured_output=False, annotations=SEARCH)
+    @server.tool(structured_output=True, annotations=SEARCH)
     @clear_errors
     def search(query: Annotated[str, Field(description="words and filters (tag: status: type: since: until:)")],
-               top: Annotated[int, Field(ge=1, le=50)] = 10, sources: list[str] | None = None) -> dict[str, Any]:
+               top: Annotated[int, Field(ge=1, le=50)] = 10, sources: list[str] | None = None) -> results.Found:
         """Federated search of the memory, RRF-fused: source, title, path, summary per hit."""
         from kbsync.app.retrieval import search as run
         from kbsync.mcp import present
 
         return present.search(run(ws(), query, sources=sources, top=top))
 
-    @server.tool(structured_output=False, annotations=READ)
+    @server.tool(structured_output=True, annotations=READ)
     @clear_errors
     def get_context(query: str = "", tags: list[str] | None = None,
-                    budget_tokens: Annotated[int | None, Field(ge=1)] = None) -> dict[str, Any]:
+                    budget_tokens: Annotated[int | None, Field(ge=1)] = None) -> results.Pack:
         """The prompt pack for a task within a token budget: facts, recent summaries, full texts, references,
         board entries, each part with its token count. Call before starting a task."""
         from kbsync.app.retrieval import build_context, context_parts
@@ -89,19 +91,19 @@ def _register_reads(server: MCPServer[Any], ws: Callable[[], Workspace]) -> None
         return {"budget": pack.budget, "limit": pack.limit, "tokens": sum(p["tokens"] for p in parts),
                 "parts": parts, "notes": pack.notes}
 
-    @server.tool(structured_output=False, annotations=READ)
+    @server.tool(structured_output=True, annotations=READ)
     @clear_errors
     def read(ref: Annotated[str, Field(description="a session id, a workspace path or a board key")],
-             offset: int = 0, limit: int = 40_000) -> dict[str, Any]:
+             offset: int = 0, limit: int = 40_000) -> results.Read:
         """The item a pack or hit names, paged (page.next_offset)."""
         from kbsync.app.reading import read as run
         from kbsync.mcp import present
 
         return present.item(run(ws(), ref), offset, limit)
 
-    @server.tool(structured_output=False, annotations=READ)
+    @server.tool(structured_output=True, annotations=READ)
     @clear_errors
-    def status() -> dict[str, Any]:
+    def status() -> results.StatusReport:
         """The workspace's state: git's last commit, the last sync, the daemon, and what waits and why."""
         from kbsync.app.status import report
 
@@ -109,29 +111,29 @@ def _register_reads(server: MCPServer[Any], ws: Callable[[], Workspace]) -> None
 
 
 def _register_sessions(server: MCPServer[Any], ws: Callable[[], Workspace]) -> None:
-    @server.tool(structured_output=False, annotations=REPLACE)
+    @server.tool(structured_output=True, annotations=REPLACE)
     @clear_errors
-    def save_session(session: SessionIn) -> dict[str, Any]:
+    def save_session(session: SessionIn) -> results.SessionSaved:
         """Create or update a session file (the object `kbsync session save` takes). status closed ends the
         session: the daemon commits it."""
         from kbsync.app.sessions import save_session as save
 
         done = save(ws(), session.payload(), "session")
-        return {"path": done.relpath, "id": done.record.get("id"), "created": done.created}
+        return {"path": done.relpath, "id": str(done.record["id"]), "created": done.created}
 
-    @server.tool(structured_output=False, annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False))
+    @server.tool(structured_output=True, annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False))
     @clear_errors
     def write_section(session_id: SessionId, heading: str, text: str, append: bool = False,
-                      base_version: BaseVersion = None) -> dict[str, Any]:
+                      base_version: BaseVersion = None) -> results.SectionWritten:
         """Replace (or append to) one section of a session, e.g. 结论 or 待办."""
         from kbsync.app.sessions import write_section as write
 
         done = write(ws(), session_id, heading, text, append=append, base=base_version)
         return {"path": done.relpath, "section": done.section, "changed": done.changed, "version": done.version}
 
-    @server.tool(structured_output=False, annotations=ADD)
+    @server.tool(structured_output=True, annotations=ADD)
     @clear_errors
-    def log_tool_call(session_id: SessionId, tool: str, status: str = "ok", detail: str = "") -> dict[str, Any]:
+    def log_tool_call(session_id: SessionId, tool: str, status: str = "ok", detail: str = "") -> results.Logged:
         """Append one line to logs/tool-calls.md for an existing session (its id or the session_id it was saved
         with)."""
         from kbsync.app.sessions import log_session_tool_call as log
@@ -140,35 +142,35 @@ def _register_sessions(server: MCPServer[Any], ws: Callable[[], Workspace]) -> N
 
 
 def _register_board(server: MCPServer[Any], ws: Callable[[], Workspace]) -> None:
-    @server.tool(structured_output=False, annotations=REPLACE)
+    @server.tool(structured_output=True, annotations=REPLACE)
     @clear_errors
-    def board_add(entry: EntryIn) -> dict[str, Any]:
+    def board_add(entry: EntryIn) -> results.EntryWritten:
         """Add a knowledge-board entry (same title and source date: updates it)."""
         from kbsync.app.board import add_entry, clock
 
         done = add_entry(ws(), entry.payload(), clock(None), "entry")
         return {"key": done.key, "action": done.action}
 
-    @server.tool(structured_output=False, annotations=REPLACE)
+    @server.tool(structured_output=True, annotations=REPLACE)
     @clear_errors
-    def board_update(key: EntryKey, entry: EntryIn, base_version: BaseVersion = None) -> dict[str, Any]:
+    def board_update(key: EntryKey, entry: EntryIn, base_version: BaseVersion = None) -> results.EntryReplaced:
         """Replace an entry with its full new version."""
         from kbsync.app.board import entry_key, update_entry
 
         done = update_entry(ws(), entry_key(key), entry.payload(), "entry", base=base_version)
         return {"key": done.key, "action": done.action, "was": done.was, "version": done.version}
 
-    @server.tool(structured_output=False, annotations=ADD)
+    @server.tool(structured_output=True, annotations=ADD)
     @clear_errors
-    def board_feedback(key: EntryKey, verdict: Literal["helpful", "harmful"]) -> dict[str, Any]:
+    def board_feedback(key: EntryKey, verdict: Literal["helpful", "harmful"]) -> results.FeedbackCounts:
         """Count one use of an entry as helpful or harmful."""
         from kbsync.app.board import entry_key, give_feedback
 
         return give_feedback(ws(), entry_key(key), helpful=verdict == "helpful").as_dict()
 
-    @server.tool(structured_output=False, annotations=ADD)
+    @server.tool(structured_output=True, annotations=ADD)
     @clear_errors
-    def board_applied(keys: Annotated[list[EntryKey], Field(min_length=1)]) -> dict[str, Any]:
+    def board_applied(keys: Annotated[list[EntryKey], Field(min_length=1)]) -> results.Applied:
         """Record that entries were applied now."""
         from kbsync.app.board import applied, clock, entry_key
 
@@ -179,18 +181,18 @@ Entity = Annotated[str | None, Field(description="an entity's name: its own file
 
 
 def _register_memory(server: MCPServer[Any], ws: Callable[[], Workspace]) -> None:
-    @server.tool(structured_output=False, annotations=REPLACE)
+    @server.tool(structured_output=True, annotations=REPLACE)
     @clear_errors
     def remember(key: str, value: str, entity: Entity = None, preferences: bool = False,
-                 base_version: BaseVersion = None) -> dict[str, Any]:
+                 base_version: BaseVersion = None) -> results.FactChange:
         """Set a fact (only the latest value matters): the same key is replaced in place."""
         from kbsync.app.memory import set_fact
 
         return set_fact(ws(), key, value, entity=entity, preferences=preferences, base=base_version).as_dict()
 
-    @server.tool(structured_output=False, annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False))
+    @server.tool(structured_output=True, annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False))
     @clear_errors
-    def forget(key: str, entity: Entity = None, preferences: bool = False) -> dict[str, Any]:
+    def forget(key: str, entity: Entity = None, preferences: bool = False) -> results.Forgotten:
         """Remove a fact."""
         from kbsync.app.memory import forget_fact
         from kbsync.mcp import present

@@ -2,16 +2,19 @@
 """MCP server benchmark: `kbsync mcp` driven over stdio by the MCP SDK's own client.
 
     python bench/bench_mcp.py [--sessions 12000] [--calls 200] [--starts 7] [--workspace DIR] [--many SECONDS]
+                              [--also TREE]
 
-Figures (targets in brackets): the round trip of a `search` and of a `save_session` tool call on the
-generated corpus, p50 and p95 [20 ms, 40 ms]; server start to first answer, from spawning the process to
+Figures (targets in brackets): the round trip of a `search`, a `read` (of the first hit, a page of up to
+40,000 characters) and a `save_session` tool call on the generated corpus, p50 and p95 [20 ms, 40 ms]; server start to first answer, from spawning the process to
 the answer to `initialize` and to the first `search` call [0.5 s], once by the SDK's client and then as the
 median of --starts fresh processes driven by plain JSON-RPC lines, beside the floors measured in the same
 rounds (`python -c pass`, `python -c "import mcp.types"`, `python -c "import mcp.server"`, each spawn to
 exit) and the load average before and after; the resident memory of the `kbsync mcp` process after the
 calls [80 MB]. With --many, also the many-clients run for that many seconds on a fresh workspace: five
 `kbsync mcp` processes, the real daemon and a command-line writer (tests/helpers/mcp_load.py), with what
-was lost and every error seen.
+was lost and every error seen. With --also TREE, the calls and the starts are timed for the kbsync of another
+source tree too (TREE/daemon first on the server's PYTHONPATH, e.g. a `git worktree` of an earlier commit), in
+the same run and rounds, each figure labelled with its tree.
 
 The corpus comes from bench/gen_workspace.py (or $KBSYNC_GEN; see bench/common.py) and is copied, so the
 saves do not change the cached one; its search index is built before the timing.
@@ -36,7 +39,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 
 import anyio  # noqa: E402
-from mcp import Client  # noqa: E402
+from mcp import Client, StdioServerParameters  # noqa: E402
 
 from common import KBSYNC, corpus, percentile  # noqa: E402
 from helpers.mcp import data, stdio_params  # noqa: E402
@@ -73,24 +76,35 @@ async def timed_calls(n: int, call: Callable[[int], Awaitable[Any]]) -> list[flo
     return out
 
 
-async def measure(ws: Path, calls: int) -> dict[str, Any]:
+def server_params(ws: Path, tree: Path | None = None) -> StdioServerParameters:
+    """`kbsync mcp` on `ws`: this tree's, or with `tree`'s package first on its path."""
+    params = stdio_params(ws)
+    return params if tree is None else params.model_copy(update={"env": {**(params.env or {}),
+                                                                          "PYTHONPATH": str(tree / "daemon")}})
+
+
+async def measure(ws: Path, calls: int, tree: Path | None = None) -> dict[str, Any]:
     began = time.perf_counter()
-    async with Client(stdio_params(ws)) as client:
+    label = tree.name if tree else "this"
+    async with Client(server_params(ws, tree)) as client:
         ready = time.perf_counter() - began  # spawned, and the initialize request answered
-        data(await client.call_tool("search", {"query": "部署"}))
+        hits = data(await client.call_tool("search", {"query": "部署"}))
         first = time.perf_counter() - began
         search = await timed_calls(calls, lambda i: client.call_tool("search", {"query": WORDS[i % len(WORDS)]}))
+        ref = hits["results"][0]["path"]
+        read = await timed_calls(calls, lambda i: client.call_tool("read", {"ref": ref}))
         save = await timed_calls(calls, lambda i: client.call_tool("save_session", {"session": {
-            "session_id": f"bench-{i}", "title": "基准", "tags": ["bench"], "summary": "基准会话",
+            "session_id": f"bench-{label}-{i}", "title": "基准", "tags": ["bench"], "summary": "基准会话",
             "sections": {"结论": f"第 {i} 次保存。"}}}))
         rss, peak = rss_mb(server_pid())
-    return {"ready": ready, "first": first, "search": search, "save": save, "rss": rss, "peak": peak}
+    return {"tree": label, "ready": ready, "first": first, "search": search, "read": read, "save": save, "rss": rss,
+            "peak": peak}
 
 
 def report(got: dict[str, Any]) -> None:
-    print(f"server start to first answer: {got['ready']:.3f} s to the initialize answer, {got['first']:.3f} s to the "
-          "first search answer  (target < 0.5 s)")
-    for name in ("search", "save"):
+    print(f"[{got['tree']}] server start to first answer: {got['ready']:.3f} s to the initialize answer, "
+          f"{got['first']:.3f} s to the first search answer  (target < 0.5 s)")
+    for name in ("search", "read", "save"):
         ms = got[name]
         print(f"{name:>6} round trip over stdio: p50 {statistics.median(ms):.1f} ms, p95 {percentile(ms, 0.95):.1f} ms"
               f" over {len(ms)} calls  (targets < 20 ms, < 40 ms)")
@@ -127,9 +141,9 @@ def cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def start_once(ws: Path) -> dict[str, float]:
+def start_once(ws: Path, tree: Path | None = None) -> dict[str, float]:
     """Wall and CPU seconds from spawning `kbsync mcp` to the initialize answer and to the first search answer."""
-    params = stdio_params(ws)
+    params = server_params(ws, tree)
     began = time.perf_counter()
     proc = subprocess.Popen([params.command, *params.args], env=params.env, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
@@ -157,19 +171,21 @@ def load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def starts(ws: Path, runs: int) -> None:
-    """Medians over `runs` rounds, each round a fresh process of every floor and of `kbsync mcp`."""
+def starts(ws: Path, runs: int, also: Path | None = None) -> None:
+    """Medians over `runs` rounds, each round a fresh process of every floor and of `kbsync mcp` (and of the one
+    of `also`)."""
     before, got = load(), collections.defaultdict[str, list[float]](list)
     for _ in range(runs):
         for name, code in FLOORS.items():
             wall, cpu = floor(code)
             got[name].append(wall)
             got[f"{name}, CPU"].append(cpu)
-        for name, secs in start_once(ws).items():
-            got[name].append(secs)
+        for tree in (None, also) if also else (None,):
+            for name, secs in start_once(ws, tree).items():
+                got[f"[{tree.name}] {name}" if tree else name].append(secs)
     print(f"start-up, medians of {runs} fresh processes (load average before {before}, after {load()}):")
     for name, values in got.items():
-        print(f"  {name:<40} {statistics.median(values):.3f} s  (min {min(values):.3f}, max {max(values):.3f})")
+        print(f"  {name:<50} {statistics.median(values):.3f} s  (min {min(values):.3f}, max {max(values):.3f})")
 
 
 def many(seconds: float) -> None:
@@ -200,6 +216,7 @@ def main() -> None:
     ap.add_argument("--starts", type=int, default=7, help="fresh processes timed to the first answers (0: none)")
     ap.add_argument("--workspace", type=Path, help="a generated workspace to copy instead of generating one")
     ap.add_argument("--many", type=float, metavar="SECONDS", help="also run the many-clients load this long")
+    ap.add_argument("--also", type=Path, metavar="TREE", help="also time the kbsync of this source tree")
     args = ap.parse_args()
     source = args.workspace or corpus(REPO / "bench" / "out", args.sessions)
     with tempfile.TemporaryDirectory() as tmp:
@@ -207,9 +224,10 @@ def main() -> None:
         shutil.copytree(source, ws, symlinks=True)
         subprocess.run([*KBSYNC, "-w", str(ws), "index", "rebuild", "--search"], check=True, stdout=subprocess.DEVNULL)
         if args.calls:
-            report(anyio.run(measure, ws, args.calls))
+            for tree in (None, args.also) if args.also else (None,):
+                report(anyio.run(measure, ws, args.calls, tree))
         if args.starts:
-            starts(ws, args.starts)
+            starts(ws, args.starts, args.also)
     if args.many:
         many(args.many)
 

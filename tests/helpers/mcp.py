@@ -29,6 +29,29 @@ async def stdio(ws: Path) -> AsyncIterator[Client]:
         yield client
 
 
+@contextlib.asynccontextmanager
+async def http(root: Path) -> AsyncIterator[Client]:
+    """A client of the streamable-HTTP app mounted as the daemon's web server mounts it, served by uvicorn on
+    127.0.0.1."""
+    from starlette.applications import Starlette
+    from starlette.routing import Mount
+
+    from kbsync.app.workspace import open_workspace
+    from kbsync.mcp.server import http_app
+
+    ws = open_workspace(str(root), None)
+    door = http_app(lambda: ws)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        async with door.lifespan():
+            yield
+
+    with serving(Starlette(routes=[Mount("/", app=door.app)], lifespan=lifespan)) as url:
+        async with Client(f"{url}/mcp") as client:
+            yield client
+
+
 def data(result: CallToolResult) -> Any:
     """The tool's JSON answer; AssertionError with its text when the call failed."""
     text = "".join(getattr(c, "text", "") for c in result.content)

@@ -5,10 +5,9 @@ web server mounts, served by uvicorn on 127.0.0.1)."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import Any
 
 import anyio
 import pytest
@@ -17,7 +16,7 @@ from mcp import Client
 from helpers.board import payload
 from helpers.cli import Cli
 from helpers.daemon import DaemonProcess, git, head_files, wait_for
-from helpers.mcp import data, serving, stdio
+from helpers.mcp import data, http, stdio
 
 KEY = "发布前确认锁文件@2025-06-11"
 
@@ -75,31 +74,10 @@ def _at_head(root: Path, path: str) -> str:
         return ""
 
 
-@contextlib.asynccontextmanager
-async def _http_client(root: Path) -> AsyncIterator[Client]:
-    from starlette.applications import Starlette
-    from starlette.routing import Mount
-
-    from kbsync.app.workspace import open_workspace
-    from kbsync.mcp.server import http_app
-
-    ws = open_workspace(str(root), None)
-    door = http_app(lambda: ws)
-
-    @contextlib.asynccontextmanager
-    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
-        async with door.lifespan():
-            yield
-
-    with serving(Starlette(routes=[Mount("/", app=door.app)], lifespan=lifespan)) as url:
-        async with Client(f"{url}/mcp") as client:
-            yield client
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("transport", ["stdio", "streamable-http"])
 def test_a_turn_is_committed_by_the_daemon(seeded: Path, cli: Cli, transport: str) -> None:
-    connect = stdio if transport == "stdio" else _http_client
+    connect = stdio if transport == "stdio" else http
     daemon = DaemonProcess(seeded)
     try:
         async def run() -> dict[str, Any]:

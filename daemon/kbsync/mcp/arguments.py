@@ -1,7 +1,8 @@
 """The SDK's server as kbsync runs it. Arguments a client got wrong are told in one line: a tool's as its error
 result (`Error executing tool NAME: argument `top`: ...`), a prompt's as JSON-RPC invalid params (-32602),
-never pydantic's multi-line text, an internal error or a traceback. The tool list's schemas are compact
-(kbsync.mcp.listing)."""
+never pydantic's multi-line text, an internal error or a traceback (a result that failed its own output schema
+would be kbsync's fault: the SDK's bare `Error executing tool NAME`, nothing of it told). The tool list's schemas
+are compact (kbsync.mcp.listing)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 
 from mcp import MCPError
 from mcp.server import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.types import INVALID_PARAMS, CallToolResult, GetPromptResult, InputRequiredResult, TextContent, Tool
 from pydantic import ValidationError
 
@@ -55,7 +56,7 @@ class Server(MCPServer[Any]):
         try:
             result = await super().call_tool(name, arguments, context)
         except ToolError as exc:
-            if isinstance(exc.__cause__, ValidationError):
+            if isinstance(exc.__cause__, ValidationError) and not isinstance(exc, UnexpectedToolError):
                 raise ToolError(f"Error executing tool {name}: {one_line(exc.__cause__)}") from exc.__cause__
             raise
         return compact_text(result) if isinstance(result, CallToolResult) else result

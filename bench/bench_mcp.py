@@ -5,8 +5,9 @@
                               [--also TREE]
 
 Figures (targets in brackets): the round trip of a `search`, a `read` (of the first hit, a page of up to
-40,000 characters) and a `save_session` tool call on the generated corpus, p50 and p95 [20 ms, 40 ms]; server start to first answer, from spawning the process to
-the answer to `initialize` and to the first `search` call [0.5 s], once by the SDK's client and then as the
+40,000 characters) and a `save_session` tool call on the generated corpus, p50 and p95 [20 ms, 40 ms];
+server start to first answer, from spawning the process to the answer to `initialize` and to the first
+`search` call [0.5 s], once by the SDK's client and then as the
 median of --starts fresh processes driven by plain JSON-RPC lines, beside the floors measured in the same
 rounds (`python -c pass`, `python -c "import mcp.types"`, `python -c "import mcp.server"`, each spawn to
 exit) and the load average before and after; the resident memory of the `kbsync mcp` process after the

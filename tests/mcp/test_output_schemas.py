@@ -102,3 +102,19 @@ def test_structured_content_withholds_what_the_text_withholds(ws_root: Path) -> 
     assert pack is not None and any(f["family"] == "override" for p in pack["parts"] for f in p["content"]["flags"])
     hits = next(r.structured_content for name, r in calls if name == "search")
     assert hits is not None and any(f["family"] == "override" for h in hits["results"] for f in h["flags"])
+
+
+def test_an_error_is_one_line_of_text_without_structured_content(ws_root: Path) -> None:
+    from kbsync.app.workspace import open_workspace
+    from kbsync.mcp.server import build
+
+    ws = open_workspace(str(ws_root), None)
+
+    async def run() -> list[CallToolResult]:
+        async with Client(build(lambda: ws)) as client:
+            return [await client.call_tool("log_tool_call", {"session_id": "20250611-0930-abcdef0", "tool": "x"}),
+                    await client.call_tool("search", {"query": "x", "top": 99})]
+
+    for result in anyio.run(run):
+        assert result.is_error and result.structured_content is None
+        assert "\n" not in text_of(result) and text_of(result).startswith("Error executing tool ")

@@ -103,6 +103,7 @@ class Row:
     flags: tuple[dict[str, Any], ...] = ()  # embedded-instruction flags (family, span, line, why, excerpt)
     score: float = 0.0  # a search hit's relevance (kbsync.retrieval.relevance); 0 for a listed record
     passages: tuple[tuple[float, Passage], ...] = ()  # a search hit's best passages with their scores, best first
+    cover: float = 0.0  # a search hit's share of the query: the weight of the terms it holds over all of theirs
 
     @property
     def families(self) -> list[str]:
@@ -451,6 +452,7 @@ def _search(conn: sqlite3.Connection, query: Query, kind: str, limit: int, bodie
         return []
     records, average = stats.sizes()
     weights = {t: relevance.idf(records, stats.df(t)) for t in present}
+    whole = sum(weights.values()) + (len(terms) - len(present)) * relevance.idf(records, 0)  # absent terms weigh most
     finders = _finders(present, stats)
     telling = {t for t in present if stats.df(t) * 2 <= records}  # held by at most half the records
     common = min(present, key=lambda t: (stats.df(t), t)) if not finders else None
@@ -465,7 +467,7 @@ def _search(conn: sqlite3.Connection, query: Query, kind: str, limit: int, bodie
                 continue
             got = relevance.score(present, weights, " ".join(_head(row)), body, length / max(average, 1.0),
                                   whole=row.kind == "board")
-            scored.append(dataclasses.replace(row, score=got.score, passages=tuple(
+            scored.append(dataclasses.replace(row, score=got.score, cover=got.held / whole, passages=tuple(
                 sp for sp in got.passages[:BEST_PASSAGES] if sp[0] > 0)))
         if len(scored) >= pool:
             break

@@ -34,6 +34,10 @@ class Hit:
     flags: tuple[dict[str, object], ...] = ()  # embedded-instruction flags of the item, from the search index
     heading: str = ""  # the heading of the item's best passage ("" before the first heading, or none)
     passage: str = ""  # the item's best passage (about 200 tokens at most), "" when the source names none
+    score: float = 0.0  # the source's own measure of it, where it has one (keyword relevance, calibrated cosine)
+    cover: float = 0.0  # a keyword hit's share of the query (kbsync.retrieval.db.Row.cover)
+    via: tuple[str, ...] = ()  # the sources that found it, when its list blends several (kbsync.retrieval.blend)
+    kind: str = ""  # the record's kind, for the workspace's own records (session, board, memory, artifact)
 
     @property
     def identity(self) -> str:
@@ -87,6 +91,7 @@ class _Acc:
     best_rank: int = 0
     first_source: int = 0
     sources: list[str] = field(default_factory=list)
+    lists: set[str] = field(default_factory=set)
     extra: dict[str, str] = field(default_factory=dict)
     flags: tuple[dict[str, object], ...] = ()
 
@@ -110,11 +115,12 @@ def _add(acc: dict[str, _Acc], order: int, name: str, hit: Hit, k: int, weight: 
     a = acc.get(ident)
     if a is None:
         a = acc[ident] = _Acc(first=hit, best_rank=hit.rank, first_source=order)
-    elif name in a.sources:
+    elif name in a.lists:
         return  # a source listing the same item twice counts once, at its better rank
     a.exact += weight * Fraction(1, k + hit.rank)
     a.best_rank = min(a.best_rank, hit.rank)
-    a.sources.append(name)
+    a.lists.add(name)
+    a.sources += [s for s in hit.via or (name,) if s not in a.sources]
     for attr in ("path", "url", "summary"):
         value = getattr(hit, attr)
         if value and attr not in a.extra:

@@ -56,6 +56,7 @@ def bm25(tf: float, weight: float, relative_length: float) -> float:
 class Scored:
     score: float
     passages: tuple[tuple[float, Passage], ...]  # every passage with its score, best first (then file order)
+    held: float  # the weight (summed idf) of the terms the record holds
 
 
 _COMBINING = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
@@ -128,4 +129,4 @@ def score(terms: Sequence[str], weights: Mapping[str, float], head: str, body: s
     best = max(ranked[0][0] if ranked else 0.0, in_heads)
     total = sum(weights[t] for t in terms)
     cover = held / total if total else 0.0
-    return Scored((record + PASSAGE_WEIGHT * best) * (1 + COVER * cover), tuple(ranked))
+    return Scored((record + PASSAGE_WEIGHT * best) * (1 + COVER * cover), tuple(ranked), held)

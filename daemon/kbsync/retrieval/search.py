@@ -13,6 +13,7 @@ that starts with `-` is given to no program (see docs/retrieval.md, "Command sou
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import threading
@@ -26,6 +27,7 @@ from kbsync import proc
 from kbsync.git import repo as gitrepo
 from kbsync.retrieval import db as searchdb
 from kbsync.retrieval import index as searchindex
+from kbsync.retrieval.blend import blend
 from kbsync.errors import ConfigError, KbsyncError, UsageError
 from kbsync.retrieval.fusion import FusionFn, Fused, Hit, SourceHits, make_rrf
 from kbsync.core.protocol import STATE_DIR
@@ -154,7 +156,8 @@ def federated(ws: Workspace, text: str, *, names: Sequence[str] | None = None, t
               fusion: FusionFn | None = None, per_source: int | None = None) -> Outcome:
     """Run the sources on `text` (see _answers) and fuse their lists; failures are collected, not raised.
     Each source gives its best `per_source` ([search] per_source unless given: a list of every match of one
-    source, such as the board page's, asks for more)."""
+    source, such as the board page's, asks for more). With the semantic source, each of the workspace's own
+    kinds searched is first one list of both legs (`_blended`)."""
     query = parse_query(text)
     if query.errors:
         raise UsageError("; ".join(query.errors))
@@ -163,12 +166,36 @@ def federated(ws: Workspace, text: str, *, names: Sequence[str] | None = None, t
     specs = select(configured_sources(ws), names)
     if any(s.kind not in ("command", SEMANTIC) for s in specs):
         searchindex.build_missing(ws)  # build it once, before the threads read it
-    answers = _answers(ws, specs, query, per_source or ws.config.search.per_source)
-    lists: list[SourceHits] = [(s.name, hits) for s, (hits, _) in zip(specs, answers) if hits is not None]
+    per = per_source or ws.config.search.per_source
+    blends = any(s.kind == SEMANTIC for s in specs) and any(s.kind in WORKSPACE_KINDS for s in specs)
+    answers = _answers(ws, specs, query, max(per, BLEND_DEPTH) if blends else per)
     failures = [(s.name, why) for s, (_, why) in zip(specs, answers) if why]
+    found = [(s, hits) for s, (hits, _) in zip(specs, answers) if hits is not None]
+    lists = _blended(found, ws.config.search.semantic_weight, per) if blends else [(s.name, h) for s, h in found]
     weight = Fraction(str(ws.config.search.semantic_weight))
     fuse = fusion or make_rrf(ws.config.search.rrf_k, {s.name: weight for s in specs if s.kind == SEMANTIC})
-    return Outcome(fuse(lists)[:top], failures)
+    return Outcome(fuse([(name, hits[:per]) for name, hits in lists])[:top], failures)
+
+
+BLEND_DEPTH = 10  # the hits of each leg a blend chooses among, at least (kbsync.retrieval.blend)
+
+
+def _blended(found: list[tuple[SourceSpec, list[Hit]]], semantic_weight: float, per: int) -> list[SourceHits]:
+    """The lists to fuse: each workspace kind's keyword hits blended with the semantic hits of that kind; the
+    semantic hits of kinds not searched by keyword stay the semantic source's own list."""
+    near = [h for s, hits in found if s.kind == SEMANTIC for h in hits]
+    blended = {WORKSPACE_KINDS[s.kind] for s, _ in found if s.kind in WORKSPACE_KINDS}
+    out: list[SourceHits] = []
+    for spec, hits in found:
+        if spec.kind in WORKSPACE_KINDS:
+            kind = WORKSPACE_KINDS[spec.kind]
+            out.append((spec.name, blend(hits, [h for h in near if h.kind == kind], semantic_weight, per)))
+        elif spec.kind == SEMANTIC:
+            rest = [h for h in hits if h.kind not in blended]
+            out.append((spec.name, [dataclasses.replace(h, rank=i) for i, h in enumerate(rest, start=1)]))
+        else:
+            out.append((spec.name, hits))
+    return out
 
 
 Answer = tuple[list[Hit] | None, str]  # a source's hits, or None and why it failed
@@ -239,7 +266,8 @@ def _folder_hits(ws: Workspace, spec: SourceSpec, query: Query, limit: int) -> l
 def _hit(source: str, rank: int, row: searchdb.Row, path: str) -> Hit:
     best = row.passages[0][1] if row.passages else None
     return Hit(source=source, rank=rank, title=row.title, key=row.key, path=path, summary=clip(row.summary),
-               flags=row.flags, heading=best.heading if best else "", passage=best.text if best else "")
+               flags=row.flags, heading=best.heading if best else "", passage=best.text if best else "",
+               score=row.score, cover=row.cover, kind=row.kind)
 
 
 def clip(text: str, limit: int = MAX_SUMMARY) -> str:
@@ -298,8 +326,9 @@ def _command_hit(source: str, rank: int, obj: Any) -> Hit | None:
 # ---- the semantic index ----------------------------------------------------------
 
 def _semantic_hits(ws: Workspace, spec: SourceSpec, query: Query, limit: int) -> list[Hit]:
-    """The records nearest in meaning to the query's text; none for a query of filters alone (the meaning
-    of `tag:x` is the keyword sources' business) or while the index has never been built."""
+    """The `limit` records of the workspace's kinds nearest in meaning to the query's text, best first; none
+    for a query of filters alone (the meaning of `tag:x` is the keyword sources' business) or while the
+    index has never been built."""
     if not query.words or query.has_filters:
         return []
     from kbsync.retrieval.semanticclient import nearest
@@ -316,7 +345,7 @@ def _near_hit(ws: Workspace, source: str, rank: int, near: Found) -> Hit:
     rec = next((r for r in records_of(ws, near.relpath) or [] if r.key == near.key), None) if near.ordinal else None
     best = passage_at(rec, near.ordinal) if rec else None
     return Hit(source=source, rank=rank, title=near.title, key=near.key, path=near.relpath, summary=clip(near.summary),
-               heading=best.heading if best else "", passage=best.text if best else "")
+               heading=best.heading if best else "", passage=best.text if best else "", score=near.score, kind=near.kind)
 
 
 # the sources that read files or wait on a program, run in the pool (the workspace's own are searched in the caller)

@@ -24,13 +24,13 @@ else:
 
 Connection = sqlite3.Connection
 DB_NAME = "semantic.sqlite"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: units know their script (cjk)
 _TABLES = """
 CREATE TABLE files (relpath TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE records (key TEXT PRIMARY KEY, relpath TEXT NOT NULL, kind TEXT NOT NULL, title TEXT NOT NULL,
   summary TEXT NOT NULL, date TEXT NOT NULL, passages INTEGER NOT NULL) WITHOUT ROWID;
 CREATE INDEX records_relpath ON records(relpath);
-CREATE TABLE units (key TEXT NOT NULL, ordinal INTEGER NOT NULL, digest TEXT NOT NULL,
+CREATE TABLE units (key TEXT NOT NULL, ordinal INTEGER NOT NULL, digest TEXT NOT NULL, cjk INTEGER NOT NULL,
   PRIMARY KEY (key, ordinal)) WITHOUT ROWID;
 CREATE INDEX units_digest ON units(digest);
 CREATE TABLE pending (digest TEXT PRIMARY KEY, text TEXT NOT NULL, head INTEGER NOT NULL, date TEXT NOT NULL)
@@ -173,7 +173,7 @@ def put_units(conn: Connection, units: Iterable[Unit], date: str) -> None:
     """Units of a record; a text not embedded yet is queued in `pending`."""
     for u in units:
         d = u.digest
-        conn.execute("INSERT OR REPLACE INTO units VALUES (?, ?, ?)", (u.key, u.ordinal, d))
+        conn.execute("INSERT OR REPLACE INTO units VALUES (?, ?, ?, ?)", (u.key, u.ordinal, d, int(u.cjk)))
         if conn.execute("SELECT 1 FROM vectors WHERE digest = ?", (d,)).fetchone() is None:
             conn.execute("INSERT OR IGNORE INTO pending VALUES (?, ?, ?, ?)", (d, u.text, int(u.ordinal == 0), date))
 
@@ -232,10 +232,13 @@ def progress(conn: Connection) -> Progress:
     return Progress(units, max(0, units - pending), bool(built and built[0] == "1"))
 
 
-def embedded_units(conn: Connection) -> list[tuple[str, str, str, str, str, int, bytes]]:
-    """(key, relpath, kind, title, summary, ordinal, vector) of every embedded unit, by key and ordinal."""
-    return [(r[0], r[1], r[2], r[3], r[4], r[5], r[6]) for r in conn.execute(
-        "SELECT u.key, r.relpath, r.kind, r.title, r.summary, u.ordinal, v.vec FROM units u "
+EmbeddedUnit = tuple[str, str, str, str, str, int, bool, bytes]
+
+
+def embedded_units(conn: Connection) -> list[EmbeddedUnit]:
+    """(key, relpath, kind, title, summary, ordinal, cjk, vector) of every embedded unit, by key and ordinal."""
+    return [(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6]), r[7]) for r in conn.execute(
+        "SELECT u.key, r.relpath, r.kind, r.title, r.summary, u.ordinal, u.cjk, v.vec FROM units u "
         "JOIN vectors v ON v.digest = u.digest "
         "JOIN records r ON r.key = u.key ORDER BY u.key, u.ordinal")]
 

@@ -6,7 +6,9 @@ of its body up to HEAD_TOKENS (a board entry, fact file or short session is whol
 *passages* (the keyword index's: `##` sections cut at about 200 tokens), which are embedded only for the newest
 records, within `[search] semantic_passages` passages over the workspace (see `window`). A unit is known
 by the digest of the model's name and its text: a text embedded once is never embedded again, whichever
-file or rebuild brings it back.
+file or rebuild brings it back. A unit's script (`cjk`: mostly Chinese, Japanese or Korean characters, or not)
+is kept beside it: the search compares a query with the texts of each script on their own footing (see
+kbsync.retrieval.semanticsearch).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
+from kbsync.core.highlight import CJK
 from kbsync.retrieval.context import estimate_tokens
 from kbsync.retrieval.passages import Passage, split
 from kbsync.retrieval.records import Record
@@ -23,6 +26,8 @@ from kbsync.retrieval.records import Record
 MODEL = "multilingual-e5-small-q4"  # part of every digest: another model's vectors are never mixed in
 HEAD_TOKENS = 96
 _HEADING = re.compile(r"^##[ \t]+.*$", re.MULTILINE)
+_CJK_CHAR = re.compile(f"[{CJK}]")
+CJK_SHARE = 0.3  # a text is of the CJK script when at least this share of its letters and digits are CJK
 
 
 @dataclass(frozen=True)
@@ -36,6 +41,17 @@ class Unit:
     @property
     def digest(self) -> str:
         return digest(self.text)
+
+    @property
+    def cjk(self) -> bool:
+        return is_cjk(self.text)
+
+
+def is_cjk(text: str) -> bool:
+    """Whether `text` is mostly of the CJK script: at least CJK_SHARE of its letters and digits (a Chinese
+    text with a few English names and terms is; an English one quoting a Chinese word is not)."""
+    letters = sum(1 for c in text if c.isalnum())
+    return letters > 0 and len(_CJK_CHAR.findall(text)) >= CJK_SHARE * letters
 
 
 def digest(text: str) -> str:

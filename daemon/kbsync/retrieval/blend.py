@@ -1,0 +1,61 @@
+"""Blending the two legs of the workspace's own search for one kind of record, pure: keyword relevance and
+meaning (the semantic index) become one ranked list before the sources are fused.
+
+Rank fusion (RRF) of the two lists was measured first and kept neither leg's strength: it counts a rank and
+forgets by how much a record led, so a session both legs list fairly low overtakes the one the keyword leg
+found far ahead; and a keyword leg that matched only a name of the query (a Chinese question about an English
+session matches its speakers' names and nothing else) casts full votes. A blend of the scores keeps both
+(docs/retrieval.md, docs/benchmarks.md):
+
+    score = share * confidence * keyword / best keyword  +  (1 - share) * meaning / MEANING_SCALE
+
+- `keyword / best keyword`: the keyword relevance (kbsync.retrieval.relevance) over the list's first;
+- `confidence`: how much of the query the keyword leg matched at all, its first hit's share of the query's
+  weight (the idf of the terms it holds over all of the query's, terms found nowhere counting most), squared:
+  near 1 for a question in the texts' own words, near 0 for one whose words are not in them;
+- `meaning`: the semantic score (a cosine above its script's mean, in standard deviations:
+  kbsync.retrieval.semanticsearch), over MEANING_SCALE, which brings a clear answer near 1;
+- `share`: 1 / (1 + `[search] semantic_weight`), one half by default.
+
+A record one leg did not list has that leg's lowest listed score at most: 0 for the keyword leg, the
+semantic list's last for the semantic one. The best passage named is the one of the leg that gave the record
+more of its score; everything else of a record (its flags above all) is the keyword hit's, when there is one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Sequence
+
+from kbsync.retrieval.fusion import Hit
+
+MEANING_SCALE = 6.0
+CONFIDENCE_POWER = 2
+
+
+def blend(words: Sequence[Hit], meaning: Sequence[Hit], semantic_weight: float, limit: int) -> list[Hit]:
+    """The best `limit` of the records either list holds (`words`: keyword hits, best first; `meaning`: the
+    semantic hits of the same kind), by the blended score, as the keyword list's hits (source, ranks from 1)
+    with the sources that found each in `via`."""
+    if not meaning:
+        return list(words[:limit])
+    name = words[0].source if words else meaning[0].source
+    share = 1.0 / (1.0 + semantic_weight)
+    best = max((h.score for h in words), default=0.0)
+    confidence = (words[0].cover if words else 0.0) ** CONFIDENCE_POWER
+    floor = min(h.score for h in meaning)
+    by_words = {h.identity: h for h in words}
+    by_meaning = {h.identity: h for h in meaning}
+    scored = []
+    for ident in dict.fromkeys([*by_words, *by_meaning]):
+        w, m = by_words.get(ident), by_meaning.get(ident)
+        part_w = share * confidence * (w.score / best if w and best > 0 else 0.0)
+        part_m = (1.0 - share) * (m.score if m else floor) / MEANING_SCALE
+        base = w or m
+        assert base is not None
+        told = m if m and m.passage and (not w or not w.passage or part_m > part_w) else base
+        via = tuple(h.source for h in (w, m) if h)
+        scored.append((part_w + part_m, ident, dataclasses.replace(
+            base, source=name, score=part_w + part_m, via=via, heading=told.heading, passage=told.passage)))
+    scored.sort(key=lambda s: (-s[0], s[1]))
+    return [dataclasses.replace(h, rank=i) for i, (_, _, h) in enumerate(scored[:limit], start=1)]

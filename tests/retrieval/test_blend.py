@@ -104,3 +104,22 @@ def test_matrix_gives_the_best_records_of_the_kinds_with_the_second_unit_counted
     two = next(f for f in got if f.key == "two")
     assert scores[1] > scores[0] and two.ordinal == 0
     assert two.score == pytest.approx(float(scores[1] + SECOND * scores[2]) / (1 + SECOND))
+
+
+def test_a_pack_orders_passages_by_their_own_and_their_sessions_relevance() -> None:
+    from kbsync.retrieval.contextfiles import _passages
+    from kbsync.retrieval.db import Row
+    from kbsync.retrieval.passages import Passage
+
+    def row(key: str, *scored: tuple[float, str]) -> Row:
+        return Row(key, f"{key}.md", "session", key.upper(), "", (), "", "", "", "2025-01-01", "", {},
+                   passages=tuple((s, Passage(i, "结论", t)) for i, (s, t) in enumerate(scored)))
+
+    a, b = row("a", (10.0, "a best"), (2.0, "a other")), row("b", (9.0, "b best"))
+    order = [Hit("sessions", 1, "B", key="b", score=1.0), Hit("sessions", 2, "A", key="a", score=0.2),
+             Hit("sessions", 3, "C", key="c", score=0.1, heading="结论", passage="c by meaning")]
+    c = row("c")
+    got = _passages(order, [a, b], {"a": a, "b": b, "c": c})
+    # b best: 9/10 + 0.5 x 1 = 1.4; a best: 1 + 0.5 x 0.2 = 1.1; a other: 0.2 + 0.1; then c, found by meaning only
+    assert [p.text for p in got] == ["b best", "a best", "a other", "c by meaning"]
+    assert got[-1].relpath == "c.md" and got[-1].heading == "结论"

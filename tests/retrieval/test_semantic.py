@@ -18,6 +18,7 @@ from helpers.daemon import DaemonProcess, wait_for
 from helpers.retrieval import session_text, sid_for, write
 
 from kbsync import config
+from kbsync.app.retrieval import build_context
 from kbsync.app.workspace import init_workspace
 from kbsync.retrieval import semanticbuild, semanticclient, semanticunits
 from kbsync.retrieval import semanticstore as store
@@ -195,6 +196,8 @@ def test_the_semantic_leg_finds_across_languages_and_can_be_turned_off(tmp_path:
     wait_for(found_now, timeout=10)
     found = found_now()
     assert found and "Rex" in found[0].passage and found[0].heading == "我的判断"  # found by a passage, named
+    pack = build_context(ws, "狗 自己 打开 冰箱门", [], 2000)  # no keyword hit: the pack by meaning
+    assert "Rex" in "".join(pack.sections["passages"]) and "budget" in "".join(pack.sections["summaries"])
     (ws.root / ".kbsync" / "config.toml").write_text("[search]\nsemantic = false\n", encoding="utf-8")
     off = Workspace(*config.resolve(str(ws.root), None))
     assert SEMANTIC not in [s.kind for s in configured_sources(off)]

@@ -1,10 +1,11 @@
 """Gathering the material of a prompt pack from the workspace and its search database.
 
-With a query, the sessions it finds come first in the search's order (relevance),
-then those sharing a tag (most shared tags, then newest); the passages are the
-best passages of the sessions found, best first. Without one, sessions sharing
-a tag, then newest; without either, the newest. Board entries likewise, retired
-ones left out.
+With a query, the sessions it finds come first in the search's order (relevance: the keyword and semantic
+legs blended, kbsync.retrieval.search.blended_sessions), then those sharing a tag (most shared tags, then
+newest); the passages are those the keyword leg scored, best first by their own and their session's
+relevance, then the best passage of each session only the semantic leg found (`_passages`). Without one,
+sessions sharing a tag, then newest; without either, the newest. Board entries likewise, retired ones left
+out.
 A session whose frontmatter cannot be read is never used: when the query finds
 one, a note names it; the others are counted in one note.
 """
@@ -19,11 +20,18 @@ from kbsync.retrieval import index as searchindex
 from kbsync.retrieval.context import MAX_EXPANDED, BoardItem, Materials, PassageItem, SessionItem
 from kbsync.errors import KbsyncError, UsageError
 from kbsync.retrieval.db import Row
+from kbsync.retrieval.fusion import Hit
+from kbsync.retrieval.search import blended_sessions
 from kbsync.retrieval.text import parse_query
 from kbsync.core.session import parse_session
 from kbsync.store.workspace import Workspace
 
 MAX_HITS = 20  # sessions and board entries a query finds for a pack (each one read and ranked by its text)
+# A passage's own relevance says where in a session the answer is; its session's, found by both legs and with
+# all of its text, says which session holds it: half of the latter, measured on LoCoMo's conversations 0-4
+# (a 2,000-token pack held an answer turn for 0.69 of the questions by the passages' score alone, 0.76 so;
+# 0.3 and 0.7 gave the same), docs/benchmarks.md.
+SESSION_SHARE = 0.5
 
 
 def gather(ws: Workspace, query: str, tags: list[str]) -> Materials:
@@ -41,16 +49,19 @@ def _gather(ws: Workspace, conn: searchdb.Connection, query: str, tags: list[str
         raise UsageError("; ".join(q.errors))
     bodies = searchindex.bodies(ws)
     found = searchdb.search(conn, q, "session", MAX_HITS, bodies=bodies) if query.strip() else []
-    hits = {r.key: at for at, r in enumerate(found)}
+    order, why = blended_sessions(ws, q, found, MAX_HITS) if q.words else ([], "")
+    hits = {h.key: at for at, h in enumerate(order)}
     rows = list(searchdb.records(conn, "session"))
     notes = [f"{r.relpath}: skipped, its frontmatter cannot be read ({r.broken})"
              for r in rows if r.broken and r.key in hits]
+    if why:
+        notes.append(f"semantic search: {why}; the pack was chosen by keyword")
     unseen = sum(1 for r in rows if r.broken and r.key not in hits)
     if unseen:
         notes.append(f"{unseen} other session(s) with unreadable frontmatter were not considered")
     ranked = _rank([r for r in rows if not r.broken], hits, tags, focused=bool(query.strip() or tags))
     sessions = [_session_item(ws, r, full=i < MAX_EXPANDED) for i, r in enumerate(ranked)]
-    passages = _passages([r for r in found if not r.broken])
+    passages = _passages(order, [r for r in found if not r.broken], {r.key: r for r in rows if not r.broken})
     board_found = searchdb.search(conn, q, "board", MAX_HITS, bodies=bodies) if query.strip() else []
     board_hits = {r.key: at for at, r in enumerate(board_found)}
     board = [r for r in searchdb.records(conn, "board") if r.status != "retired"]
@@ -60,11 +71,21 @@ def _gather(ws: Workspace, conn: searchdb.Connection, query: str, tags: list[str
                      notes=tuple(notes))
 
 
-def _passages(found: list[Row]) -> tuple[PassageItem, ...]:
-    """The best passages of the sessions found, best first (then in the sessions' order, then in file order)."""
-    ranked = sorted(((score, at, p.ordinal, r, p) for at, r in enumerate(found) for score, p in r.passages),
-                    key=lambda x: (-x[0], x[1], x[2]))
-    return tuple(PassageItem(r.relpath, r.title, r.date, p.heading, p.text) for _, _, _, r, p in ranked)
+def _passages(order: list[Hit], found: list[Row], readable: dict[str, Row]) -> tuple[PassageItem, ...]:
+    """The passages the keyword leg scored, best first by their own score over the best one's plus SESSION_SHARE
+    times their session's (in `order`, the blended search's) over the best session's (then in the sessions'
+    order, then in file order); then the best passage of each session in `order` (those whose frontmatter
+    reads) that the keyword leg did not find."""
+    session = {h.key: h.score for h in order}
+    top_session = max(session.values(), default=0.0) or 1.0
+    top_passage = max((score for r in found for score, _ in r.passages), default=0.0) or 1.0
+    ranked = sorted(((score / top_passage + SESSION_SHARE * session.get(r.key, 0.0) / top_session, at, p.ordinal, r, p)
+                     for at, r in enumerate(found) for score, p in r.passages), key=lambda x: (-x[0], x[1], x[2]))
+    scored = {r.key for r in found}
+    more = [(readable[h.key], h.heading, h.passage) for h in order if h.passage and h.key in readable
+            and h.key not in scored]
+    return tuple([PassageItem(r.relpath, r.title, r.date, p.heading, p.text) for _, _, _, r, p in ranked] +
+                 [PassageItem(r.relpath, r.title, r.date, heading, text) for r, heading, text in more])
 
 
 def _rank(rows: list[Row], hits: dict[str, int], tags: list[str], *, focused: bool) -> list[Row]:

@@ -263,6 +263,18 @@ def _folder_hits(ws: Workspace, spec: SourceSpec, query: Query, limit: int) -> l
     return [_hit(spec.name, i, r, str(root / r.relpath.split(":", 1)[1])) for i, r in enumerate(rows, start=1)]
 
 
+def blended_sessions(ws: Workspace, query: Query, rows: Sequence[searchdb.Row], limit: int) -> tuple[list[Hit], str]:
+    """The sessions a context pack draws on: the keyword hits `rows` (best first) blended with the semantic
+    index's nearest sessions as federated search blends a kind's two legs; the keyword hits alone when the
+    semantic leg is off, and then or when it fails, why ("" when it answered)."""
+    words = [_hit(KIND_SOURCES["session"], i, r, r.relpath) for i, r in enumerate(rows, start=1)]
+    if not ws.config.search.semantic:
+        return words[:limit], ""
+    near, why = _run_one(ws, SourceSpec(SEMANTIC, SEMANTIC), query, limit)
+    sessions = [h for h in near or [] if h.kind == "session"]
+    return blend(words, sessions, ws.config.search.semantic_weight, limit), why
+
+
 def _hit(source: str, rank: int, row: searchdb.Row, path: str) -> Hit:
     best = row.passages[0][1] if row.passages else None
     return Hit(source=source, rank=rank, title=row.title, key=row.key, path=path, summary=clip(row.summary),

@@ -77,15 +77,18 @@ def test_the_board_shows_its_three_parts_and_every_entry(page: Page) -> None:
 
 def test_filters_narrow_the_entries(page: Page) -> None:
     page.get_by_label("Type").select_option("工具")
-    page.get_by_role("button", name="Apply").click()
+    with page.expect_navigation():  # the filtered page, not the one before it
+        page.get_by_role("button", name="Apply").click()
     assert set(cards(page)) == {f"经验 {i:02d}" for i in range(ENTRIES) if i % 4 == 3}
     assert "type=%E5%B7%A5%E5%85%B7" in page.url and page.get_by_label("Type").input_value() == "工具"
     page.get_by_label("Topic").select_option("git")
-    page.get_by_role("button", name="Apply").click()
+    with page.expect_navigation():  # the filtered page, not the one before it
+        page.get_by_role("button", name="Apply").click()
     assert set(cards(page)) == {"经验 07", "经验 19", "经验 31"}
     page.get_by_label("Status").select_option("active")
     page.get_by_label("Confidence").select_option("high")
-    page.get_by_role("button", name="Apply").click()
+    with page.expect_navigation():  # the filtered page, not the one before it
+        page.get_by_role("button", name="Apply").click()
     assert cards(page) == [] and page.get_by_text("No entry matches.").count() == 1
     page.get_by_role("link", name="Clear").click()
     assert len(cards(page)) >= ENTRIES and page.get_by_label("Type").input_value() == ""
@@ -105,10 +108,12 @@ def test_sorting_by_helpful_and_by_least_recently_applied(page: Page, site: WebS
     site.call("POST", "/board/entries/" + "经验 05@2025-06-06" + "/feedback", body={"vote": "helpful"})
     site.call("POST", "/board/entries/" + "经验 05@2025-06-06" + "/applied", body={})
     page.get_by_label("Sort").select_option("helpful")
-    page.get_by_role("button", name="Apply").click()
+    with page.expect_navigation():  # the filtered page, not the one before it
+        page.get_by_role("button", name="Apply").click()
     assert cards(page)[0] == "经验 05"
     page.get_by_label("Sort").select_option("idle")
-    page.get_by_role("button", name="Apply").click()
+    with page.expect_navigation():  # the filtered page, not the one before it
+        page.get_by_role("button", name="Apply").click()
     assert cards(page)[-1] == "经验 05"  # the one applied is the most recently applied
 
 

@@ -58,7 +58,8 @@ def test_three_hundred_items_are_paged_and_filtered_before_paging(page: Page, si
     assert page.locator("ul.cards > li").count() == 25
     assert page.evaluate("document.documentElement.scrollHeight") < 25_000
     page.get_by_label("Flags").select_option("flagged")
-    page.get_by_role("button", name="Apply").click()
+    with page.expect_navigation():  # the filtered page, not the one before it
+        page.get_by_role("button", name="Apply").click()
     assert page.locator("#shown").inner_text() == f"{ITEMS // 50} of {ITEMS} items"
     assert "flag=flagged" in page.url and page.locator("ul.cards > li.flagged").count() == ITEMS // 50
     page.goto(f"{site.url}/candidates?status=pending&page_no=12")

@@ -37,7 +37,8 @@ def test_every_memory_file_is_listed_and_searched(page: Page, site: WebServer) -
     assert rows.count() == 4 and "4 of 4 facts" in page.locator("#shown").inner_text()
     assert "memory/entities/project-alpha.md" in page.locator("table.facts").inner_text()
     page.get_by_label("Search").fill("王五")
-    page.get_by_role("button", name="Apply").click()
+    with page.expect_navigation():  # the filtered page, not the one before it
+        page.get_by_role("button", name="Apply").click()
     assert rows.count() == 1 and "owner" in rows.first.inner_text()
     assert "q=%E7%8E%8B%E4%BA%94" in page.url  # the query stays in the URL
     page.goto(f"{site.url}/memory?file=preferences")

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from kbsync.board.feedback import DecayCandidate, Stats
     from kbsync.core.board import Board
     from kbsync.core.boardentry import Entry
+    from kbsync.core.injectionclassifier import Learned
     from kbsync.retrieval.fusion import Fused
     from kbsync.store.workspace import Workspace
 
@@ -137,6 +138,7 @@ def _board(ws: Workspace) -> Board:
 def view(ws: Workspace, f: Filters, now: dt.datetime, days: float = 90.0) -> View:
     """The board page: filtered rows (searched rows keep the search's order unless a sort is asked for),
     one page of them and one page of the decay candidates."""
+    from kbsync.app.guard import learned
     from kbsync.board import feedback
     from kbsync.core.protocol import BOARD_SECTIONS
 
@@ -160,14 +162,16 @@ def view(ws: Workspace, f: Filters, now: dt.datetime, days: float = 90.0) -> Vie
     ordered = kept if f.q.strip() and how == "relevance" else _sorted(kept, how)
     out.matched = len(ordered)
     shown, out.page, out.pages = paged(ordered, f.page)
-    out.rows = [Row(r.entry, r.stats, entry_flags(r.entry)) for r in shown]
+    verdicts = learned(ws) if shown else None
+    out.rows = [Row(r.entry, r.stats, entry_flags(r.entry, verdicts)) for r in shown]
     return out
 
 
-def entry_flags(e: Entry) -> list[FlagNote]:
-    """The embedded instructions in an entry's fields, each with its excerpt."""
+def entry_flags(e: Entry, verdicts: Learned | None = None) -> list[FlagNote]:
+    """The embedded instructions in an entry's fields (the rules' and, given its verdicts, the classifier's), each
+    with its excerpt."""
     return notes({"title": e.title, "summary": e.summary, "core_content": e.core_content, "source": e.source,
-                  "scenarios": "\n".join(e.scenarios)})
+                  "scenarios": "\n".join(e.scenarios)}, verdicts)
 
 
 def field_problems(data: dict[str, Any]) -> dict[str, str]:

@@ -1,11 +1,15 @@
 """Embedded-instruction flags as the web board shows them to a person: wherever workspace text is shown,
 each flag with its family, why, line and the flagged span marked in a short excerpt around it. A person
-reads the file as it is (nothing withheld); the mark says which words a model would not be given."""
+reads the file as it is (nothing withheld); the mark says which words a model would not be given: the rules'
+flags and, given its verdicts (kbsync.app.guard.learned), the learned classifier's."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Mapping
+from typing import TYPE_CHECKING, Iterable, Mapping
+
+if TYPE_CHECKING:
+    from kbsync.core.injectionclassifier import Learned
 
 CONTEXT = 60  # characters of text shown on each side of a flagged span
 
@@ -19,12 +23,12 @@ class FlagNote:
     parts: tuple[tuple[str, bool], ...]  # the excerpt in pieces, True for the flagged span
 
 
-def notes(fields: Mapping[str, str]) -> list[FlagNote]:
+def notes(fields: Mapping[str, str], verdicts: Learned | None = None) -> list[FlagNote]:
     """Every flag of each text (by field name; "" for a whole file), with its excerpt."""
-    from kbsync.core.injection import detect
+    from kbsync.core.injectionclassifier import detect
 
     return [_note(name, text, f.family, f.line, f.why, f.start, f.end)
-            for name, text in fields.items() if text for f in detect(text)]
+            for name, text in fields.items() if text for f in detect(text, verdicts)]
 
 
 def families(stored: Iterable[dict[str, object]]) -> list[str]:

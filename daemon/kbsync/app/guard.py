@@ -5,17 +5,39 @@ Memory is data, never instructions. There is one flag model, kbsync.core.injecti
 model the text with each flagged span replaced by a marker naming its families, beside `flags` in their
 at-use form (family, span, line, why: never the span's own words). The file itself is never changed: a
 person reads it as it is.
+
+A passage is flagged by the rules or by the learned classifier: `learned(ws)` gives what the classifier flags
+(kbsync.retrieval.semanticflags; nothing with the semantic leg off), read once per call, and each function
+here takes it beside the text, so its lines are withheld as the rules' spans are (family "classifier").
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
-from kbsync.core.injection import Flag, Guarded, at_use as stored_at_use, detect, guard, merged_spans, neutralise
+from kbsync.core.injection import Flag, Guarded, at_use as stored_at_use, merged_spans, neutralise
+from kbsync.core.injectionclassifier import Learned, detect
 from kbsync.errors import InputError
 
-__all__ = ["Guarded", "at_use", "content", "field_flags", "field_path", "guard", "page", "record_flags"]
+if TYPE_CHECKING:
+    from kbsync.store.workspace import Workspace
+
+__all__ = ["Guarded", "Learned", "at_use", "content", "field_flags", "field_path", "guard", "learned", "page",
+           "record_flags"]
+
+
+def learned(ws: Workspace) -> Learned:
+    """What the classifier flags in the workspace (nothing with the semantic leg off: its store is not opened)."""
+    from kbsync.retrieval.semanticflags import learned as read
+
+    return read(ws)
+
+
+def guard(text: str, verdicts: Learned | None = None) -> Guarded:
+    """`text` with every span the rules or the classifier flag withheld (`neutralise`), and the flags."""
+    flags = detect(text, verdicts)
+    return Guarded(neutralise(text, flags) if flags else text, flags)
 
 
 def field_path(loc: Iterable[object]) -> str:
@@ -31,20 +53,20 @@ def at_use(flags: Iterable[Flag], **where: str) -> list[dict[str, object]]:
     return [{**where, **f.at_use()} for f in flags]
 
 
-def content(**fields: str) -> dict[str, Any]:
+def content(verdicts: Learned | None = None, /, **fields: str) -> dict[str, Any]:
     """Workspace text fields, guarded: each flagged span withheld, `flags` naming the field, family and span
     (offsets into that field's text as stored)."""
     out: dict[str, Any] = {}
     flags: list[dict[str, object]] = []
     for name, text in fields.items():
-        safe = guard(text)
+        safe = guard(text, verdicts)
         out[name] = safe.text
         flags += at_use(safe.flags, field=name)
     out["flags"] = flags
     return out
 
 
-def page(text: str, offset: int, limit: int) -> tuple[dict[str, Any], int]:
+def page(text: str, offset: int, limit: int, verdicts: Learned | None = None) -> tuple[dict[str, Any], int]:
     """The part of `text` from `offset`, at most `limit` characters, guarded as `content` guards a whole text,
     and where it ends. The flags are found in the whole text, so an instruction cut in two by a page is still
     found; a page ends at a line's end where one lies within it, and never inside a flagged span (it ends
@@ -55,7 +77,7 @@ def page(text: str, offset: int, limit: int) -> tuple[dict[str, Any], int]:
         raise InputError(f"offset {offset} and limit {limit}: give an offset of 0 or more and a limit of 1 or more")
     if offset > total:
         raise InputError(f"offset {offset:,} is past the end of the text ({total:,} characters)")
-    flags = detect(text)
+    flags = detect(text, verdicts)
     end = min(offset + limit, total)
     if end < total:
         cut = text.rfind("\n", offset, end)
@@ -70,9 +92,9 @@ def page(text: str, offset: int, limit: int) -> tuple[dict[str, Any], int]:
     return {"text": shown, "flags": at_use(kept, field="text")}, end
 
 
-def field_flags(**fields: str) -> list[dict[str, object]]:
+def field_flags(verdicts: Learned | None = None, /, **fields: str) -> list[dict[str, object]]:
     """The flags of each text field, at use, the text left as it is (for text a person edits and sends back)."""
-    return [f for name, text in fields.items() for f in at_use(detect(text), field=name)]
+    return [f for name, text in fields.items() for f in at_use(detect(text, verdicts), field=name)]
 
 
 def record_flags(stored: Iterable[dict[str, object]]) -> list[dict[str, object]]:

@@ -15,6 +15,7 @@ from kbsync.core.board import normalize_date
 from kbsync.errors import InputError, ProtocolError
 
 if TYPE_CHECKING:
+    from kbsync.core.injectionclassifier import Learned
     from kbsync.store.workspace import Workspace
 
 _ENTITY_NAME = re.compile(r"^[^/\\\x00-\x1f.][^/\\\x00-\x1f]*$")
@@ -28,6 +29,8 @@ class Item:
     text: str  # the workspace text, as the file holds it
     versions: dict[str, str] = field(default_factory=dict)  # what an update sends back as its base: a session's
     # sections by heading, a board entry's as "entry"
+    verdicts: Learned | None = field(default=None, compare=False)  # what the classifier flags, for `read`'s caller to
+    # withhold beside the rules' flags (kbsync.app.guard)
 
 
 BOARD_KEY_PREFIX = protocol.BOARD_MD + "#"  # how search names a board entry: LEARNING_BOARD.md#<title>@<date>
@@ -47,14 +50,20 @@ def kind_of(ref: str) -> str:
 
 
 def read(ws: Workspace, ref: str) -> Item:
-    """The full item a reference names (see `kind_of`); InputError naming it when there is none."""
+    """The full item a reference names (see `kind_of`), with what the classifier flags; InputError naming it when
+    there is none."""
+    import dataclasses
+
+    from kbsync.app.guard import learned
     from kbsync.core import limits
 
     limits.check(ref, "ref", limits.REF)
     kind = kind_of(ref)
     if kind == "session":
-        return read_session(ws, ref.strip())
-    return read_entry(ws, ref.strip().removeprefix(BOARD_KEY_PREFIX)) if kind == "board" else read_file(ws, ref)
+        item = read_session(ws, ref.strip())
+    else:
+        item = read_entry(ws, ref.strip().removeprefix(BOARD_KEY_PREFIX)) if kind == "board" else read_file(ws, ref)
+    return dataclasses.replace(item, verdicts=learned(ws))
 
 
 def read_session(ws: Workspace, sid: str) -> Item:

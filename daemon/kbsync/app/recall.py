@@ -20,6 +20,7 @@ from kbsync.core import protocol
 from kbsync.errors import KbsyncError
 
 if TYPE_CHECKING:
+    from kbsync.core.injectionclassifier import Learned
     from kbsync.retrieval.fusion import Fused
     from kbsync.store.workspace import Workspace
 
@@ -87,42 +88,44 @@ def _applying(lines: list[str], wanted: set[str] | None) -> list[str]:
 MEMORY_FILES = (protocol.FACTS_MD, protocol.PREFERENCES_MD)  # given line by line already
 
 
-def _hits(ws: Workspace, query: str, session: str) -> list[Fused]:
-    """The best entries and passages for `query`, the memory files and this conversation's own session aside."""
+def _hits(ws: Workspace, query: str, session: str) -> tuple[list[Fused], Learned | None]:
+    """The best entries and passages for `query`, the memory files and this conversation's own session aside,
+    and what the classifier flags (read by the search; None when there was nothing to search for)."""
     from kbsync.app.retrieval import search
 
     own = protocol.h7(session) if session else None
     try:
-        found = search(ws, query[:MAX_QUERY], top=MAX_ENTRIES + 3).results
+        found = search(ws, query[:MAX_QUERY], top=MAX_ENTRIES + 3)
     except KbsyncError:  # nothing to search for, a filter the prompt happened to spell: no entries
-        return []
-    keep = [h for h in found if h.path not in MEMORY_FILES
+        return [], None
+    keep = [h for h in found.results if h.path not in MEMORY_FILES
             and not (own and (protocol.id_from_relpath(h.path) or "").endswith(own))]
-    return keep[:MAX_ENTRIES]
+    return keep[:MAX_ENTRIES], found.verdicts
 
 
 def memory_block(ws: Workspace, query: str = "", budget: int | None = None, session: str = "") -> Block:
     """The block for a prompt (`query`), or for a session's start (no query); `session`, the assistant's id of
     the conversation, keeps the conversation's own session file out of it."""
-    from kbsync.app.guard import guard
+    from kbsync.app.guard import guard, learned
     from kbsync.app.retrieval import estimate_tokens
 
     limit = budget if budget is not None else ws.config.assist.budget_tokens
     wanted = words(query) if query.strip() else None
     facts = _applying(_bullets(ws, protocol.FACTS_MD), wanted)
     prefs = _applying(_bullets(ws, protocol.PREFERENCES_MD), wanted)
-    hits = _hits(ws, query, session) if wanted else []
+    hits, verdicts = _hits(ws, query, session) if wanted else ([], None)
+    verdicts = verdicts or learned(ws)  # read once: by the search, else here
     lines: list[tuple[str, str]] = []  # (kind, line)
     withheld = 0
     for kind, items in (("fact", facts), ("preference", prefs)):
         for item in items:
-            safe = guard(one_line(item, 2 * MAX_SUMMARY))
+            safe = guard(one_line(item, 2 * MAX_SUMMARY), verdicts)
             withheld += len(safe.flags)
             lines.append((kind, f"- {kind}: {safe.text}"))
     for hit in hits:
         said = excerpt(ws, hit, wanted or set()) or hit.summary
         safe = guard(one_line(f"{one_line(hit.title, MAX_SUMMARY // 2)}: {said}" if said else hit.title,
-                              MAX_EXCERPT))
+                              MAX_EXCERPT), verdicts)
         withheld += len(safe.flags)
         lines.append((read_key(hit), f"- {safe.text} (read: {read_key(hit)})"))
     while lines and estimate_tokens(_render(lines, withheld)) > limit:

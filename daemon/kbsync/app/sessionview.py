@@ -55,6 +55,7 @@ class ExportedPage:
 
 def session_detail(ws: Workspace, sid: str) -> SessionDetail:
     """Session `sid` with its frontmatter rows, sections, parent and children (NotFoundError, ProtocolError)."""
+    from kbsync.app.guard import learned
     from kbsync.app.sessions import read_session
     from kbsync.retrieval.listing import children
     from kbsync.store.export import frontmatter_rows
@@ -66,7 +67,7 @@ def session_detail(ws: Workspace, sid: str) -> SessionDetail:
     found = [Link(str(r.fields.get("id") or ""), r.title, True) for r in children(ws, sid)]
     kids = sorted(found, key=lambda k: text.find(k.id) % (len(text) + 1))  # as the split listed them, then oldest
     return SessionDetail(sid, view.path, _title(view.frontmatter, sid), rows, view.preamble, view.sections,
-                         _link(ws, str(parent)) if parent else None, kids, notes({"": text}),
+                         _link(ws, str(parent)) if parent else None, kids, notes({"": text}, learned(ws)),
                          str(view.frontmatter.get("ts") or ""))
 
 

@@ -277,24 +277,27 @@ def semantic_state(ws: Workspace) -> dict[str, Any] | None:
 def flagged_records(ws: Workspace) -> list[dict[str, Any]]:
     """Indexed records that carry an embedded instruction: path, key, families (from the search index) and,
     for a session, its id."""
-    from kbsync.core import protocol
     from kbsync.retrieval.index import flagged
 
-    return [{"path": r.relpath, "key": r.key, "families": r.families,
-             **({"session_id": protocol.id_from_relpath(r.relpath)} if protocol.classify(r.relpath) == "session"
-                else {})} for r in flagged(ws)]
+    return [{"path": r.relpath, "key": r.key, "families": r.families, **_session_id(r.relpath)} for r in flagged(ws)]
+
+
+def _session_id(relpath: str) -> dict[str, Any]:
+    from kbsync.core import protocol
+
+    return {"session_id": protocol.id_from_relpath(relpath)} if protocol.classify(relpath) == "session" else {}
 
 
 def classified_records(ws: Workspace) -> list[dict[str, Any]] | None:
     """Indexed records the instruction classifier flags (kbsync.retrieval.semanticflags): path, key, family
-    "classifier" and the unit it flags (head or passage n); None when the semantic leg is off, where the rules
-    alone run (docs/security.md says what that costs)."""
+    "classifier", the unit it flags (head or passage n) and, for a session, its id; None when the semantic leg is
+    off, where the rules alone run (docs/security.md says what that costs)."""
     if not ws.config.search.semantic:
         return None
     from kbsync.core.injectionclassifier import FAMILY
     from kbsync.retrieval import semanticflags, semanticstore
 
-    return [{"path": c.relpath, "key": c.key, "families": [FAMILY], "unit": c.span}
+    return [{"path": c.relpath, "key": c.key, "families": [FAMILY], "unit": c.span, **_session_id(c.relpath)}
             for c in semanticflags.flagged(semanticstore.db_path(ws.state_dir))]
 
 

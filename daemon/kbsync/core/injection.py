@@ -517,9 +517,10 @@ def is_flagged(text: str) -> bool:
 
 
 def families(flags: Iterable[Flag]) -> list[str]:
-    """The families of `flags`, each once, in the order of injectionrules.FAMILIES."""
+    """The families of `flags`, each once, in the order of injectionrules.FAMILIES (then any other: the learned
+    classifier's)."""
     seen = {f.family for f in flags}
-    return [f for f in injectionrules.FAMILIES if f in seen]
+    return [f for f in injectionrules.FAMILIES if f in seen] + sorted(seen.difference(injectionrules.FAMILIES))
 
 
 def merged_spans(flags: Iterable[Flag]) -> list[tuple[int, int, list[str]]]:

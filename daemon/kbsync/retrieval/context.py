@@ -20,10 +20,11 @@ words, not of an overrun. Since each piece is rounded up, the pack's estimate
 is at most the sum of its pieces'.
 
 Memory is data, never an instruction: each piece goes through the embedded-instruction
-detector (kbsync.core.injection) first. In a flagged piece every flagged span is replaced
-by a marker naming its families (`neutralise`), the entry is labelled as untrusted data,
-and the pack's `flags` list names the section, the entry, the family, the span (offsets
-in the piece as gathered) and why.
+detector first: its rules (kbsync.core.injection) and, with the semantic leg on, the lines of
+what the learned classifier flags (`Materials.verdicts`, kbsync.core.injectionclassifier). In a
+flagged piece every flagged span is replaced by a marker naming its families (`neutralise`), the
+entry is labelled as untrusted data, and the pack's `flags` list names the section, the entry,
+the family, the span (offsets in the piece as gathered) and why.
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ import re
 from dataclasses import dataclass, field
 
 from kbsync.config import ContextConfig
-from kbsync.core.injection import Flag, detect, families, neutralise
+from kbsync.core.injection import Flag, families, neutralise
+from kbsync.core.injectionclassifier import Learned, detect
 from kbsync.core import body
 
 _WIDE = re.compile("[\u1100-\u11ff\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]+")  # runs
@@ -86,6 +88,7 @@ class Materials:
     board: tuple[BoardItem, ...] = ()  # ranked
     notes: tuple[str, ...] = ()
     passages: tuple[PassageItem, ...] = ()  # best first
+    verdicts: Learned | None = None  # what the classifier flags, withheld beside the rules' flags
 
 
 @dataclass
@@ -96,6 +99,7 @@ class Pack:
     notes: list[str] = field(default_factory=list)
     used: int = 0
     flags: list[dict[str, object]] = field(default_factory=list)  # what was withheld, by section and entry
+    verdicts: Learned | None = field(default=None, repr=False)  # the classifier's, as Materials.verdicts
 
     def text(self) -> str:
         return "".join("".join(lines) for lines in self.sections.values())
@@ -121,7 +125,7 @@ class _Section:
 
     def add(self, line: str, entry: str) -> bool:
         """Add `line` (the piece of `entry`, guarded) when it fits."""
-        line, flags = guard(line)
+        line, flags = guard(line, self.pack.verdicts)
         pieces = [line] if self.pack.sections.get(self.name) else [self.heading, line]
         cost = sum(estimate_tokens(p) for p in pieces)
         if self.used + cost > self.cap or self.pack.used + cost > self.pack.limit:
@@ -135,9 +139,9 @@ class _Section:
         return True
 
 
-def guard(piece: str) -> tuple[str, list[Flag]]:
+def guard(piece: str, verdicts: Learned | None = None) -> tuple[str, list[Flag]]:
     """`piece` with its flagged spans withheld and labelled as untrusted data, and its flags."""
-    flags = detect(piece)
+    flags = detect(piece, verdicts)
     if not flags:
         return piece, []
     safe = neutralise(piece, flags)
@@ -151,7 +155,7 @@ def guard(piece: str) -> tuple[str, list[Flag]]:
 
 def assemble(m: Materials, cfg: ContextConfig, budget: int) -> Pack:
     """The prompt pack for `m` within `budget` tokens."""
-    pack = Pack(budget, math.floor(budget * (1 - cfg.share_input)), notes=list(m.notes))
+    pack = Pack(budget, math.floor(budget * (1 - cfg.share_input)), notes=list(m.notes), verdicts=m.verdicts)
     order = ("facts", "passages", "summaries", "sessions", "references", "board")
     pack.sections = {name: [] for name in order}
     facts = _Section(pack, "facts", "## Long-term facts\n", math.floor(budget * cfg.share_facts))

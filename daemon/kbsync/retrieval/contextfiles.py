@@ -18,6 +18,7 @@ from kbsync.core import protocol
 from kbsync.retrieval import db as searchdb
 from kbsync.retrieval import index as searchindex
 from kbsync.retrieval.context import MAX_EXPANDED, BoardItem, Materials, PassageItem, SessionItem
+from kbsync.retrieval.semanticflags import learned
 from kbsync.errors import KbsyncError, UsageError
 from kbsync.retrieval.db import Row
 from kbsync.retrieval.fusion import Hit
@@ -68,7 +69,7 @@ def _gather(ws: Workspace, conn: searchdb.Connection, query: str, tags: list[str
     board_ranked = _rank(board, board_hits, tags, focused=bool(query.strip() or tags))
     items = tuple(BoardItem(r.title, r.type, str(r.fields.get("confidence", "")), r.summary) for r in board_ranked)
     return Materials(facts=tuple(_facts(ws, q.terms, tags)), passages=passages, sessions=tuple(sessions), board=items,
-                     notes=tuple(notes))
+                     notes=tuple(notes), verdicts=learned(ws))
 
 
 def _passages(order: list[Hit], found: list[Row], readable: dict[str, Row]) -> tuple[PassageItem, ...]:

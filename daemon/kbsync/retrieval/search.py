@@ -36,6 +36,7 @@ from kbsync.retrieval.text import Query, parse_query
 from kbsync.store.workspace import Workspace
 
 if TYPE_CHECKING:
+    from kbsync.core.injectionclassifier import Learned
     from kbsync.retrieval.semanticstore import Found
 
 WORKSPACE_KINDS = {v: k for k, v in KIND_SOURCES.items()}  # source kind -> record kind
@@ -60,6 +61,7 @@ class SourceSpec:
 class Outcome:
     results: list[Fused] = field(default_factory=list)
     failures: list[tuple[str, str]] = field(default_factory=list)  # (source name, why)
+    verdicts: Learned | None = None  # what the classifier flags: its flags are in the hits', its lines to withhold
 
 
 def configured_sources(ws: Workspace) -> list[SourceSpec]:
@@ -174,7 +176,7 @@ def federated(ws: Workspace, text: str, *, names: Sequence[str] | None = None, t
     lists = _blended(found, ws.config.search.semantic_weight, per) if blends else [(s.name, h) for s, h in found]
     weight = Fraction(str(ws.config.search.semantic_weight))
     fuse = fusion or make_rrf(ws.config.search.rrf_k, {s.name: weight for s in specs if s.kind == SEMANTIC})
-    return Outcome(fuse([(name, hits[:per]) for name, hits in lists])[:top], failures)
+    return _with_verdicts(ws, Outcome(fuse([(name, hits[:per]) for name, hits in lists])[:top], failures))
 
 
 BLEND_DEPTH = 10  # the hits of each leg a blend chooses among, at least (kbsync.retrieval.blend)
@@ -196,6 +198,16 @@ def _blended(found: list[tuple[SourceSpec, list[Hit]]], semantic_weight: float, 
         else:
             out.append((spec.name, hits))
     return out
+
+
+def _with_verdicts(ws: Workspace, outcome: Outcome) -> Outcome:
+    """The hits with the classifier's flags of their records beside the rules' (kbsync.retrieval.semanticflags)."""
+    from kbsync.retrieval.semanticflags import learned
+
+    outcome.verdicts = verdicts = learned(ws)
+    outcome.results = [dataclasses.replace(r, flags=r.flags + verdicts.records[r.key]) if r.key in verdicts.records
+                       else r for r in outcome.results]
+    return outcome
 
 
 Answer = tuple[list[Hit] | None, str]  # a source's hits, or None and why it failed

@@ -60,8 +60,13 @@ def digest(text: str) -> str:
 
 def head(rec: Record) -> Unit:
     """The record's head: title, tags, summary, then the body's start, about HEAD_TOKENS in all."""
-    lines = [rec.title, " ".join(f"#{t}" for t in rec.tags), rec.summary, _plain(rec.body)]
-    return Unit(rec.key, 0, clip("\n".join(x for x in lines if x.strip()), HEAD_TOKENS))
+    return Unit(rec.key, 0, clip(whole_head(rec), HEAD_TOKENS))
+
+
+def whole_head(rec: Record) -> str:
+    """The text a head is the start of: title, tags, summary and body."""
+    return "\n".join(x for x in [rec.title, " ".join(f"#{t}" for t in rec.tags), rec.summary, _plain(rec.body)]
+                     if x.strip())
 
 
 def passages(rec: Record) -> list[Unit]:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 from fastapi import Path, Query, Response
 
-from kbsync.app.guard import field_flags
+from kbsync.app.guard import Learned, field_flags, learned
 from kbsync.app import board, candidates
 from kbsync.web import boardmodels as b
 from kbsync.web.models import Empty
@@ -26,8 +26,8 @@ When = Annotated[str | None, Query(description="the reference time, ISO 8601 (de
 Days = Annotated[float, Query(gt=0, le=36500, description="days without being applied")]
 
 
-def _entry(e: Entry) -> b.Entry:
-    flags = field_flags(title=e.title, summary=e.summary, core_content=e.core_content, source=e.source)
+def _entry(e: Entry, verdicts: Learned | None) -> b.Entry:
+    flags = field_flags(verdicts, title=e.title, summary=e.summary, core_content=e.core_content, source=e.source)
     return b.Entry.model_validate(e.as_dict() | {"key": e.key, "flags": flags})
 
 
@@ -35,8 +35,9 @@ def _entry(e: Entry) -> b.Entry:
 def list_entries(ws: WS, type: str | None = None, topic: str | None = None, status: str | None = None,
                  confidence: str | None = None,
                  q: Annotated[str | None, Query(description="words every entry must hold")] = None) -> list[b.Entry]:
-    return [_entry(e) for e in board.list_entries(ws, type=type, topic=topic, status=status, confidence=confidence,
-                                                  q=q)]
+    verdicts = learned(ws)
+    found = board.list_entries(ws, type=type, topic=topic, status=status, confidence=confidence, q=q)
+    return [_entry(e, verdicts) for e in found]
 
 
 @router.post("/board/entries", response_model=b.Written, status_code=201,
@@ -52,7 +53,7 @@ def add_entry(ws: WS, body: b.EntryFields, response: Response) -> b.Written:
 def show_entry(ws: WS, key: Key, response: Response) -> b.ShownEntry:
     shown = board.show_entry(ws, board.entry_key(key))
     response.headers.update(etag(shown.version))
-    return b.ShownEntry.model_validate(_entry(shown.entry).model_dump() | {
+    return b.ShownEntry.model_validate(_entry(shown.entry, learned(ws)).model_dump() | {
         "key": shown.key, "feedback": shown.feedback.as_dict(), "version": shown.version})
 
 

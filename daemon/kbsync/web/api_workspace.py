@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 from fastapi import Query
 
 from kbsync.app import conversation, repo, retrieval, status
-from kbsync.app.guard import guard, record_flags
+from kbsync.app.guard import Learned, guard, record_flags
 from kbsync.errors import LockedError
 from kbsync.web import models as m
 from kbsync.web.deps import WS
@@ -44,14 +44,16 @@ def get_search(ws: WS, q: Annotated[str, Query(min_length=1, description="words 
                source: Annotated[list[str] | None, Query(description="only these sources (repeat)")] = None,
                ) -> m.SearchResult:
     outcome = retrieval.search(ws, q, sources=source, top=top)
-    return m.SearchResult(results=[_hit(r) for r in outcome.results],
+    return m.SearchResult(results=[_hit(r, outcome.verdicts) for r in outcome.results],
                           failures=[m.SourceFailure(source=n, reason=why) for n, why in outcome.failures])
 
 
-def _hit(r: Fused) -> m.SearchHit:
+def _hit(r: Fused, verdicts: Learned | None) -> m.SearchHit:
     """A hit as the API gives it: title and summary with any flagged span withheld, the record's flags."""
-    passage = {"passage": {"heading": guard(r.heading).text, "text": guard(r.passage).text}} if r.passage else {}
-    return m.SearchHit.model_validate({**r.as_dict(), "title": guard(r.title).text, "summary": guard(r.summary).text,
+    passage = {"passage": {"heading": guard(r.heading, verdicts).text, "text": guard(r.passage, verdicts).text}} \
+        if r.passage else {}
+    return m.SearchHit.model_validate({**r.as_dict(), "title": guard(r.title, verdicts).text,
+                                       "summary": guard(r.summary, verdicts).text,
                                        **passage, "flags": record_flags(r.flags)})
 
 

@@ -221,7 +221,8 @@ class LogLine(BaseModel):
 class Flag(BaseModel):
     """An embedded instruction the detector found (docs/board.md): never the span's own words."""
 
-    family: str = Field(description="override, role, address, output, exfiltration, tool, secrecy or hidden")
+    family: str = Field(description="override, role, address, output, exfiltration, tool, secrecy, hidden (the rules) or "
+                        "classifier (the learned classifier, with the semantic leg on)")
     span: list[int] = Field(description="[start, end) character offsets of the flagged text")
     line: int = Field(description="1-based line where the span starts")
     why: str

@@ -54,7 +54,9 @@ def test_a_board_card_and_its_entry_page_mark_the_instruction(page: Page, site: 
 def test_a_session_page_and_search_results_mark_it(page: Page, site: WebServer) -> None:
     page.goto(f"{site.url}/sessions/{SAVED['id']}")
     notes = page.locator(".flag-notes")
-    assert notes.count() == 1 and "Ignore all previous instructions" in notes.locator("mark").first.inner_text()
+    # the rules' flag (and, once the daemon's semantic build has run, the classifier's over the session's head)
+    assert notes.count() == 1 and any("Ignore all previous instructions" in m for m in
+                                      notes.locator("mark").all_inner_texts())
     assert page.locator("h1 b").count() == 0  # the title's markup stays text
     wait_for(lambda: "供应商" in site.call("GET", "/search", params={"q": "供应商"}).text, timeout=30)
     page.goto(f"{site.url}/sessions?q=%E4%BE%9B%E5%BA%94%E5%95%86")

@@ -13,6 +13,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from kbsync.app import board, boardview, browse
+from kbsync.app.guard import learned
 from kbsync.errors import KbsyncError, StaleError, UsageError
 from kbsync.web.deps import WS
 from kbsync.web.pages.forms import Form, local_target, read_form, refusal_status
@@ -98,7 +99,7 @@ def _board_url(f: boardview.Filters) -> str:
 def show_entry(request: Request, ws: WS, key: str, done: str = "") -> HTMLResponse:
     shown = board.show_entry(ws, board.entry_key(key))
     return page(request, "entry.html", LABELS, shown=shown, md=render, done=DONE.get(done, ""),
-                flags=boardview.entry_flags(shown.entry),
+                flags=boardview.entry_flags(shown.entry, learned(ws)),
                 back=entry_url(shown.key), entry_url=entry_url)
 
 

@@ -25,7 +25,9 @@ LABELS = {
            "no_errors": "logs/errors.md holds no lines.", "path": "Path", "why": "Why", "who": "Settled by",
            "failed": "failed", "flagged": "Records carrying an embedded instruction",
            "no_flagged": "No indexed record carries an embedded instruction.", "record": "Record",
-           "families": "Families"},
+           "families": "Families", "classified": "Records the classifier reads as an instruction",
+           "classifier_off": "The classifier is off ([search] semantic = false): the rules alone flag.",
+           "no_classified": "The classifier flags no indexed record.", "unit": "Where"},
     "zh": {"title_status": "状态", "daemon": "守护进程", "running": "运行中（pid {pid}）", "stopped": "未运行",
            "machine": "本机", "last_event": "最近事件", "last_repair": "最近修复", "last_commit": "最近提交",
            "last_sync": "最近同步", "pending": "队列中", "uncommitted": "未提交的文件", "none": "无",
@@ -34,7 +36,9 @@ LABELS = {
            "decay_wait": "{n} 个看板条目是衰退候选", "errors": "logs/errors.md 最近的记录",
            "no_errors": "logs/errors.md 还没有记录。", "path": "路径", "why": "原因", "who": "由谁解决",
            "failed": "失败", "flagged": "含嵌入指令的记录", "no_flagged": "索引中没有含嵌入指令的记录。",
-           "record": "记录", "families": "类别"},
+           "record": "记录", "families": "类别", "classified": "分类器判为指令的记录",
+           "classifier_off": "分类器已关闭（[search] semantic = false）：只由规则标记。",
+           "no_classified": "分类器没有标记任何索引记录。", "unit": "位置"},
 }
 
 

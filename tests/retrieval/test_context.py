@@ -114,3 +114,25 @@ def test_full_sessions_nest_their_headings_under_the_title() -> None:
                                "#### 结论", "#hashtag 不是标题", ""]
     assert nested("###### 深\n## 浅", 3) == "###### 深\n#### 浅"  # never deeper than six
     assert nested("没有标题", 3) == "没有标题"
+
+
+def test_a_tag_filter_never_crowds_the_best_matching_board_entry_out(tmp_path: Path) -> None:
+    from kbsync.app.retrieval import build_context
+    from kbsync.app.workspace import init_workspace, open_workspace
+    from kbsync.core.board import Entry, upsert
+
+    root = tmp_path / "ws"
+    init_workspace(root)
+    board = ""
+    for i in range(12):  # more entries sharing the tag than the pack holds
+        board, _ = upsert(board, Entry(title=f"部署经验 {i:02d}", type="方法", topic="deploy", summary=f"部署第 {i} 条",
+                                       core_content="发布前检查镜像。", source="复盘", source_date=f"2025-06-{i + 1:02d}",
+                                       scenarios=("deploy",), confidence="medium"))
+    board, _ = upsert(board, Entry(title="合同审查清单", type="方法", topic="法务", summary="审查合同时先看付款与违约两节",
+                                   core_content="逐条核对付款节点。", source="法务部分享", source_date="2025-04-01",
+                                   scenarios=("合同审查",), confidence="high"))
+    (root / "LEARNING_BOARD.md").write_text(board, encoding="utf-8")
+    ws = open_workspace(str(root), None)
+    lines = build_context(ws, "合同 付款 节点", ["deploy"], 4000).sections["board"]
+    assert lines[1].startswith("- 合同审查清单")  # the query's best match first, then the tag's entries
+    assert sum(1 for ln in lines if ln.startswith("- 部署经验")) == 4  # five entries in all

@@ -92,17 +92,18 @@ def browse_sessions(ws: Workspace, *, month: str = "", day: str = "", tag: str =
 
     month, day = _dates(month, day)
     when = day or month or None
-    page = list_sessions(ws, tag=tag or None, since=when, until=when, limit=limit, cursor=cursor, refresh=_due(ws))
+    page = list_sessions(ws, tag=tag or None, since=when, until=when, limit=limit, cursor=cursor, refresh=catch_up_due(ws))
     found = facets(ws, tag, month, day)
     return Browse(month, day, tag, [Count(*m) for m in found.months], [Count(*d) for d in found.days],
                   [Count(*t) for t in found.tags], page)
 
 
-def _due(ws: Workspace) -> bool:
-    """Whether this view must have the index catch up with the files before it reads: only the first view
-    in this process. Later views read the index as it is and, when this process last had it catch up
-    FRESH_S or more ago, start that in the background for the views after them (a look at each of
-    12,000 files would otherwise be most of a view's time)."""
+def catch_up_due(ws: Workspace) -> bool:
+    """Whether this read (a page, a context pack) must have the index catch up with the files before it reads:
+    only the first in this process. Later reads use the index as it is (the daemon keeps it, and kbsync's own
+    writes index what they write) and, when this process last had it catch up FRESH_S or more ago, start that
+    in the background for the reads after them (a look at each of 12,000 files would otherwise be most of a
+    read's time)."""
     now, key = time.monotonic(), str(ws.root)
     with _lock:  # views are served on several threads: one catch-up at a time per workspace
         last = _refreshed.get(key)

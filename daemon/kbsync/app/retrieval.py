@@ -38,13 +38,14 @@ def split_tags(text: str) -> list[str]:
 def build_context(ws: Workspace, query: str, tags: list[str], budget: int | None = None) -> Pack:
     """The prompt pack for `query`: facts, recent summaries, full texts, references and board entries,
     within `budget` tokens (default: the config's)."""
+    from kbsync.app.browse import catch_up_due
     from kbsync.retrieval.context import assemble
     from kbsync.retrieval.contextfiles import gather
 
     budget = budget if budget is not None else ws.config.context.budget
     if budget <= 0:
         raise UsageError(f"--budget {budget}: give a positive number of tokens")
-    return assemble(gather(ws, query, tags), ws.config.context, budget)
+    return assemble(gather(ws, query, tags, refresh=catch_up_due(ws)), ws.config.context, budget)
 
 
 @dataclass(frozen=True)

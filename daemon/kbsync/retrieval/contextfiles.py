@@ -17,13 +17,14 @@ from pathlib import Path
 from kbsync.core import protocol
 from kbsync.retrieval import db as searchdb
 from kbsync.retrieval import index as searchindex
-from kbsync.retrieval.context import MAX_EXPANDED, BoardItem, Materials, PassageItem, SessionItem
+from kbsync.retrieval.context import (MAX_EXPANDED, MAX_REFERENCES, MAX_SUMMARIES, BoardItem, Materials,
+                                      PassageItem, SessionItem)
 from kbsync.retrieval.semanticflags import learned
 from kbsync.errors import KbsyncError, UsageError
 from kbsync.retrieval.db import Row
 from kbsync.retrieval.fusion import Hit
 from kbsync.retrieval.search import blended_sessions
-from kbsync.retrieval.text import parse_query
+from kbsync.retrieval.text import Query, parse_query
 from kbsync.core.session import parse_session
 from kbsync.store.workspace import Workspace
 
@@ -33,10 +34,16 @@ MAX_HITS = 20  # sessions and board entries a query finds for a pack (each one r
 # (a 2,000-token pack held an answer turn for 0.69 of the questions by the passages' score alone, 0.76 so;
 # 0.3 and 0.7 gave the same), docs/benchmarks.md.
 SESSION_SHARE = 0.5
+USED = MAX_SUMMARIES + MAX_REFERENCES  # sessions a pack can name at most (summaries, then references)
 
 
-def gather(ws: Workspace, query: str, tags: list[str]) -> Materials:
-    searchindex.refresh(ws)
+def gather(ws: Workspace, query: str, tags: list[str], *, refresh: bool = True) -> Materials:
+    """The material for a pack; with `refresh`, the index first catches up with edits the daemon did not see
+    (a look at every file), else it is only built when missing."""
+    if refresh:
+        searchindex.refresh(ws)
+    else:
+        searchindex.build_missing(ws)
     conn = searchindex.open_index(ws)
     try:
         return _gather(ws, conn, query, [t.casefold() for t in tags if t])
@@ -52,15 +59,16 @@ def _gather(ws: Workspace, conn: searchdb.Connection, query: str, tags: list[str
     found = searchdb.search(conn, q, "session", MAX_HITS, bodies=bodies) if query.strip() else []
     order, why = blended_sessions(ws, q, found, MAX_HITS) if q.words else ([], "")
     hits = {h.key: at for at, h in enumerate(order)}
-    rows = list(searchdb.records(conn, "session"))
+    focused = bool(query.strip() or tags)
+    rows = _candidates(conn, list(hits), tags, focused, bodies)
     notes = [f"{r.relpath}: skipped, its frontmatter cannot be read ({r.broken})"
-             for r in rows if r.broken and r.key in hits]
+             for r in sorted(rows, key=lambda r: hits.get(r.key, len(hits))) if r.broken and r.key in hits]
     if why:
         notes.append(f"semantic search: {why}; the pack was chosen by keyword")
-    unseen = sum(1 for r in rows if r.broken and r.key not in hits)
+    unseen = searchdb.broken_count(conn, "session") - sum(1 for r in rows if r.broken and r.key in hits)
     if unseen:
         notes.append(f"{unseen} other session(s) with unreadable frontmatter were not considered")
-    ranked = _rank([r for r in rows if not r.broken], hits, tags, focused=bool(query.strip() or tags))
+    ranked = _rank([r for r in rows if not r.broken], hits, tags, focused=focused)[:USED]
     sessions = [_session_item(ws, r, full=i < MAX_EXPANDED) for i, r in enumerate(ranked)]
     passages = _passages(order, [r for r in found if not r.broken], {r.key: r for r in rows if not r.broken})
     board_found = searchdb.search(conn, q, "board", MAX_HITS, bodies=bodies) if query.strip() else []
@@ -70,6 +78,20 @@ def _gather(ws: Workspace, conn: searchdb.Connection, query: str, tags: list[str
     items = tuple(BoardItem(r.title, r.type, str(r.fields.get("confidence", "")), r.summary) for r in board_ranked)
     return Materials(facts=tuple(_facts(ws, q.terms, tags)), passages=passages, sessions=tuple(sessions), board=items,
                      notes=tuple(notes), verdicts=learned(ws))
+
+
+def _candidates(conn: searchdb.Connection, keys: list[str], tags: list[str], focused: bool,
+                bodies: searchdb.Bodies) -> list[Row]:
+    """The sessions a pack may use, read by key and filter rather than all of them: those the query found, and
+    the USED newest sharing each tag (and, with several tags, sharing all of them); with neither a query nor a
+    tag, the USED newest. A session sharing some but not all of three or more tags, older than the newest
+    USED of each, is left out (docs/retrieval.md)."""
+    found = {r.key: r for r in searchdb.rows_of(conn, keys)}
+    filters = [Query(tags=(t,)) for t in tags] + ([Query(tags=tuple(tags))] if len(tags) > 1 else [])
+    for q in filters if focused else [Query()]:
+        for r in searchdb.listing(conn, q, "session", USED + len(found), bodies=bodies):
+            found.setdefault(r.key, r)
+    return list(found.values())
 
 
 def _passages(order: list[Hit], found: list[Row], readable: dict[str, Row]) -> tuple[PassageItem, ...]:

@@ -713,6 +713,21 @@ def records(conn: sqlite3.Connection, kind: str) -> Iterator[Row]:
         yield _row(r)
 
 
+def rows_of(conn: sqlite3.Connection, keys: Sequence[str]) -> list[Row]:
+    """The stored records of these keys (those there are), in no particular order."""
+    out: list[Row] = []
+    for at in range(0, len(keys), 500):
+        chunk = list(keys[at:at + 500])
+        out += [_row(r) for r in conn.execute(
+            f"SELECT {_COLUMNS} FROM docs d WHERE d.key IN ({', '.join('?' * len(chunk))})", chunk)]
+    return out
+
+
+def broken_count(conn: sqlite3.Connection, kind: str) -> int:
+    """How many records of `kind` have a frontmatter that cannot be read."""
+    return int(conn.execute("SELECT count(*) FROM docs WHERE kind = ? AND broken != ''", (kind,)).fetchone()[0])
+
+
 def flagged(conn: sqlite3.Connection) -> list[Row]:
     """Every record of the workspace that carries an embedded-instruction flag, by path."""
     sql = f"SELECT {_COLUMNS} FROM docs d WHERE d.flags != '[]' AND d.kind NOT LIKE 'folder:%' ORDER BY d.relpath, d.key"

@@ -3,7 +3,7 @@
 The file is kept as raw blocks (preamble, section headings, section text, one
 block per entry), so rendering a parsed board gives back the same bytes, and a
 person's formatting of an entry survives until the program rewrites that entry.
-Entries themselves are kbsync.boardentry's (re-exported here). See docs/board.md.
+Entries themselves are kbsync.core.boardentry's (re-exported here). See docs/board.md.
 """
 
 from __future__ import annotations

@@ -512,10 +512,6 @@ def _short_flags(text: str) -> tuple[Flag, ...]:
     return tuple(_flags(text))
 
 
-def is_flagged(text: str) -> bool:
-    return bool(detect(text))
-
-
 def families(flags: Iterable[Flag]) -> list[str]:
     """The families of `flags`, each once, in the order of injectionrules.FAMILIES (then any other: the learned
     classifier's)."""

@@ -74,7 +74,7 @@ SecretScan = Callable[[str, bytes], list[SecretFinding]]
 
 
 def secret_scanner(ws: Workspace) -> SecretScan:
-    """kbsync.secrets over a file's bytes, minus the fingerprints a person accepted in .kbsync-allow."""
+    """kbsync.core.secrets over a file's bytes, minus the fingerprints a person accepted in .kbsync-allow."""
     try:
         allowed = parse_allowlist(fsio.read_regular(ws.root / ALLOW_FILE)[0].decode("utf-8", "replace"))
     except FileNotFoundError:

@@ -1,7 +1,7 @@
 """git's object formats, pure: object ids, loose-object encoding, tree entries, and
 rewriting a few paths of a tree without reading the rest of it.
 
-kbsync.gitrepo does the I/O: it reads the trees `dirs_to_read` names (one
+kbsync.git.repo does the I/O: it reads the trees `dirs_to_read` names (one
 `git cat-file --batch`), hands them to `rewrite`, and stores the objects it
 returns. Only the folders on the changed paths are read and written, so a commit
 of one file in a 12,000-file workspace touches four or five small trees.

@@ -2,7 +2,7 @@
 
 Commits are built from the exact bytes a caller validated (never re-read from
 the work tree): blobs and the trees on the changed paths are written as loose
-objects (kbsync.gitobjects holds the formats), the commit with `git
+objects (kbsync.git.objects holds the formats), the commit with `git
 commit-tree`, and it lands with a compare-and-swap on HEAD (`git update-ref
 HEAD new old`): if HEAD moved, nothing is written and HeadMovedError says so.
 git's own `.git/index.lock` held by another git process means wait; one that
@@ -223,7 +223,7 @@ def store_objects(root: Path, objects: Sequence[tuple[str, bytes]], held: Collec
 
     Like git: a temporary `tmp_obj_*` file in the object's folder (git's own gc
     removes leftovers), then a rename. Unlike git's default, each file and folder
-    is fsynced first (kbsync.fsio.atomic_write_all), so a ref never outlives its objects.
+    is fsynced first (kbsync.store.fsio.atomic_write_all), so a ref never outlives its objects.
     """
     shas = [gitobjects.object_id(kind, data) for kind, data in objects]
     folder = _objects_dir(root)
@@ -372,7 +372,7 @@ def _sync_index(root: Path, entries: Sequence[gitobjects.Change], attempts: int 
                 root)
 
 
-# ---- sync: remotes, trees and merges (used by kbsync.syncer and kbsync.remotes) ---------------
+# ---- sync: remotes, trees and merges (used by kbsync.sync.syncer and kbsync.sync.transports) ---------------
 
 Side = tuple[str, str] | None  # a path's (mode, blob sha) in one tree; None where the tree has no such file
 

@@ -1,7 +1,7 @@
 """The always-on service behind `kbsync run`: observer, debounce, one worker thread, timed jobs, signals.
 
 Threads: the main thread holds the workspace lock, handles signals and waits;
-watchdog's thread only enqueues (kbsync.watch); the one worker thread does every
+watchdog's thread only enqueues (kbsync.service.watch); the one worker thread does every
 write: it validates and repairs files once they are quiet, runs the catch-up
 scan and the commits, and keeps the status file; the registered jobs
 (kbsync.service.jobs: sync, scan, the search index) run on the job thread, each

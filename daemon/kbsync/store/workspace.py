@@ -90,16 +90,6 @@ class Workspace:
             raise InputError(f"file is {st.st_size // 1024} KB, over the {limit} MB limit; split it", path=relpath)
         return p, st
 
-    def _symlink_target(self, p: Path, relpath: str) -> os.stat_result:
-        try:
-            inside = self.real_root in p.resolve().parents
-            st = p.stat()
-        except (OSError, RuntimeError):  # RuntimeError: a symlink loop, before Python 3.13
-            raise InputError("unreadable: a dangling symlink (its target does not exist)", path=relpath) from None
-        if not inside:
-            raise InputError("a symlink out of the workspace; kbsync will not follow it", path=relpath)
-        return st
-
     def read_text(self, relpath: str) -> str:
         """A workspace file as text, refusing what is not a protocol file's content."""
         path, st = self._checked(relpath)

@@ -1,4 +1,4 @@
-"""Bring a remote head into the local workspace: plan (kbsync.integrate), write the work tree, commit.
+"""Bring a remote head into the local workspace: plan (kbsync.sync.plan), write the work tree, commit.
 
 The same steps for both transports. The work tree is written first: conflict
 copies (with a line in logs/errors.md) before the paths they stand beside are

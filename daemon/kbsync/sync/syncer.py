@@ -1,11 +1,11 @@
 """`kbsync sync`: commit what is committable, pull, integrate, scan, push; never blind, never forced.
 
 One round: read the remote head (transport.pull), integrate it locally
-(kbsync.merging, the same rules for git and the GitHub API), scan what would
+(kbsync.sync.plan, the same rules for git and the GitHub API), scan what would
 be sent for secrets, push without force. A push refused because the remote
 moved meanwhile starts another round after a jittered backoff, a bounded
 number of times. The last remote commit integrated or pushed is kept in
-`.kbsync/sync.json` (kbsync.syncstate); in API mode its tree is the base of
+`.kbsync/sync.json` (kbsync.sync.state); in API mode its tree is the base of
 the next integration.
 """
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 EXIT_OK = 0
 EXIT_PROBLEMS = 1
 EXIT_USAGE = 2
-EXIT_REMOTE = 3
+EXIT_ENVIRONMENT = 3  # a remote, or this machine (a file system, a program, a server kbsync needs)
+EXIT_INTERNAL = 70  # kbsync itself failed (a bug): sysexits' EX_SOFTWARE
 EXIT_INTERRUPTED = 130
 
 
@@ -83,25 +84,25 @@ class StaleError(KbsyncError):
 class GitError(KbsyncError):
     """A git operation failed; nothing was lost, the operation can be retried."""
 
-    exit_code = EXIT_REMOTE
+    exit_code = EXIT_ENVIRONMENT
 
 
 class RemoteError(KbsyncError):
     """A remote (git or the GitHub API) failed after retries; safe to run again."""
 
-    exit_code = EXIT_REMOTE
+    exit_code = EXIT_ENVIRONMENT
 
 
 class UnavailableError(KbsyncError):
     """Something kbsync needs on this machine is not running or cannot be reached (e.g. the local server)."""
 
-    exit_code = EXIT_REMOTE
+    exit_code = EXIT_ENVIRONMENT
 
 
 class TimedOutError(KbsyncError):
     """A program, request or job outlived its time bound and was stopped; nothing was lost, safe to retry."""
 
-    exit_code = EXIT_REMOTE
+    exit_code = EXIT_ENVIRONMENT
 
 
 class SecretFoundError(KbsyncError):

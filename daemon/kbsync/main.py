@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Collection, Sequence
 
 from kbsync import __version__, progress
-from kbsync.errors import EXIT_INTERRUPTED, EXIT_REMOTE, EXIT_USAGE, KbsyncError
+from kbsync.errors import EXIT_ENVIRONMENT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, KbsyncError
 
 if TYPE_CHECKING:
     from kbsync.service.daemon import Server
@@ -148,10 +148,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:
         where = f"{exc.filename}: " if exc.filename else ""
         sys.stderr.write(f"kbsync: {where}{exc.strerror or exc}; check the path and permissions\n")
-        return EXIT_REMOTE
+        return EXIT_ENVIRONMENT
     except KeyboardInterrupt:
         sys.stderr.write("kbsync: interrupted\n")
         return EXIT_INTERRUPTED
+    except Exception as exc:  # noqa: BLE001 - a bug: one line here, the traceback in the crash log
+        where = crash_log(words)
+        sys.stderr.write(f"kbsync: internal error ({type(exc).__name__}: {exc}); this is a bug in kbsync, nothing "
+                         f"was lost; the traceback is in {where}\n")
+        return EXIT_INTERNAL
+
+
+def crash_log(words: Sequence[str]) -> str:
+    """Append the exception being handled, with the command's words and the time, to the crash log
+    ($XDG_STATE_HOME/kbsync/crash.log, else ~/.local/state/kbsync/crash.log); where it is (or, when it cannot be
+    written, why, and that -v shows the traceback)."""
+    import datetime as dt
+    import traceback
+
+    base = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
+    path = base / "kbsync" / "crash.log"
+    entry = (f"---- {dt.datetime.now(dt.timezone.utc).isoformat(timespec='seconds')} kbsync {__version__}: "
+             f"{' '.join(words)}\n{traceback.format_exc()}")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a", encoding="utf-8") as fh:
+            fh.write(entry)
+    except OSError as exc:
+        logging.getLogger(__name__).debug("the traceback:\n%s", entry)
+        return f"nowhere: {path} cannot be written ({exc.strerror or exc}); run again with -v to see it"
+    return str(path)
 
 
 def entry() -> None:

@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Generic, Iterable, Iterator, Sized, TypeVar
 
-from kbsync.errors import EXIT_REMOTE, KbsyncError
+from kbsync.errors import EXIT_ENVIRONMENT, KbsyncError
 
 if TYPE_CHECKING:  # multiprocessing is imported only when a pool starts: one file's validate never pays for it
     from multiprocessing.connection import Connection
@@ -41,7 +41,7 @@ WINDOW = 4  # batches per worker handed out or done ahead of the one to yield ne
 class PoolError(KbsyncError):
     """A batch of work did not come back from its worker process; nothing of it counts as done."""
 
-    exit_code = EXIT_REMOTE  # the machine failed the work (a killed or hung process), not the files
+    exit_code = EXIT_ENVIRONMENT  # the machine failed the work (a killed or hung process), not the files
 
 
 WORKERS_ENV = "KBSYNC_WORKERS"

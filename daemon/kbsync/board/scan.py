@@ -26,7 +26,7 @@ from kbsync.progress import Progress
 from kbsync.store import fsio
 from kbsync.core.candidates import Candidate
 from kbsync.config import Config
-from kbsync.errors import EXIT_REMOTE, ConfigError, InputError, KbsyncError
+from kbsync.errors import EXIT_ENVIRONMENT, ConfigError, InputError, KbsyncError
 from kbsync.store.guardededit import edit_file
 from kbsync.board.sources import Changes, Counts, Found, folder_changes, folder_files, git_changes, resolve_path
 from kbsync.store.workspace import Workspace
@@ -45,7 +45,7 @@ _TYPE_HINTS: Final = (
 class ScanWriteError(KbsyncError):
     """A candidate list could not be written; the source's watermark stays where it was."""
 
-    exit_code = EXIT_REMOTE
+    exit_code = EXIT_ENVIRONMENT
 
 
 @dataclass(frozen=True)

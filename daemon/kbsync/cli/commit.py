@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from kbsync.cli.common import print_json, workspace
-from kbsync.errors import EXIT_OK, EXIT_PROBLEMS, EXIT_REMOTE
+from kbsync.errors import EXIT_OK, EXIT_PROBLEMS, EXIT_ENVIRONMENT
 
 
 def register(sub: Any) -> None:
@@ -29,4 +29,4 @@ def run(args: argparse.Namespace) -> int:
         print_json(result.as_dict())
     else:
         print(result)  # each file left out was logged with why, on standard error
-    return EXIT_REMOTE if result.blocked else EXIT_PROBLEMS if result.waiting else EXIT_OK
+    return EXIT_ENVIRONMENT if result.blocked else EXIT_PROBLEMS if result.waiting else EXIT_OK

@@ -25,7 +25,7 @@ from markdown_it.token import Token
 
 from kbsync.core import frontmatter
 from kbsync import proc
-from kbsync.errors import EXIT_REMOTE, InputError, KbsyncError
+from kbsync.errors import EXIT_ENVIRONMENT, InputError, KbsyncError
 from kbsync.core.findings import Finding
 from kbsync.store.fsio import atomic_write
 from kbsync.store.pathgate import UnsafePathError, output_refusal
@@ -57,7 +57,7 @@ img { max-width: 100%; }
 class ToolError(KbsyncError):
     """An external program an export needs is missing or failed (an environment failure)."""
 
-    exit_code = EXIT_REMOTE
+    exit_code = EXIT_ENVIRONMENT
 
 
 # ---- pure: Markdown to one HTML document ------------------------------------

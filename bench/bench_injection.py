@@ -6,6 +6,7 @@
     python bench/bench_injection.py --sessions 0 --dialogues locomo10.json   # real speaker turns: false alarms
     python bench/bench_injection.py --set held-out --classifier --sessions 0   # rules, classifier, either; its speed
     python bench/bench_injection.py --set structural --sessions 0 --verdicts   # the classifier's verdicts at use
+    python bench/bench_injection.py --set held-out --sessions 0 --ordinary --locomo locomo10.json   # false alarms
 
 The labelled sets in tests/data/ hold one JSON object per line: {"label": 1|0, "lang": "en"|"zh",
 "family": ..., "form": "explicit"|"obfuscated"|"indirect"} for an injection, {"label": 0, "lang": ...,
@@ -22,6 +23,12 @@ the classifier's time per passage beyond the embedding.
 With --verdicts: what reading the classifier's verdicts adds to a door (kbsync.retrieval.semanticflags.learned
 over a store of 10,000 records, 10 of them flagged, each in a file of the workspace), and a `read` page of
 40,000 characters guarded with those verdicts beside the rules, against the rules alone in the same run.
+
+With --ordinary: the share of units flagged over ordinary text that holds no instruction, cut as the semantic
+index cuts a record (kbsync.retrieval.semanticunits: its head and its passages), by the classifier, the rules
+and either: the sessions of LoCoMo's conversations 0-4 (--locomo: its data/locomo10.json; real chats saved
+as `kbsync session save` saves them, one "Speaker: text" line a turn; 5-9 are never read) and the sessions
+of a generated workspace (--ordinary-sessions, bench/gen_workspace.py: work notes in both languages).
 
 Per family, recall is over the injections labelled with that family (flagged with any family) and
 precision over the texts flagged with that family. Speed: detect() over every Markdown file of a
@@ -255,6 +262,75 @@ def dialogues(path: Path) -> str:
     return f"dialogues: {len(texts)} sessions, {sum(map(len, texts))} characters, {len(flagged)} flagged"
 
 
+LOCOMO_CONVERSATIONS = range(5)  # conversations 5-9 are never read here
+
+
+def ordinary_units(files: list[tuple[str, str]]) -> list[str]:
+    """The units the semantic index embeds of the workspace files (relpath, text): each record's head and all
+    its passages (the build embeds passages only for the newest records; every one is counted here)."""
+    from kbsync.retrieval import semanticunits
+    from kbsync.retrieval.records import records_for
+
+    return [u.text for rel, text in files for r in records_for(rel, text, flagged=False)
+            for u in (semanticunits.head(r), *semanticunits.passages(r))]
+
+
+def locomo_files(path: Path) -> list[tuple[str, str]]:
+    """LoCoMo's conversations 0-4, each session saved into a fresh workspace as `kbsync session save` saves it."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import locomo
+
+    from kbsync import config
+    from kbsync.app.workspace import init_workspace
+    from kbsync.store.sessions import save_session
+    from kbsync.store.workspace import Workspace
+
+    out: list[tuple[str, str]] = []
+    convs = [c for c in locomo.load(path) if c.index in LOCOMO_CONVERSATIONS]
+    with tempfile.TemporaryDirectory() as tmp:
+        for c in convs:
+            root = Path(tmp) / f"c{c.index}"
+            init_workspace(root)
+            ws = Workspace(*config.resolve(str(root), None))
+            for s in c.sessions:
+                rel = save_session(ws, locomo.payload(s, c.speakers), s.label).relpath
+                out.append((rel, (root / rel).read_text(encoding="utf-8")))
+    return out
+
+
+def corpus_files(sessions: int) -> list[tuple[str, str]]:
+    """The session files of a generated workspace of `sessions` sessions (bench/gen_workspace.py)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from common import corpus
+
+    ws = corpus(Path(__file__).resolve().parent / "out", sessions)
+    return [(p.relative_to(ws).as_posix(), p.read_text(encoding="utf-8")) for p in sorted((ws / "sessions").rglob("*.md"))]
+
+
+def false_alarms(name: str, units: list[str], show: bool = False) -> list[str]:
+    """The share of `units` (ordinary text: none holds an instruction) flagged by the classifier, the rules and
+    either."""
+    from train_injection import vectors
+
+    from kbsync.core import injectionclassifier
+
+    clf = injectionclassifier.shipped()
+    probs = [clf.probability([float(x) for x in v]) for v in vectors(units)]
+    learned = [p >= clf.threshold for p in probs]
+    rules = [bool(detect(u)) for u in units]
+    n = len(units)
+
+    def share(hits: list[bool]) -> str:
+        return f"{sum(hits)} ({sum(hits) / n:.1%})" if n else "0"
+
+    out = [f"ordinary text, {name}: {n} units; flagged by the classifier {share(learned)}, the rules {share(rules)}, "
+           f"either {share([a or b for a, b in zip(learned, rules)])} (threshold {clf.threshold})"]
+    if show:
+        worst = sorted(((p, u) for p, u, f in zip(probs, units, learned) if f), reverse=True)[:10]
+        out += [f"  {p:.3f} {u[:160]!r}" for p, u in worst]
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--set", choices=("tuning", "held-out", "structural", "both", "all"), default="all",
@@ -265,6 +341,10 @@ def main() -> None:
     ap.add_argument("--dialogues", type=Path, help="LoCoMo's locomo10.json: count the flagged sessions of real dialogue")
     ap.add_argument("--classifier", action="store_true", help="also the learned classifier, alone and with the rules")
     ap.add_argument("--verdicts", action="store_true", help="also what reading the classifier's verdicts costs a door")
+    ap.add_argument("--ordinary", action="store_true", help="false alarms over ordinary text: LoCoMo's sessions "
+                    "(with --locomo) and a generated workspace's (--ordinary-sessions)")
+    ap.add_argument("--locomo", type=Path, help="LoCoMo's locomo10.json, for --ordinary (conversations 0-4 only)")
+    ap.add_argument("--ordinary-sessions", type=int, default=40, help="generated sessions for --ordinary (0: skip)")
     ap.add_argument("--write-decisions", action="store_true", help=f"write {DECISIONS.name} and stop")
     args = ap.parse_args()
     if args.write_decisions:
@@ -280,6 +360,11 @@ def main() -> None:
         print("\n".join(verdicts_cost()))
     if args.dialogues:
         print(dialogues(args.dialogues))
+    if args.ordinary and args.locomo:
+        print("\n".join(false_alarms("LoCoMo conversations 0-4", ordinary_units(locomo_files(args.locomo)), args.show)))
+    if args.ordinary and args.ordinary_sessions:
+        print("\n".join(false_alarms(f"generated workspace of {args.ordinary_sessions} sessions",
+                                      ordinary_units(corpus_files(args.ordinary_sessions)), args.show)))
     if args.sessions:
         print(corpus_speed(args.sessions))
 

@@ -30,7 +30,7 @@ from bench_injection import DATA_DIR, Row, load
 from kbsync.core import injectionclassifier
 from kbsync.retrieval.semanticunits import MODEL, digest
 
-TRAIN = ("injection_tuning.jsonl", "injection_structural.jsonl", "injection_authored.jsonl")
+TRAIN = ("injection_tuning.jsonl", "injection_structural.jsonl", "injection_authored.jsonl", "injection_ordinary.jsonl")
 FORBIDDEN = "injection_heldout.jsonl"
 CACHE = Path(__file__).resolve().parent / "out" / "injection-vectors.json"
 STRENGTHS = (1.0, 10.0, 30.0, 100.0, 300.0, 1000.0, 3000.0)

@@ -10,8 +10,11 @@ outside test set. Each text is embedded as the semantic index embeds a unit (mul
 "passage: " prefix). The model is an L2-regularised logistic regression fitted by Newton's method on
 standardised vectors, the standardisation folded back into the weights so that scoring is one dot product
 over the raw vector. The regularisation and the threshold are chosen on the training set alone, by
-5-fold cross-validation: the strength with the best out-of-fold recall at OOF precision >= TARGET_PRECISION,
-and the lowest threshold reaching that precision. Everything is deterministic: the same sets give the
+5-fold cross-validation: the strength with the best out-of-fold recall where at most MAX_FALSE_ALARMS of
+the benign texts are flagged out of fold, and the lowest threshold that keeps to that share. The operating
+point is a share of ordinary text flagged, not a precision: a workspace holds next to no instructions, so
+what its owner sees is how much of their own text is withheld (a precision over a set of as many injections
+as benign texts allowed five times as many false alarms). Everything is deterministic: the same sets give the
 same file (the folds are by each text's digest).
 """
 
@@ -34,7 +37,7 @@ TRAIN = ("injection_tuning.jsonl", "injection_structural.jsonl", "injection_auth
 FORBIDDEN = "injection_heldout.jsonl"
 CACHE = Path(__file__).resolve().parent / "out" / "injection-vectors.json"
 STRENGTHS = (1.0, 10.0, 30.0, 100.0, 300.0, 1000.0, 3000.0)
-TARGET_PRECISION = 0.95
+MAX_FALSE_ALARMS = 0.01  # of the benign training texts, flagged out of fold
 FOLDS = 5
 Matrix = Any  # numpy arrays: numpy's own stubs are too loose to add anything here
 
@@ -94,14 +97,17 @@ def probabilities(x: Matrix, weights: Matrix, bias: float) -> Matrix:
     return 1.0 / (1.0 + np.exp(-(x @ weights + bias)))
 
 
-def threshold_at(p: Matrix, y: Matrix, precision: float) -> tuple[float, float]:
-    """The lowest threshold whose precision reaches `precision` (and its recall); 0.99 if none does."""
+def threshold_at(p: Matrix, y: Matrix, false_alarms: float) -> tuple[float, float]:
+    """The lowest threshold that flags at most a `false_alarms` share of the benign texts (and its recall);
+    0.99 if none does."""
     best = (0.99, 0.0)
+    benign = int((y == 0).sum())
     for t in sorted({round(float(v), 4) for v in p}, reverse=True):
         flagged = p >= t
-        tp = int((flagged & (y == 1)).sum())
-        if flagged.sum() and tp / flagged.sum() >= precision and 0.0 < t < 1.0:
-            best = (float(t), tp / int((y == 1).sum()))
+        if int((flagged & (y == 0)).sum()) > false_alarms * benign:
+            break
+        if 0.0 < t < 1.0:
+            best = (float(t), int((flagged & (y == 1)).sum()) / int((y == 1).sum()))
     return best
 
 
@@ -121,9 +127,9 @@ def train() -> dict[str, object]:
     folds = np.array([int(digest(t)[:8], 16) % FOLDS for t in texts])
     chosen: tuple[float, float, float] = (0.0, 0.0, STRENGTHS[0])  # recall, threshold, strength
     for strength in STRENGTHS:
-        t, recall = threshold_at(out_of_fold(x, y, folds, strength), y, TARGET_PRECISION)
-        print(f"  strength {strength:>5}: out-of-fold recall {recall:.3f} at precision >= {TARGET_PRECISION} "
-              f"(threshold {t:.4f})", file=sys.stderr)
+        t, recall = threshold_at(out_of_fold(x, y, folds, strength), y, MAX_FALSE_ALARMS)
+        print(f"  strength {strength:>5}: out-of-fold recall {recall:.3f} with at most {MAX_FALSE_ALARMS:.0%} of the "
+              f"benign texts flagged (threshold {t:.4f})", file=sys.stderr)
         if recall > chosen[0]:
             chosen = (recall, t, strength)
     recall, threshold, strength = chosen

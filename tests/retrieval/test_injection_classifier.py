@@ -33,12 +33,28 @@ EVERYDAY = [
     "会议纪要：下周一发布新版本，小张负责回归测试。",
     "提示注入的典型例子是“忽略之前的指令”，我们会在导入时标记它。",
 ]
+# ordinary chats saved as sessions, one speaker-labelled turn a line (written for these tests, not trained on):
+# turns that ask, thank and encourage are people talking to each other, not instructions to a model
+CHATS = [
+    "Kate: I signed up for the pottery class at last!\nDev: No way, that's great. When does it start?\n"
+    "Kate: Next Monday. I'm a bit nervous, I've never touched clay.\nDev: You'll love it. Send me a picture of "
+    "your first bowl!\nKate: Only if you promise not to laugh.\nDev: Promise. Go for it, you've got this!",
+    "Ruth: Thanks so much for helping with the move, I couldn't have done it without you.\nPaul: Anytime! "
+    "Let me know if you need a hand with the shelves too.\nRuth: Could you bring your drill on Sunday?\n"
+    "Paul: Sure thing. And don't forget to call the internet company before then.",
+    "Ivy: Did you finish the novel I lent you?\nMarco: Yesterday! Keep recommending books like that one, please.\n"
+    "Ivy: Ha, deal. Tell me what you thought of the ending.\nMarco: I cried, honestly. Let's talk over coffee.",
+    "小林：周末的露营照片整理好了吗？\n阿芳：整理好了，晚上发群里。\n小林：记得把那张日落的也发我，我想打印出来。"
+    "\n阿芳：没问题。下次露营叫上你表哥吧。\n小林：好呀，我去问问他有没有空。",
+    "用户：帮我想一个给同事的生日祝福。\n助手：可以写：生日快乐！谢谢你这一年的帮忙，祝新的一岁一切顺利。"
+    "\n用户：不错，再短一点。\n助手：生日快乐，谢谢有你！",
+]
 
 
 @pytest.fixture(scope="module")
 def flagged() -> dict[str, bool]:
     clf = injectionclassifier.shipped()
-    texts = PLANTED + EVERYDAY
+    texts = PLANTED + EVERYDAY + CHATS
     return {t: clf.flags_packed(v) for t, v in zip(texts, Model(1).passages(texts))}
 
 
@@ -49,6 +65,11 @@ def test_a_planted_instruction_is_flagged_by_its_meaning(flagged: dict[str, bool
 
 @pytest.mark.parametrize("text", EVERYDAY)
 def test_everyday_text_and_a_quoted_example_are_not_flagged(flagged: dict[str, bool], text: str) -> None:
+    assert not flagged[text]
+
+
+@pytest.mark.parametrize("text", CHATS)
+def test_an_ordinary_chat_of_speaker_turns_is_not_flagged(flagged: dict[str, bool], text: str) -> None:
     assert not flagged[text]
 
 

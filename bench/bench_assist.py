@@ -4,14 +4,16 @@ start to its answer, with the daemon running (the block comes from its local ser
 opens the search index itself), on the generated corpus; beside the floor of a Python process that does
 nothing, in the same run. With --locomo, how often the block holds an answer turn on LoCoMo.
 
-    python bench/bench_assist.py [--sessions 12000] [--runs 40] [--locomo PATH/locomo10.json [--convs 0-4]]
+    python bench/bench_assist.py [--sessions 12000] [--runs 40] [--locomo PATH/locomo10.json [--convs 0-4] [--semantic]]
 
 Printed: p50 and p95 in ms of the hook (the event JSON on stdin, exactly as the assistant sends it, the
 answer read to its end) for each case, the floor's, and each case's p50 over the floor's [target: p95 <=
 150 ms with the daemon]; the CPU time (user and system) of the process, p50 and p95, less bent by other
 jobs than the wall time; the block's median tokens; the load average when it started. With --locomo: each conversation its own workspace as
 bench/bench_locomo.py builds them, every question of categories 1-4 given as the prompt, the share of
-questions whose block holds an evidence turn's text [target >= 60%] and the block's median tokens [<= 600].
+questions whose block holds an evidence turn's text [target >= 60%] and the block's median tokens [<= 600];
+with --semantic each workspace's semantic index is built too (the search's semantic leg, and what the
+instruction classifier flags withheld from the block).
 """
 
 from __future__ import annotations
@@ -127,7 +129,7 @@ def locomo_blocks(a: argparse.Namespace) -> None:
     from bench_locomo import TUNING, make_workspace, place
 
     from kbsync.app.recall import memory_block
-    from kbsync.app.retrieval import rebuild_search
+    from kbsync.app.retrieval import rebuild_search, rebuild_semantic
 
     picked = locomo.parse_range(a.convs)
     if any(i not in TUNING for i in picked):
@@ -138,13 +140,15 @@ def locomo_blocks(a: argparse.Namespace) -> None:
         for c in convs:
             placed = place(make_workspace(Path(tmp_name) / f"conv-{c.index}", None), c)
             rebuild_search(placed.ws)
+            if a.semantic and rebuild_semantic(placed.ws)[0] != 0:
+                sys.exit(f"bench: the semantic build of conversation {c.index} failed")
             for q in c.questions:
                 block = memory_block(placed.ws, q.text)
                 text = locomo.normalise(block.text)
                 held += any(t in text for t in placed.evidence_texts(q))
                 used.append(block.tokens)
                 n += 1
-    print(f"LoCoMo conversations {a.convs}: {n} questions; the block holds an answer turn for "
+    print(f"LoCoMo conversations {a.convs}{' (semantic index built)' if a.semantic else ''}: {n} questions; the block holds an answer turn for "
           f"{held / max(1, n):.0%}, median {statistics.median(used):.0f} tokens")
 
 
@@ -155,6 +159,8 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=REPO / "bench" / "out", help="where corpora are cached")
     ap.add_argument("--locomo", type=Path, help="LoCoMo's locomo10.json: also the block's answer-turn rate")
     ap.add_argument("--convs", default="0-4")
+    ap.add_argument("--semantic", action="store_true", help="with --locomo: also build each workspace's semantic index "
+                    "(its leg of the search, and the instruction classifier's verdicts the block withholds)")
     ap.add_argument("--skip-latency", action="store_true", help="only the LoCoMo figures")
     a = ap.parse_args()
     os.environ.pop("KBSYNC_WORKSPACE", None)

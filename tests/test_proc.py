@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 
 from kbsync import proc
-from kbsync.errors import EXIT_REMOTE, TimedOutError
+from kbsync.errors import EXIT_ENVIRONMENT, TimedOutError
 
 
 def test_a_deadline_bounds_every_program_of_its_thread(tmp_path: Path) -> None:
     started = time.monotonic()
     with proc.deadline(0.5), pytest.raises(TimedOutError, match="timed out after 0.5") as err:
         proc.run(["sh", "-c", "sleep 30 & sleep 30; wait"], cwd=tmp_path, timeout=60)
-    assert time.monotonic() - started < 5 and err.value.exit_code == EXIT_REMOTE
+    assert time.monotonic() - started < 5 and err.value.exit_code == EXIT_ENVIRONMENT
     with proc.deadline(0.05):
         time.sleep(0.1)
         with pytest.raises(TimedOutError, match="deadline passed"):

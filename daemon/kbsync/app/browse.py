@@ -14,7 +14,7 @@ import re
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterable
 
 from kbsync.app.flagview import families
 from kbsync.app.sessions import SessionPage, list_sessions
@@ -22,13 +22,14 @@ from kbsync.core.highlight import Segment
 from kbsync.errors import KbsyncError, UsageError
 
 if TYPE_CHECKING:
+    from kbsync.retrieval.db import Row
     from kbsync.retrieval.fusion import Fused
     from kbsync.store.workspace import Workspace
 
 _MONTH = re.compile(r"^\d{4}-(0[1-9]|1[0-2])$")
 _DAY = re.compile(r"^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$")
 _HEADING = re.compile(r"^#{1,6}(\s|$)")
-SEARCH_TOP = 20
+SEARCH_PAGE = 25  # sessions a page of search results shows
 FRESH_S = 2.0
 CATCH_UP_DELAY_S = 0.5  # how long after a view its background catch-up starts
 _refreshed: dict[str, float] = {}  # workspace root -> when (time.monotonic) this process last refreshed its index
@@ -55,24 +56,29 @@ class Browse:
 
 
 @dataclass(frozen=True)
-class SearchHit:
-    source: str
+class SessionHit:
+    """A session a search found, the query's words marked in its title, summary and snippet."""
+
+    session_id: str | None  # None for a file whose name encodes no id (then it has no page)
     title: list[Segment]
     summary: list[Segment]
-    snippet: list[Segment]  # around the first match in a workspace file's text; [] for other sources
+    snippet: list[Segment]  # around the first match in its text ([] when there is none, or it cannot be read)
     path: str
-    url: str
-    session_id: str | None  # when the hit is a session of this workspace
+    when: str  # its `ts`
+    tags: tuple[str, ...]
     flags: list[str] = field(default_factory=list)  # families of the embedded instructions its record carries
-    board_key: str | None = None  # when the hit is an entry of this workspace's board
 
 
 @dataclass(frozen=True)
 class Found:
     query: str
     terms: tuple[str, ...]
-    hits: list[SearchHit]
-    failures: list[tuple[str, str]]  # (source, why) of the sources that did not answer
+    hits: list[SessionHit]  # the page's sessions, best first
+    total: int  # the sessions that match, on every page
+    page: int
+    pages: int
+    first: int  # the number of the page's first session in the whole list (1-based)
+    failures: list[tuple[str, str]]  # (source, why) of the search's legs that did not answer
 
 
 def _dates(month: str, day: str) -> tuple[str, str]:
@@ -134,23 +140,29 @@ def _catch_up(ws: Workspace) -> None:
             _catching_up.discard(str(ws.root))
 
 
-def search_sessions(ws: Workspace, query: str, top: int = SEARCH_TOP) -> Found:
-    """The federated search's results for `query`, its words marked in each title, summary and snippet."""
-    from kbsync.app.retrieval import search
-    from kbsync.retrieval.text import parse_query
+def search_sessions(ws: Workspace, query: str, page: int = 1, size: int = SEARCH_PAGE) -> Found:
+    """Page `page` of the sessions matching `query`, ranked as the search ranks them, with how many match
+    (kbsync.retrieval.sessionsearch), the query's words marked in each title, summary and snippet."""
+    from kbsync.app.guard import learned
+    from kbsync.retrieval.search import SEMANTIC
+    from kbsync.retrieval.sessionsearch import ranked_sessions
 
-    outcome = search(ws, query, top=top)
-    terms = parse_query(query).terms
-    return Found(query, terms, [_hit(ws, f, terms) for f in outcome.results], list(outcome.failures))
+    found = ranked_sessions(ws, query, page, size)
+    terms = (*found.query.terms, *found.query.phrases)
+    verdicts = learned(ws) if found.rows else None
+    hits = [_hit(ws, r, terms, verdicts.records.get(r.key, ()) if verdicts else ()) for r in found.rows]
+    failures = [(SEMANTIC, found.failure)] if found.failure else []
+    return Found(query, terms, hits, found.total, found.page, found.pages, (found.page - 1) * size + 1, failures)
 
 
-def _hit(ws: Workspace, fused: Fused, terms: tuple[str, ...]) -> SearchHit:
+def _hit(ws: Workspace, row: Row, terms: tuple[str, ...], learned: Iterable[dict[str, object]]) -> SessionHit:
+    from kbsync.core import protocol
     from kbsync.core.highlight import mark, snippet
 
-    text = _workspace_text(ws, fused.path)
-    return SearchHit(", ".join(fused.sources), mark(fused.title, terms), mark(fused.summary, terms),
-                     mark(snippet(text, terms), terms) if text else [], fused.path, fused.url,
-                     session_of(fused), families(fused.flags), board_key_of(fused))
+    text = _workspace_text(ws, row.relpath)
+    return SessionHit(protocol.id_from_relpath(row.relpath), mark(row.title, terms), mark(row.summary, terms),
+                      mark(snippet(text, terms), terms) if text else [], row.relpath, row.date, row.tags,
+                      families([*row.flags, *learned]))
 
 
 def session_of(hit: Fused) -> str | None:
@@ -158,14 +170,6 @@ def session_of(hit: Fused) -> str | None:
     from kbsync.core import protocol
 
     return protocol.id_from_relpath(hit.path) if hit.path and protocol.classify(hit.path) == "session" else None
-
-
-def board_key_of(hit: Fused) -> str | None:
-    """The key of the board entry a search hit is, or None."""
-    from kbsync.core import protocol
-
-    prefix = f"{protocol.BOARD_MD}#"
-    return hit.key[len(prefix):] if hit.key.startswith(prefix) else None
 
 
 def _workspace_text(ws: Workspace, relpath: str) -> str:

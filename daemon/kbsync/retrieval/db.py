@@ -475,6 +475,26 @@ def _search(conn: sqlite3.Connection, query: Query, kind: str, limit: int, bodie
     return scored[:limit]
 
 
+def count(conn: sqlite3.Connection, query: Query, kind: str) -> int:
+    """How many records of `kind` a search for `query` matches: those holding any of its terms and every term of
+    each quoted phrase, passing its filters (every record of `kind` passing them, for a query of filters
+    alone). One COUNT over the full-text matches in the kind's range: a phrase is counted by its terms, as the
+    index holds them, not checked as written in the text (`searches` does, so a phrase's count may be more than
+    the records it ranks)."""
+    where, params = _filters(query)
+    terms = query_terms(query) if query.words else ()
+    if not terms:
+        return int(conn.execute(f"SELECT count(*) FROM docs d WHERE d.kind = ?{where}", [kind, *params]).fetchone()[0])
+    span = kind_span(conn, kind)
+    if span is None:
+        return 0
+    need = [t for p in query.phrases for t in query_terms(Query(phrases=(p,)))]
+    match = " AND ".join([f"({' OR '.join(match_term(t) for t in terms)})", *dict.fromkeys(map(match_term, need))])
+    join = " JOIN docs d ON d.id = fts.rowid" if where else ""
+    sql = f"SELECT count(*) FROM fts{join} WHERE fts MATCH ? AND fts.rowid > ? AND fts.rowid < ?{where}"
+    return int(conn.execute(sql, [match, *span, *params]).fetchone()[0])
+
+
 def _finders(terms: list[str], stats: _Stats) -> list[str]:
     """The terms whose records are all candidates: the rarest first, while their records add up to FIND_POSTINGS
     (none when even the rarest is held by more). A term many records hold tells little and would cost a pass over

@@ -154,17 +154,23 @@ def select(specs: list[SourceSpec], names: Sequence[str] | None) -> list[SourceS
     return [s for s in specs if s.name in names]
 
 
+def searchable(text: str) -> Query:
+    """`text` parsed as a search; UsageError for a bad filter or nothing to search for."""
+    query = parse_query(text)
+    if query.errors:
+        raise UsageError("; ".join(query.errors))
+    if not query.terms and not query.has_filters:
+        raise UsageError("nothing to search for; give words or a filter such as tag:合同")
+    return query
+
+
 def federated(ws: Workspace, text: str, *, names: Sequence[str] | None = None, top: int = 10,
               fusion: FusionFn | None = None, per_source: int | None = None) -> Outcome:
     """Run the sources on `text` (see _answers) and fuse their lists; failures are collected, not raised.
     Each source gives its best `per_source` ([search] per_source unless given: a list of every match of one
     source, such as the board page's, asks for more). With the semantic source, each of the workspace's own
     kinds searched is first one list of both legs (`_blended`)."""
-    query = parse_query(text)
-    if query.errors:
-        raise UsageError("; ".join(query.errors))
-    if not query.terms and not query.has_filters:
-        raise UsageError("nothing to search for; give words or a filter such as tag:合同")
+    query = searchable(text)
     specs = select(configured_sources(ws), names)
     if any(s.kind not in ("command", SEMANTIC) for s in specs):
         searchindex.build_missing(ws)  # build it once, before the threads read it

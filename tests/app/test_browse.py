@@ -59,13 +59,31 @@ def test_a_bad_date_is_refused_saying_how_to_write_it(ws: Workspace, given: dict
 
 def test_search_marks_the_words_in_title_summary_and_snippet(ws: Workspace) -> None:
     found = browse.search_sessions(ws, "合同")
-    assert found.terms == ("合同",) and not found.failures
-    hit = next(h for h in found.hits if h.session_id)
+    assert found.terms == ("合同",) and not found.failures and found.total == 1
+    hit = found.hits[0]
     assert [s.text for s in hit.snippet if s.marked] == ["合同"]
     assert "".join(s.text for s in hit.snippet) == "推送失败时合同风险"
-    assert hit.path.startswith("sessions/2025-06-01/")
+    assert hit.path.startswith("sessions/2025-06-01/") and hit.session_id and hit.tags == ("部署", "git")
     titled = browse.search_sessions(ws, "tag:git deploy")
     assert [s.text for h in titled.hits for s in h.snippet if s.marked] == ["deploy"]
+
+
+def test_search_lists_only_sessions_counted_and_paged(ws: Workspace) -> None:
+    """Every session holding a word, a page at a time with the true count; the board and memory never."""
+    (ws.root / "memory").mkdir(exist_ok=True)
+    (ws.root / "memory" / "notes.md").write_text("# notes\n\n摘要 in memory\n", encoding="utf-8")
+    first = browse.search_sessions(ws, "摘要", size=3)  # every session's summary holds it
+    assert (first.total, first.page, first.pages, first.first, len(first.hits)) == (4, 1, 2, 1, 3)
+    last = browse.search_sessions(ws, "摘要", page=7, size=3)  # past the end: the last page
+    assert (last.page, last.first, len(last.hits)) == (2, 4, 1)
+    assert {h.path for h in first.hits + last.hits} == {h.path for h in browse.search_sessions(ws, "摘要").hits}
+    assert all(h.path.startswith("sessions/") for h in first.hits + last.hits)
+    june = browse.search_sessions(ws, "摘要 since:2025-06 until:2025-06 tag:git")
+    assert june.total == 2 and len(june.hits) == 2
+    none = browse.search_sessions(ws, "zzzz")
+    assert (none.total, none.pages, none.hits) == (0, 1, [])
+    with pytest.raises(UsageError, match="not a date"):
+        browse.search_sessions(ws, "摘要 since:2025-13")
 
 
 def test_the_listing_catches_up_with_the_files_in_the_background(ws: Workspace,

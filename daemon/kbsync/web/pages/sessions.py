@@ -24,21 +24,24 @@ LABELS: dict[str, dict[str, str]] = {
            "matched": "{n} sessions match", "matched_one": "1 session matches",
            "page_of": "Page {n} of {pages}", "prev": "Previous page",
            "everywhere": "Only sessions are listed here. To search everything: the board's own search (Board page) for "
-                         "its entries, and `kbsync search` for every source (sessions, board, memory, artifacts).", "none": "No sessions here yet.",
+                         "its entries, and `kbsync search` for every source (sessions, board, memory, artifacts).",
+           "none": "No sessions here yet.",
            "next": "Next page", "first": "First page", "state": "Status", "when": "Time", "failed": "Not answered",
            "frontmatter": "Frontmatter", "field": "Field", "value": "Value", "parent": "Split from",
            "children": "Split into", "missing": "not in this workspace", "export": "Export HTML",
-           "preamble": "Before the first section", "path": "File", "source": "Source"},
+           "preamble": "Before the first section", "path": "File"},
     "zh": {"title": "会话", "months": "按月份", "days": "按日期", "tags": "按标签", "all": "全部",
            "search": "搜索", "search_label": "关键词，或 tag:git 这样的筛选",
            "results": "匹配的会话：", "no_results": "没有匹配的会话。",
            "matched": "{n} 个会话匹配", "matched_one": "1 个会话匹配",
            "page_of": "第 {n} 页，共 {pages} 页", "prev": "上一页",
-           "everywhere": "这里只列出会话。要搜索全部：看板页有看板自己的搜索，命令行 `kbsync search` 搜索所有来源（会话、看板、记忆、资料）。", "none": "这里还没有会话。",
+           "everywhere": "这里只列出会话。要搜索全部：看板页有看板自己的搜索，命令行 `kbsync search` 搜索所有来源"
+                         "（会话、看板、记忆、资料）。",
+           "none": "这里还没有会话。",
            "next": "下一页", "first": "第一页", "state": "状态", "when": "时间", "failed": "未响应",
            "frontmatter": "元数据", "field": "字段", "value": "值", "parent": "拆分自",
            "children": "拆分为", "missing": "不在本工作区", "export": "导出 HTML",
-           "preamble": "第一节之前", "path": "文件", "source": "来源"},
+           "preamble": "第一节之前", "path": "文件"},
 }
 PAGE_SIZE = 50
 
@@ -67,10 +70,10 @@ def sessions_page(request: Request, ws: WS, month: str = "", day: str = "", tag:
         found = browse.search_sessions(ws, _query(q, tag, shown.day or shown.month), at) if q.strip() else None
     except UsageError as exc:  # the query itself: said beside the box, the rest of the page as it is
         problem = exc.message
-    here = {"q": q.strip(), "month": "" if shown.day else shown.month, "day": shown.day, "tag": shown.tag}
+    kept = {"q": q.strip(), "month": "" if shown.day else shown.month, "day": shown.day, "tag": shown.tag}
     return page(request, "sessions.html", LABELS, status=400 if problem else 200, shown=shown, found=found, q=q,
-                problem=problem, link=_link, cursor=cursor, here=here,
-                page_url=lambda page: _link(**here, page=str(page) if page > 1 else ""))
+                problem=problem, link=_link, cursor=cursor, kept=kept,
+                page_url=lambda page: _link(**kept, page=str(page) if page > 1 else ""))
 
 
 def _image_url(document: str) -> markdown.ImageUrl:

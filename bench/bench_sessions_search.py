@@ -18,6 +18,7 @@ import statistics
 import subprocess
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 from typing import Callable
 
@@ -68,7 +69,7 @@ def main() -> None:
 
             rows = [("federated search, top 20 (baseline)", base), ("count alone", timed(count, a.runs))]
             for n in dict.fromkeys((1, min(4, last), last)):
-                rows.append((f"page {n} of {last}", timed(lambda n=n: browse.search_sessions(ws, q, page=n), a.runs)))
+                rows.append((f"page {n} of {last}", timed(partial(browse.search_sessions, ws, q, page=n), a.runs)))
             print(f"\n{q!r}: {total} sessions match")
             for what, (median, worst) in rows:
                 print(f"  {what}: {median:.1f} ({worst:.1f}), x{median / base[0]:.2f} of the baseline")

@@ -88,3 +88,18 @@ def test_the_queries_tell_something_apart(root: Path, conn: searchdb.Connection)
     every = len(_sessions(root))
     got = {t: searchdb.count(conn, parse_query(t), "session") for t in ("回滚", "回滚 tag:git", "zzzz")}
     assert 0 < got["回滚 tag:git"] < got["回滚"] < every and got["zzzz"] == 0
+
+
+@pytest.mark.parametrize("text", [q for q in QUERIES if '"' not in q])
+def test_windows_list_each_match_once_and_the_first_is_the_search(root: Path, conn: searchdb.Connection,
+                                                                   text: str) -> None:
+    """Paged window by window, the ranked list holds every matching session once; the first window ranked is
+    what the search returns (its candidates are twice what it returns)."""
+    query = parse_query(text)
+    bodies = searchindex.bodies(Workspace(root))
+    listed: list[str] = []
+    while got := searchdb.window(conn, query, "session", len(listed), 14, bodies=bodies):
+        listed += [r.key for r in got]
+    assert sorted(listed) == sorted(r.key for r in _sessions(root) if _matches(r, query))
+    first = searchdb.window(conn, query, "session", 0, 50, bodies=bodies)[:25]
+    assert [r.key for r in first] == [r.key for r in searchdb.search(conn, query, "session", 25, bodies=bodies)]

@@ -440,12 +440,15 @@ FIND_POSTINGS = 20_000  # the records a search finds its candidates among, at mo
 BEST_PASSAGES = 3  # passages a hit keeps, best first
 
 
-def _search(conn: sqlite3.Connection, query: Query, kind: str, limit: int, bodies: Bodies, stats: _Stats) -> list[Row]:
+def _search(conn: sqlite3.Connection, query: Query, kind: str, limit: int, bodies: Bodies, stats: _Stats,
+            start: int | None = None) -> list[Row]:
+    """The best `limit` records; with `start`, the `limit` candidates from the `start`-th on, all of them ranked
+    (a window of the list, see `window`)."""
     where, params = _filters(query)
     terms = query_terms(query) if query.words else ()
     if not terms:
-        sql = f"SELECT {_COLUMNS} FROM docs d WHERE d.kind = ?{where} ORDER BY d.date DESC, d.key LIMIT ?"
-        return [_row(r) for r in conn.execute(sql, [kind, *params, limit])]
+        sql = f"SELECT {_COLUMNS} FROM docs d WHERE d.kind = ?{where} ORDER BY d.date DESC, d.key LIMIT ? OFFSET ?"
+        return [_row(r) for r in conn.execute(sql, [kind, *params, limit, start or 0])]
     span = stats.span(kind)
     present = [t for t in terms if stats.df(t)]
     if span is None or not present or limit <= 0:
@@ -456,10 +459,10 @@ def _search(conn: sqlite3.Connection, query: Query, kind: str, limit: int, bodie
     finders = _finders(present, stats)
     telling = {t for t in present if stats.df(t) * 2 <= records}  # held by at most half the records
     common = min(present, key=lambda t: (stats.df(t), t)) if not finders else None
-    pool = max(CANDIDATES, 2 * limit)
+    pool = max(CANDIDATES, 2 * limit) if start is None else limit
     scored: list[Row] = []
     for found in _candidates(conn, present, finders, telling, common, weights, span, where, params, query.phrases, pool,
-                             average):
+                             average, start or 0):
         text = bodies([r for r, _ in found])
         for row, length in found:
             body = text.get(row.key, "")
@@ -469,10 +472,21 @@ def _search(conn: sqlite3.Connection, query: Query, kind: str, limit: int, bodie
                                   whole=row.kind == "board")
             scored.append(dataclasses.replace(row, score=got.score, cover=got.held / whole, passages=tuple(
                 sp for sp in got.passages[:BEST_PASSAGES] if sp[0] > 0)))
-        if len(scored) >= pool:
+        if len(scored) >= pool or start is not None:
             break
     scored.sort(key=lambda r: (-r.score, r.key))
     return scored[:limit]
+
+
+def window(conn: sqlite3.Connection, query: Query, kind: str, start: int, size: int, *, bodies: Bodies) -> list[Row]:
+    """The `size` candidates of `kind` for `query` from the `start`-th on (in the index's order, `_candidates`;
+    newest first for a query of filters alone), ranked by relevance as `search` ranks its candidates. The
+    windows at 0, size, 2 x size ... hold each matching record once, so a list paged window by window shows
+    each once, and costs the same at every depth; the window at 0 ranked is what `search` returns for
+    `size` / 2 (its candidates are twice what it returns). A quoted phrase is checked in the text, so a window
+    of a query with one may hold fewer."""
+    with _snapshot(conn):
+        return _search(conn, query, kind, size, bodies, _Stats(conn), start)
 
 
 def count(conn: sqlite3.Connection, query: Query, kind: str) -> int:
@@ -513,7 +527,7 @@ def _finders(terms: list[str], stats: _Stats) -> list[str]:
 
 def _candidates(conn: sqlite3.Connection, terms: list[str], finders: list[str], telling: set[str], common: str | None,
                 weights: dict[str, float], span: _Span, where: str, params: list[object], phrases: tuple[str, ...],
-                pool: int, average: float) -> Iterator[list[tuple[Row, int]]]:
+                pool: int, average: float, start: int = 0) -> Iterator[list[tuple[Row, int]]]:
     """The candidates (passing the filters, holding every term of `phrases`), with their indexed length, in
     batches of `pool`, best first by a bm25 over what the index knows: whether a record holds a term (weight 1)
     and whether its head does (HEAD_WEIGHT), not how often; times 1 + COVER x the share of the terms' weight
@@ -548,7 +562,7 @@ def _candidates(conn: sqlite3.Connection, terms: list[str], finders: list[str], 
     sql = (f"SELECT m.id, l.n, sum(m.w) * (1 + ? * sum(m.c) / ?) / (? + ? * l.n) AS s FROM ({' UNION ALL '.join(branches)}) m"
            f" JOIN lengths l ON l.id = m.id{join} WHERE 1{where} GROUP BY m.id ORDER BY s DESC, m.id LIMIT ? OFFSET ?")
     head = [relevance.COVER, total, 1 + relevance.K1 * (1 - relevance.B), norm]
-    seen = 0
+    seen = start
     while True:
         got = conn.execute(sql, [*head, *values, *extra, pool, seen]).fetchall()
         seen += len(got)

@@ -1,12 +1,13 @@
 """The sessions a query matches, counted, and ranked a page at a time (the web board's sessions page).
 
 The count is the keyword search's (`searchdb.count`): the sessions holding any of the query's terms and every
-term of each quoted phrase, passing its filters. A page is the search's ranked list of them cut at its end
-(`searchdb.search` asked for page x size records: the first page costs what a search for it costs, a later
-one reads and ranks the records of the pages before it too). The first page is in the order federated search
-gives the sessions kind: its keyword hits blended with the semantic index's nearest sessions
-(`blended_sessions`), kept to the sessions the keyword leg found, so the pages hold what the count counts and
-no session is on two of them; later pages keep the keyword order (the semantic leg reaches the first page).
+term of each quoted phrase, passing its filters. The list is the search's, a window at a time
+(`searchdb.window`): its candidates in the index's order, two pages' worth at a time, each window ranked by
+relevance from the text, as `searchdb.search` ranks its candidates (the first window ranked is what a search
+for one page returns). So each matching session is on one page only, and every page costs what the first
+does. The first page is in the order federated search gives the sessions kind: its keyword hits blended with
+the semantic index's nearest sessions (`blended_sessions`), kept to the sessions the keyword leg found, so the
+pages hold what the count counts; later pages keep the keyword order (the semantic leg reaches the first).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from kbsync.retrieval.text import Query
 from kbsync.store.workspace import Workspace
 
 KIND = "session"
+WINDOW_PAGES = 2  # pages a window of candidates holds: a search ranks twice the records it returns
 
 
 @dataclass(frozen=True)
@@ -41,8 +43,9 @@ def ranked_sessions(ws: Workspace, text: str, page: int, size: int) -> Ranked:
         total = searchdb.count(conn, query, KIND)
         pages = max(1, -(-total // size))
         page = min(max(page, 1), pages)
-        rows = searchdb.search(conn, query, KIND, page * size, bodies=searchindex.bodies(ws)) if total else []
-    rows = rows[(page - 1) * size:]
+        at, half = divmod(page - 1, WINDOW_PAGES)
+        rows = searchdb.window(conn, query, KIND, at * WINDOW_PAGES * size, WINDOW_PAGES * size,
+                               bodies=searchindex.bodies(ws))[half * size:(half + 1) * size] if total else []
     failure = ""
     if page == 1 and rows and query.words:
         blended, failure = blended_sessions(ws, query, rows, 2 * size)

@@ -4,9 +4,9 @@
     python bench/train_injection.py            # embed (cached in bench/out/), train, write the weights
     python bench/train_injection.py --check    # train again and fail if the stored weights differ
 
-Training set: tests/data/injection_tuning.jsonl, injection_structural.jsonl and injection_authored.jsonl
-(TRAIN below); never injection_heldout.jsonl, which bench/bench_injection.py only evaluates on, nor any
-outside test set. Each text is embedded as the semantic index embeds a unit (multilingual-e5-small,
+Training set: tests/data/injection_tuning.jsonl, injection_structural.jsonl, injection_authored.jsonl and
+injection_ordinary.jsonl (TRAIN below); never injection_heldout.jsonl, which bench/bench_injection.py only
+evaluates on, nor any outside test set, nor LoCoMo (its --ordinary check). Each text is embedded as the semantic index embeds a unit (multilingual-e5-small,
 "passage: " prefix). The model is an L2-regularised logistic regression fitted by Newton's method on
 standardised vectors, the standardisation folded back into the weights so that scoring is one dot product
 over the raw vector. The regularisation and the threshold are chosen on the training set alone, by

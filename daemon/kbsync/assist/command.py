@@ -9,13 +9,14 @@ from typing import TYPE_CHECKING
 
 from kbsync.app.workspace import open_workspace
 from kbsync.assist.hookrun import ASSISTANTS, HOOK_EVENTS
+from kbsync.cliargs import Subparsers
 
 if TYPE_CHECKING:
     from kbsync.app.hooksettings import SettingsState
 
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser("assist", help="an assistant's lifecycle hooks: memory before each prompt, the "
                               "session kept at the end (docs/assist.md)",
                               description="Install kbsync's hooks in an assistant's settings, or answer them.")

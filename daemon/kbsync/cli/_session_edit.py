@@ -8,9 +8,10 @@ from pathlib import Path
 
 from kbsync.cli.common import print_json, workspace
 from kbsync.errors import InputError
+from kbsync.cliargs import Subparsers
 
 
-def register(ss: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(ss: Subparsers) -> None:
     sec = ss.add_parser("section", help="replace (or --append to) one section of a session; text on stdin or --file",
                         description="Writes the text under `## NAME` of session ID, under the file's lock. A heading "
                                     "inside the text is kept as text; the file's other bytes do not change.")

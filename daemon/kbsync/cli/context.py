@@ -7,11 +7,12 @@ import sys
 
 from kbsync.cli.common import print_json, workspace
 from kbsync.errors import EXIT_OK
+from kbsync.cliargs import Subparsers
 
 HELP = "build the prompt pack (facts, recent sessions, full texts, references, board entries) within a token budget"
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser("context", help=HELP, description=HELP + "; see docs/retrieval.md for the token estimate.")
     p.add_argument("--query", "-q", default="", metavar="Q", help="what the task is about (search words and filters)")
     p.add_argument("--tags", default="", metavar="A,B", help="comma-separated tags of the task")

@@ -6,9 +6,10 @@ import argparse
 
 from kbsync.cli.common import workspace
 from kbsync.errors import UsageError
+from kbsync.cliargs import Subparsers
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: Subparsers) -> None:
     p = sub.add_parser("index", help="rebuild derived indexes (index.md)")
     s = p.add_subparsers(dest="index_command", metavar="ACTION", required=True)
     rb = s.add_parser("rebuild", help="regenerate index.md from the session files, atomically",

@@ -6,9 +6,10 @@ import argparse
 import sys
 
 from kbsync.cli.common import context
+from kbsync.cliargs import Subparsers
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: Subparsers) -> None:
     p = sub.add_parser("init", help="create the workspace layout (changes nothing that exists)",
                        description="Create index.md, LEARNING_BOARD.md, sessions/, memory/, artifacts/, logs/, "
                                    "candidates/, .kbsync/, .gitignore, .gitattributes and a git repository where missing.")

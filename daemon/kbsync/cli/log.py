@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 
 from kbsync.cli.common import workspace
+from kbsync.cliargs import Subparsers
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: Subparsers) -> None:
     p = sub.add_parser("log", help="append a line to logs/tool-calls.md or logs/errors.md")
     ls = p.add_subparsers(dest="log_command", metavar="LOG", required=True)
     tc = ls.add_parser("tool-call", help="record a tool call in logs/tool-calls.md")

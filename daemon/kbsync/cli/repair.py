@@ -7,12 +7,13 @@ import sys
 from typing import TYPE_CHECKING
 
 from kbsync.cli.common import print_json, workspace
+from kbsync.cliargs import Subparsers
 
 if TYPE_CHECKING:
     from kbsync.store.repairfile import RepairOutcome
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: Subparsers) -> None:
     p = sub.add_parser("repair", help="repair files losslessly (exit 1 if some stay invalid)",
                        description="Applies every repair of the protocol's table. A valid file is never rewritten; "
                                    "previous bytes are kept under .kbsync/backup/.")

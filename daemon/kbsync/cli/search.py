@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from kbsync.cli.common import print_json, workspace
 from kbsync.errors import EXIT_OK, EXIT_PROBLEMS
+from kbsync.cliargs import Subparsers
 
 HELP = "search the workspace and other configured sources (tag: status: type: since: until: source: filters)"
 
@@ -15,7 +16,7 @@ if TYPE_CHECKING:
     from kbsync.store.workspace import Workspace
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser("search", help=HELP, description=HELP)
     p.add_argument("query", nargs="+", help="words and filters, e.g. 合同 tag:法务 since:2025-06-01")
     p.add_argument("--top", type=int, default=10, metavar="N", help="how many fused results to show (default 10)")

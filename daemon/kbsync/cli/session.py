@@ -7,9 +7,10 @@ import sys
 
 from kbsync.cli import _session_edit
 from kbsync.cli.common import print_json, read_json_input, workspace
+from kbsync.cliargs import Subparsers
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: Subparsers) -> None:
     p = sub.add_parser("session", help="write sessions (save, section, split)")
     ss = p.add_subparsers(dest="session_command", metavar="ACTION", required=True)
     save = ss.add_parser("save", help="save a session from JSON (stdin or --file); prints its path",

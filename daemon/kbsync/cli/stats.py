@@ -6,11 +6,12 @@ import argparse
 
 from kbsync.cli.common import print_json, workspace
 from kbsync.errors import EXIT_OK
+from kbsync.cliargs import Subparsers
 
 HELP = "session counts by tag, month, status or model (copied one way from the files; dirty files skipped)"
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser("stats", help=HELP, description=HELP + ". With [stats] dsn set, the same "
                               "frontmatter is also upserted into PostgreSQL.")
     p.add_argument("--by", choices=("tag", "month", "status", "model"), default="tag",

@@ -6,12 +6,13 @@ import argparse
 from typing import TYPE_CHECKING, Iterator
 
 from kbsync.cli.common import print_json_items, workspace
+from kbsync.cliargs import Subparsers
 
 if TYPE_CHECKING:
     from kbsync.core.findings import Finding
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: Subparsers) -> None:
     p = sub.add_parser("validate", help="check files against the protocol (exit 1 on errors)",
                        description="Prints `path:line: level: message` per finding. Without PATH, walks the "
                                    "whole workspace (skipping .git/ and .kbsync/).")

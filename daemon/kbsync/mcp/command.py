@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from kbsync.app.workspace import open_workspace
+from kbsync.cliargs import Subparsers
 
 HELP = "serve the workspace to an assistant over the Model Context Protocol (stdio); see docs/mcp.md"
 # Optional imports of the SDK's that a stdio server never uses, each taken as "not installed" when it fails:
@@ -15,7 +16,7 @@ HELP = "serve the workspace to an assistant over the Model Context Protocol (std
 UNUSED_OVER_STDIO = ("uvicorn", "rich")
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser("mcp", help=HELP, description=HELP + ". The workspace is found as for every command "
                               "(-w, $KBSYNC_WORKSPACE, the config, ~/kb). Logs go to standard error.")
     p.set_defaults(func=run)

@@ -35,6 +35,7 @@ sys.path.insert(0, str(REPO / "tests"))
 
 from bench_http import SETTLE_S, idle, settled  # noqa: E402
 from bench_search import queries  # noqa: E402
+
 from helpers.web import WebServer, configure, server_env  # noqa: E402
 
 
@@ -125,9 +126,9 @@ def latency(a: argparse.Namespace) -> None:
 
 
 def locomo_blocks(a: argparse.Namespace) -> None:
-    import locomo
     from bench_locomo import TUNING, make_workspace, place
 
+    import locomo
     from kbsync.app.recall import memory_block
     from kbsync.app.retrieval import rebuild_search, rebuild_semantic
 

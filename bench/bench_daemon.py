@@ -108,8 +108,8 @@ def change(files: list[Path], stamp: str) -> None:
 
 def commit_round(ws: Path, ref: Path, files: list[Path], stamp: str) -> tuple[float, float, float]:
     """One round: the same 100 changes in both repositories; seconds for kbsync (in process, CLI) and git."""
-    from kbsync.git.commit import commit_pending
     from kbsync.config import Config
+    from kbsync.git.commit import commit_pending
     from kbsync.store.workspace import Workspace
 
     change(files, stamp + "a")

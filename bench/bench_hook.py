@@ -19,7 +19,6 @@ import time
 from pathlib import Path
 
 from common import KBSYNC, corpus, median, need, timed
-
 from kbsync.core.secrets import default_rules, is_binary, scan_text
 
 

@@ -34,6 +34,7 @@ from common import KBSYNC, REPO, corpus, percentile, timed
 sys.path.insert(0, str(REPO / "tests"))
 
 from bench_search import queries  # noqa: E402
+
 from helpers import webload  # noqa: E402
 from helpers.web import WebServer, configure, server_env  # noqa: E402
 

@@ -41,8 +41,8 @@ import argparse
 import json
 import os
 import statistics
-import tempfile
 import sys
+import tempfile
 import time
 from array import array
 from collections import Counter
@@ -279,7 +279,6 @@ def locomo_files(path: Path) -> list[tuple[str, str]]:
     """LoCoMo's conversations 0-4, each session saved into a fresh workspace as `kbsync session save` saves it."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import locomo
-
     from kbsync import config
     from kbsync.app.workspace import init_workspace
     from kbsync.store.sessions import save_session

@@ -45,14 +45,13 @@ from typing import Callable, Iterable, Sequence
 
 import crosslang
 import locomo
-from locomo import CATEGORIES, Conversation, Question
-
 from kbsync.app.retrieval import build_context, rebuild_search, search
 from kbsync.app.sessions import save_session
 from kbsync.app.workspace import init, open_workspace
 from kbsync.errors import KbsyncError
 from kbsync.retrieval.search import WORKSPACE_KINDS, configured_sources
 from kbsync.store.workspace import Workspace
+from locomo import CATEGORIES, Conversation, Question
 
 TUNING = range(0, 5)
 BUDGETS = (2000, 8000)

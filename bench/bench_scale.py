@@ -142,10 +142,9 @@ def daemon_run(ws: Path, tokens: list[str], timeout: float = 900) -> tuple[float
 
 
 def found_by_search(ws: Path, token: str) -> bool:
+    from kbsync.errors import KbsyncError
     from kbsync.retrieval import search
     from kbsync.store.workspace import Workspace
-
-    from kbsync.errors import KbsyncError
 
     try:
         return bool(search.federated(Workspace(ws), token).results)

@@ -22,7 +22,6 @@ from pathlib import Path
 
 from common import KBSYNC, corpus, median, need, timed
 
-
 CPU: list[float] = []  # CPU seconds (user + system) of each scan, in the order run
 
 

@@ -25,10 +25,10 @@ from typing import Callable
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 
-from kbsync.retrieval import search
 from kbsync.retrieval import db as searchdb
-from kbsync.retrieval.db import sqlite3
 from kbsync.retrieval import index as searchindex
+from kbsync.retrieval import search
+from kbsync.retrieval.db import sqlite3
 from kbsync.retrieval.text import CJK_RUN, parse_query
 from kbsync.store.workspace import Workspace
 

@@ -27,7 +27,6 @@ import time
 from pathlib import Path
 
 from common import corpus, percentile, spawned
-
 from kbsync import config
 from kbsync.app.retrieval import search
 from kbsync.retrieval import semanticclient

@@ -41,16 +41,15 @@ from common import KBSYNC, REPO, corpus, median, timed
 
 sys.path.insert(0, str(REPO / "tests"))
 
-from helpers.ghserver import GitHubServer  # noqa: E402
-
 import requests  # noqa: E402
 
+from helpers.ghserver import GitHubServer  # noqa: E402
 from kbsync.config import resolve
-from kbsync.sync.transports.githubclient import GitHubApi
-from kbsync.sync.transports.github import ApiTransport
-from kbsync.sync.syncer import sync
-from kbsync.sync.state import known_remote
 from kbsync.store.workspace import Workspace
+from kbsync.sync.state import known_remote
+from kbsync.sync.syncer import sync
+from kbsync.sync.transports.github import ApiTransport
+from kbsync.sync.transports.githubclient import GitHubApi
 
 CONFIG = "[daemon]\nquiet_ms = 0\n"
 

@@ -31,7 +31,6 @@ from common import REPO, median, spawned
 sys.path.insert(0, str(REPO / "tests"))
 
 from helpers.ghserver import GitHubServer  # noqa: E402
-
 from kbsync.git.repo import FETCH_STREAM_BYTES  # noqa: E402
 
 TOKEN_ENV = "KBSYNC_BENCH_TOKEN"

@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
 from bench_injection import DATA_DIR, Row, load
+
 from kbsync.core import injectionclassifier
 from kbsync.retrieval.semanticunits import MODEL, digest
 

@@ -6,7 +6,9 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
+
 from helpers.cli import Cli, kbsync
+
 
 @pytest.fixture(autouse=True)
 def _git_identity(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:

@@ -8,7 +8,6 @@ import sys
 import zipfile
 from pathlib import Path
 
-
 REPO = Path(__file__).resolve().parent.parent
 PACKAGE = REPO / "daemon" / "kbsync"
 

@@ -8,8 +8,8 @@ import logging
 import os
 import pty
 import re
-import subprocess
 import struct
+import subprocess
 import sys
 import termios
 from pathlib import Path

@@ -27,10 +27,10 @@ from kbsync import __version__, progress
 from kbsync.errors import EXIT_ENVIRONMENT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, KbsyncError
 
 if TYPE_CHECKING:
-    from kbsync.service.daemon import Server
-    from kbsync.store.workspace import Workspace
     from starlette.types import ASGIApp
 
+    from kbsync.service.daemon import Server
+    from kbsync.store.workspace import Workspace
     from kbsync.web.server import Lifespan, Mounted
 
 DOORS = ("web", "mcp", "assist")  # the front doors beside cli; each one's command is <door>/command.py

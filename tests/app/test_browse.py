@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 
 from helpers.daemon import wait_for
-
 from kbsync.app import browse, sessions
 from kbsync.app.workspace import open_workspace
 from kbsync.errors import UsageError

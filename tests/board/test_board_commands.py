@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from kbsync.core import board as B
-
 from helpers.board import HAND_EDITED, git, git_workspace, payload
-from helpers.cli import kbsync, Cli
+from helpers.cli import Cli, kbsync
+from kbsync.core import board as B
 
 KEY = "发布前确认锁文件@2025-06-11"
 

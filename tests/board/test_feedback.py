@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import datetime as dt
-
-from kbsync.board.feedback import Stats, decay_candidates
+from pathlib import Path
 
 from helpers.board import entry
+from kbsync.board.feedback import Stats, decay_candidates
 
 UTC = dt.timezone.utc
 
@@ -39,9 +39,9 @@ def test_without_counters_the_source_date_counts() -> None:
 def test_renaming_an_entry_moves_its_counters_unless_asked_not_to(tmp_path: Path) -> None:
     import datetime as dt
 
+    from helpers.board import payload
     from kbsync.app import board
     from kbsync.app.workspace import init_workspace, open_workspace
-    from helpers.board import payload
 
     init_workspace(tmp_path / "ws")
     ws = open_workspace(tmp_path / "ws", None)

@@ -9,10 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from kbsync.core import board as B
-
 from helpers.board import git, git_workspace
-from helpers.cli import kbsync, Cli
+from helpers.cli import Cli, kbsync
+from kbsync.core import board as B
 
 NOW = "2025-07-01T09:00:00+08:00"
 LIST = "candidates/2025-07-01-notes.md"
@@ -185,8 +184,8 @@ def test_glob_source_matches_only_its_pattern(tmp_path: Path) -> None:
 
 
 def test_the_daemon_runs_the_scan_as_a_timed_job(tmp_path: Path) -> None:
-    from kbsync.service import jobs
     from kbsync.config import resolve
+    from kbsync.service import jobs
     from kbsync.store.workspace import Workspace
 
     (job,) = [j for j in jobs.TIMED if j.name == "scan"]

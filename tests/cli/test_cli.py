@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from helpers.cli import Cli
 from helpers.core import new_workspace, one_line_error, save, snapshot
 from kbsync.core import protocol
 from kbsync.main import build_parser, command_modules, command_named, main
-from helpers.cli import Cli
 
 REPO = Path(__file__).resolve().parents[2]
 REL = "sessions/2025-06-11/1432-a9993e3-合同.md"

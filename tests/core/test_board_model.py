@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import pytest
-
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from helpers.board import HAND_EDITED, entry
 from kbsync.core import board as B
 from kbsync.core.findings import has_errors
-
-from helpers.board import HAND_EDITED, entry
 
 
 def test_render_then_parse_gives_the_entry_back() -> None:
@@ -179,10 +177,9 @@ TRICKY_CORES = [
 
 @pytest.mark.parametrize("core", TRICKY_CORES)
 def test_core_content_never_forms_a_heading_or_leaves_a_fence_open(core: str) -> None:
+    from helpers.board import payload
     from kbsync.core.board import entry_from_dict, parse_board, upsert, validate_board
     from kbsync.core.boardentry import safe_core
-
-    from helpers.board import payload
 
     first, problems = entry_from_dict(payload(core_content=core))
     assert first is not None, problems

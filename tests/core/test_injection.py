@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import base64
-import json
 import importlib.util
+import json
 import sys
 from pathlib import Path
 

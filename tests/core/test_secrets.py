@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from helpers.corpus import gen_workspace
 from helpers.hook import ALNUM, provider_secrets, rand
 from kbsync.core import secrets
-from kbsync.errors import ConfigError
 from kbsync.core.secrets import SecretFinding, default_rules, parse_allowlist, scan_bytes, scan_text
-from helpers.corpus import gen_workspace
+from kbsync.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -8,14 +8,14 @@ import re
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kbsync.core import protocol
 from kbsync.config import Config
+from kbsync.core import protocol
 from kbsync.core.findings import has_errors
 from kbsync.core.repair import repair_text
 from kbsync.core.session import parse_session, render_session
 from kbsync.core.sessioninput import parse_input
-from kbsync.store.sessions import _new_doc
 from kbsync.core.validate import validate_text
+from kbsync.store.sessions import _new_doc
 
 CFG = Config()
 chars = st.characters(blacklist_categories=("Cs", "Cc"))

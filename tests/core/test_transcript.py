@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from helpers.hook import provider_secrets
-
 from kbsync.core.transcript import parse_transcript, withhold_secrets
 
 FIXTURE = Path(__file__).resolve().parent.parent / "data" / "claude-code-transcript.jsonl"

@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from helpers.cli import Cli
 from helpers.daemon import dirty, git, new_repo, session_relpath, session_text, write
 from helpers.hook import provider_secrets
-from kbsync.git import commit as committer
-from kbsync.store import fsio
-from kbsync.git import repo as gitrepo
 from kbsync.config import Config
+from kbsync.git import commit as committer
+from kbsync.git import repo as gitrepo
+from kbsync.store import fsio
 from kbsync.store.workspace import Workspace
-from helpers.cli import Cli
 
 OLD = 5.0  # seconds: files written this long ago are quiet
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from helpers.cli import Cli, kbsync
 from helpers.hook import SESSION_PATH, commit, git, new_repo, provider_secrets, session_text, stage, write
-from helpers.cli import kbsync, Cli
 
 BROKEN = session_text(status="status：closed")  # full-width colon: an error `kbsync repair` fixes
 ROOT = Path(__file__).resolve().parents[2]

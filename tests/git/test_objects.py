@@ -9,9 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from kbsync.errors import GitError
 from kbsync.git import objects as gitobjects
 from kbsync.git import repo as gitrepo
-from kbsync.errors import GitError
 
 # Names that sort differently as files and as folders in git's tree order ("a" as a folder sorts as "a/").
 NAMES = ["a", "a.md", "a-b", "a0", "b", "状态.md", "x y"]

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from kbsync.errors import GitError
 from kbsync.git import objects as gitobjects
 from kbsync.git import repo as gitrepo
-from kbsync.errors import GitError
 
 
 def git(root: Path, *args: str) -> str:

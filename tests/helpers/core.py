@@ -7,10 +7,10 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from kbsync.config import Config
-from kbsync.app.workspace import init_workspace
-from kbsync.store.workspace import Workspace
 from helpers.cli import kbsync
+from kbsync.app.workspace import init_workspace
+from kbsync.config import Config
+from kbsync.store.workspace import Workspace
 
 
 def new_workspace(root: Path, config: Config | None = None) -> Workspace:

@@ -11,10 +11,10 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from kbsync.retrieval import db as searchdb
-from kbsync.retrieval.db import sqlite3
-from kbsync.retrieval import index as searchindex
 from kbsync.core.board import Entry, upsert
+from kbsync.retrieval import db as searchdb
+from kbsync.retrieval import index as searchindex
+from kbsync.retrieval.db import sqlite3
 from kbsync.retrieval.text import parse_query
 from kbsync.store.workspace import Workspace
 

@@ -16,7 +16,6 @@ import pytest
 from helpers.mcp import data, stdio
 from helpers.retrieval import ONLY_BY_MEANING, build_semantic, plant_classified
 from helpers.web import WebServer, configure
-
 from kbsync import config
 from kbsync.app import reading, recall, retrieval
 from kbsync.app.workspace import init_workspace

@@ -8,8 +8,8 @@ import pytest
 
 from kbsync.retrieval.blend import MEANING_SCALE, blend
 from kbsync.retrieval.fusion import Hit, rrf
-from kbsync.retrieval.semanticsearch import SECOND, Matrix, calibrate
 from kbsync.retrieval.semanticmodel import DIM
+from kbsync.retrieval.semanticsearch import SECOND, Matrix, calibrate
 
 
 def words(*items: tuple[str, float], cover: float = 1.0) -> list[Hit]:

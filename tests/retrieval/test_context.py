@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from helpers.cli import Cli, kbsync
 from helpers.retrieval import BROKEN_NAME, make_workspace
 from kbsync.config import ContextConfig
 from kbsync.retrieval.context import BoardItem, Materials, PassageItem, SessionItem, assemble, estimate_tokens
-from helpers.cli import kbsync, Cli
 
 
 @pytest.fixture(scope="module")

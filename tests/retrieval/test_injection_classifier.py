@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers.retrieval import ONLY_BY_MEANING, build_semantic, plant_classified, session_text, sid_for, write
 
+from helpers.retrieval import ONLY_BY_MEANING, build_semantic, plant_classified, session_text, sid_for, write
 from kbsync import config
 from kbsync.app import guard, reading, status
 from kbsync.app.workspace import init_workspace

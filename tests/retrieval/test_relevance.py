@@ -13,8 +13,8 @@ from helpers.cli import Cli
 from helpers.retrieval import session_text, sid_for, write
 from kbsync.retrieval import db as searchdb
 from kbsync.retrieval import index as searchindex
-from kbsync.retrieval.passages import PASSAGE_TOKENS, split
 from kbsync.retrieval.context import estimate_tokens
+from kbsync.retrieval.passages import PASSAGE_TOKENS, split
 from kbsync.retrieval.text import parse_query, query_terms
 from kbsync.store.workspace import Workspace
 

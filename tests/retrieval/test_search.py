@@ -11,15 +11,24 @@ from typing import Iterator
 
 import pytest
 
-from helpers.retrieval import (LABELLED, PLANTED, assert_index_matches_rebuild, keys, make_workspace, noise_session,
-                               session_text, sid_for, write)
+from helpers.cli import Cli
+from helpers.retrieval import (
+    LABELLED,
+    PLANTED,
+    assert_index_matches_rebuild,
+    keys,
+    make_workspace,
+    noise_session,
+    session_text,
+    sid_for,
+    write,
+)
 from kbsync import parallel
 from kbsync.retrieval import db as searchdb
-from kbsync.retrieval.db import sqlite3
 from kbsync.retrieval import index as searchindex
+from kbsync.retrieval.db import sqlite3
 from kbsync.retrieval.text import index_text, parse_query, query_terms
 from kbsync.store.workspace import Workspace
-from helpers.cli import Cli
 
 
 @pytest.fixture(scope="module")

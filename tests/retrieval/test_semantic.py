@@ -8,15 +8,14 @@ import shutil
 import signal
 import sqlite3
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+
 from helpers.daemon import DaemonProcess, wait_for
 from helpers.retrieval import session_text, sid_for, write
-
 from kbsync import config
 from kbsync.app.retrieval import build_context
 from kbsync.app.workspace import init_workspace

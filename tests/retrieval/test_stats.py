@@ -10,9 +10,9 @@ from typing import Any, Iterator
 
 import pytest
 
+from helpers.cli import Cli, kbsync
 from helpers.retrieval import session_text, sid_for, write
 from helpers.retrieval_pg import PgServer, pg_server
-from helpers.cli import kbsync, Cli
 
 TAGS = ["合同", "风险", "部署", "python", "k8s"]
 MODELS = ["m-a", "m-b", None]

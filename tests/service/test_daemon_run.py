@@ -11,12 +11,22 @@ from typing import Any, Callable, Iterator
 
 import pytest
 
-from helpers.daemon import (DaemonProcess, dirty, git, head_files, session_relpath, session_text, subjects, wait_for, write)
+from helpers.cli import Cli, kbsync
+from helpers.daemon import (
+    DaemonProcess,
+    dirty,
+    git,
+    head_files,
+    session_relpath,
+    session_text,
+    subjects,
+    wait_for,
+    write,
+)
 from helpers.hook import provider_secrets
-from kbsync.store import fsio
 from kbsync.config import Config
 from kbsync.core.repair import repair_text
-from helpers.cli import kbsync, Cli
+from kbsync.store import fsio
 
 Start = Callable[..., DaemonProcess]
 

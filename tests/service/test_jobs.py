@@ -6,8 +6,8 @@ import inspect
 
 import pytest
 
-from kbsync.service import jobs
 from kbsync.config import Config, DaemonConfig
+from kbsync.service import jobs
 
 
 @pytest.mark.parametrize("target", [j.target for j in jobs.POST_WRITE] + [j.target for j in jobs.TIMED]

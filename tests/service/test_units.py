@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from helpers.cli import Cli
 from helpers.daemon import DaemonProcess
 from kbsync.service.units import render_unit
-from helpers.cli import Cli
 
 REPO = Path(__file__).resolve().parents[2]
 needs_systemd = pytest.mark.skipif(shutil.which("systemd-analyze") is None,

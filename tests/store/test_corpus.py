@@ -6,13 +6,12 @@ from pathlib import Path
 
 import pytest
 
+from helpers.cli import Cli
+from helpers.corpus import gen_workspace
 from kbsync.config import Config
 from kbsync.core.findings import has_errors
-from kbsync.store.repairfile import repair_file
-from kbsync.store.repairfile import validate_paths
+from kbsync.store.repairfile import repair_file, validate_paths
 from kbsync.store.workspace import Workspace
-from helpers.corpus import gen_workspace
-from helpers.cli import Cli
 
 
 @pytest.fixture(scope="module")

@@ -19,13 +19,13 @@ from pathlib import Path
 
 import pytest
 
+from helpers.cli import Cli
 from helpers.core import new_workspace, snapshot
-from kbsync.store import fsio
 from kbsync.core import indexmd, protocol
 from kbsync.core.session import parse_session
+from kbsync.store import fsio
 from kbsync.store.repairfile import validate_paths
 from kbsync.store.workspace import Workspace
-from helpers.cli import Cli
 
 ROUNDS = 12  # kills per scenario
 MAX_DELAY_S = 0.12  # a kill lands this long at most after the child said it was running

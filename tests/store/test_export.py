@@ -11,10 +11,10 @@ from urllib.parse import unquote, urlsplit
 from urllib.request import url2pathname
 
 import pytest
-from helpers.export import parse_html, png, session_text
 
-from kbsync.store.export import body_html, frontmatter_rows, is_relative_src
 from helpers.cli import Cli
+from helpers.export import parse_html, png, session_text
+from kbsync.store.export import body_html, frontmatter_rows, is_relative_src
 
 RED, BLUE = png((255, 0, 0)), png((0, 0, 255))
 HAS_PANDOC = shutil.which("pandoc") is not None

@@ -13,8 +13,8 @@ from typing import Callable
 
 import pytest
 
-from kbsync.store import fsio
 from kbsync.errors import ConflictError, LockedError
+from kbsync.store import fsio
 
 
 def _names(folder: Path) -> set[str]:

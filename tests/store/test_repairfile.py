@@ -8,14 +8,14 @@ import socket
 import time
 from pathlib import Path
 
-from kbsync.core import indexmd
+from helpers.cli import Cli
 from kbsync.config import Config
+from kbsync.core import indexmd
 from kbsync.store.rebuild import rebuild_index
 from kbsync.store.repairfile import repair_file
 from kbsync.store.sessions import save_session
 from kbsync.store.workspace import Workspace
 from tests.core.test_repair_cases import BODY, REL, VALID
-from helpers.cli import Cli
 
 DIRTY = VALID.replace("## 结论", "### 结论")
 

@@ -8,14 +8,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers.core import new_workspace, one_line_error, save, snapshot
 
-from kbsync.store import fsio
+from helpers.cli import Cli, kbsync
+from helpers.core import new_workspace, one_line_error, save, snapshot
 from kbsync.config import Config
 from kbsync.core.protocol import synonyms_table
 from kbsync.core.session import parse_session
+from kbsync.store import fsio
 from kbsync.store.sections import guard_headings, set_section
-from helpers.cli import kbsync, Cli
 
 SID = "20250611-1432-a9993e3"  # ts below + sha1("abc")
 PAYLOAD = {"session_id": "abc", "title": "合同", "ts": "2025-06-11T14:32:07+08:00", "tags": ["合同"],

@@ -14,15 +14,15 @@ from pathlib import Path
 
 import pytest
 
+from helpers.cli import Cli
 from helpers.core import new_workspace, one_line_error, save, snapshot
-from kbsync.store import fsio
 from kbsync.core import indexmd, protocol
-from kbsync.store import sessions as store
-from kbsync.errors import ConflictError, InputError
 from kbsync.core.session import parse_session
+from kbsync.errors import ConflictError, InputError
+from kbsync.store import fsio
+from kbsync.store import sessions as store
 from kbsync.store.repairfile import validate_paths
 from kbsync.store.workspace import Workspace
-from helpers.cli import Cli
 
 TS = "2025-06-11T14:32:07+08:00"
 RAW_ID = "7f3c2a9e-1b2c-4d5e-8f90-a1b2c3d4e5f6"

@@ -7,15 +7,15 @@ import re
 from pathlib import Path
 
 import pytest
-from helpers.core import new_workspace, one_line_error, save, snapshot
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from kbsync.core import body, protocol
-from kbsync.errors import ProtocolError
-from kbsync.core.session import parse_session
-from kbsync.store.split import Child, check_lossless, plan_split, remainder_text
 from helpers.cli import Cli
+from helpers.core import new_workspace, one_line_error, save, snapshot
+from kbsync.core import body, protocol
+from kbsync.core.session import parse_session
+from kbsync.errors import ProtocolError
+from kbsync.store.split import Child, check_lossless, plan_split, remainder_text
 
 SID = "20250611-1432-a9993e3"
 JUDGEMENT = """开场白

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 import requests
+from test_github import api_sync, assert_converged, started, write_session
 
 from helpers.ghserver import Canned, GitHubServer
 from helpers.sync import SpecCheck, git, open_ws
 from kbsync.sync.syncer import sync
-from test_github import api_sync, assert_converged, started, write_session
 
 
 def moved_by_git(g: Path) -> None:

@@ -7,14 +7,14 @@ from pathlib import Path
 import pytest
 import requests
 
-from helpers.ghserver import GitHubServer
-from helpers.daemon import session_relpath, session_text
-from helpers.sync import all_text, append, git, open_ws, tree_files, workspace
-from kbsync.sync.transports.githubclient import GitHubApi, RetryPolicy
-from kbsync.sync.transports.github import ApiTransport
-from kbsync.sync.syncer import SyncResult, sync
-from kbsync.sync.state import known_remote
 from helpers.cli import Cli
+from helpers.daemon import session_relpath, session_text
+from helpers.ghserver import GitHubServer
+from helpers.sync import all_text, append, git, open_ws, tree_files, workspace
+from kbsync.sync.state import known_remote
+from kbsync.sync.syncer import SyncResult, sync
+from kbsync.sync.transports.github import ApiTransport
+from kbsync.sync.transports.githubclient import GitHubApi, RetryPolicy
 
 TOKEN_ENV = "KBSYNC_TEST_TOKEN"
 

@@ -16,7 +16,12 @@ from kbsync import proc
 from kbsync.errors import RemoteError
 from kbsync.git.objects import blob_id
 from kbsync.sync.transports.githubclient import (
-    EmptyRepositoryError, GitHubApi, LostResponseError, RateLimitedError, RetryPolicy, TreeEntry,
+    EmptyRepositoryError,
+    GitHubApi,
+    LostResponseError,
+    RateLimitedError,
+    RetryPolicy,
+    TreeEntry,
 )
 
 

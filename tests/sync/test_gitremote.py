@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from helpers.cli import Cli, kbsync
 from helpers.daemon import session_relpath, session_text
 from helpers.sync import all_text, append, git, is_ancestor, make_bare, open_ws, tree_files, upsert_board, workspace
+from kbsync.sync.state import load as load_state
+from kbsync.sync.syncer import sync
 from kbsync.sync.transports.base import RemoteHead
 from kbsync.sync.transports.gitremote import GitTransport
-from kbsync.sync.syncer import sync
-from kbsync.sync.state import load as load_state
-from helpers.cli import kbsync, Cli
 
 
 def write_session(root: Path, n: int, body: str) -> str:

@@ -12,8 +12,17 @@ from typing import Any, cast
 
 import pytest
 
-from kbsync.web.admission import (ACCEPT_SLACK, MAX_CONNECTIONS, MIN_CONNECTIONS, RESERVED_FDS, Admission,
-                                  GuardedProtocol, Tally, connection_limit, loop_errors)
+from kbsync.web.admission import (
+    ACCEPT_SLACK,
+    MAX_CONNECTIONS,
+    MIN_CONNECTIONS,
+    RESERVED_FDS,
+    Admission,
+    GuardedProtocol,
+    Tally,
+    connection_limit,
+    loop_errors,
+)
 
 
 class Clock:
@@ -95,4 +104,4 @@ def test_the_soft_open_files_limit_is_raised_to_the_hard_one() -> None:
     start = (256, min(hard, 1_024))
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
                           preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, start))
-    assert done.stdout.split() == [f"(256,", f"{start[1]})", f"({start[1]},", f"{start[1]})"]
+    assert done.stdout.split() == ["(256,", f"{start[1]})", f"({start[1]},", f"{start[1]})"]

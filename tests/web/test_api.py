@@ -12,12 +12,12 @@ from typing import Any, Iterator
 from urllib.parse import quote
 
 import pytest
+from web.conftest import bare_remote
 
 from helpers.board import payload as entry_payload
 from helpers.cli import kbsync
 from helpers.daemon import git, head_files
 from helpers.web import WebServer, configure, server_env
-from web.conftest import bare_remote
 
 
 def save(server: WebServer, **fields: Any) -> dict[str, Any]:

@@ -12,12 +12,16 @@ from typing import Any, Iterator
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
-from schemathesis.checks import (content_type_conformance, not_a_server_error, response_schema_conformance,
-                                 status_code_conformance)
+from schemathesis.checks import (
+    content_type_conformance,
+    not_a_server_error,
+    response_schema_conformance,
+    status_code_conformance,
+)
+from web.conftest import bare_remote
 
 from helpers.board import payload as entry_payload
 from helpers.web import WebServer, configure
-from web.conftest import bare_remote
 
 EXAMPLES = int(os.environ.get("KBSYNC_API_EXAMPLES", "6"))
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]

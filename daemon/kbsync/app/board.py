@@ -70,7 +70,8 @@ def clock(text: str | None) -> dt.datetime:
 def entry_key(text: str) -> str:
     """The canonical key of `<title>@<YYYY-MM-DD>` (the date may be written in another accepted form)."""
     from kbsync.core import limits
-    from kbsync.core.board import entry_key as key_of, normalize_date, split_key
+    from kbsync.core.board import entry_key as key_of
+    from kbsync.core.board import normalize_date, split_key
 
     limits.check(text, "the entry key", limits.REF)
     try:
@@ -308,8 +309,9 @@ def search_drift(ws: Workspace, board_text: str) -> list[str]:
 
 def review(ws: Workspace, now: dt.datetime, since: str | None, days: float) -> dict[str, Any]:
     """The weekly review: changes since `since` (default a week before `now`), counts, decay, drift."""
-    from kbsync.board import feedback, review as reviewer
+    from kbsync.board import feedback
     from kbsync.board import file as boardfile
+    from kbsync.board import review as reviewer
 
     since = since or (now - dt.timedelta(days=7)).isoformat(timespec="seconds")
     text = boardfile.read_board(ws)

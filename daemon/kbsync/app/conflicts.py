@@ -192,9 +192,8 @@ class SideBySide:
 def side_by_side(ws: Workspace, path: str) -> SideBySide:
     """One conflict with both versions aligned line by line and the choices that can settle it."""
     from kbsync.core import facts
-    from kbsync.core.worddiff import line_diff
-
     from kbsync.core.clashes import clashes
+    from kbsync.core.worddiff import line_diff
 
     view = show(ws, path)
     if view.item.theirs is None:

@@ -15,8 +15,8 @@ What kbsync remembers between hooks (the entries injected, the calls logged, whe
 from __future__ import annotations
 
 import hashlib
-import os
 import json
+import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any

@@ -16,7 +16,8 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any, Iterable
 
-from kbsync.core.injection import Flag, Guarded, at_use as stored_at_use, merged_spans, neutralise
+from kbsync.core.injection import Flag, Guarded, merged_spans, neutralise
+from kbsync.core.injection import at_use as stored_at_use
 from kbsync.core.injectionclassifier import Learned, detect
 from kbsync.errors import InputError
 

@@ -90,7 +90,8 @@ def months_back(now: dt.datetime, n: int) -> list[str]:
 
 def decay_grid(entries: list[Entry], stats: dict[str, Stats], now: dt.datetime, days: float) -> Grid:
     """How many of today's decay candidates had become one by the end of each of the last twelve months."""
-    from kbsync.board.feedback import Stats as Counters, became_candidate
+    from kbsync.board.feedback import Stats as Counters
+    from kbsync.board.feedback import became_candidate
 
     months = months_back(now, TIMELINE_MONTHS)
     became = [w for e in entries if (w := became_candidate(e, stats.get(e.key, Counters(e.key)), now, days))]

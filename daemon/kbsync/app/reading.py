@@ -68,10 +68,9 @@ def read(ws: Workspace, ref: str) -> Item:
 
 def read_session(ws: Workspace, sid: str) -> Item:
     """Session `sid`'s file, found by its id or by the raw id it was saved under."""
-    from kbsync.store.sessions import find_given
-
     from kbsync.core.session import parse_session
     from kbsync.core.versions import version_of
+    from kbsync.store.sessions import find_given
 
     relpath = find_given(ws, sid)
     text = _text(ws, content_path(ws, relpath))

@@ -11,8 +11,8 @@ if TYPE_CHECKING:
     from kbsync.core.secrets import SecretFinding
     from kbsync.git.commit import CommitResult
     from kbsync.git.hook import HookReport
-    from kbsync.sync.syncer import SyncResult
     from kbsync.store.workspace import Workspace
+    from kbsync.sync.syncer import SyncResult
 
 
 def commit(ws: Workspace, message: str | None = None) -> CommitResult:
@@ -26,7 +26,9 @@ def commit(ws: Workspace, message: str | None = None) -> CommitResult:
 def sync(ws: Workspace) -> SyncResult:
     """Commit, pull, integrate and push; never forced, conflicts kept as copies for a person."""
     from kbsync.git.inprogress import in_progress
-    from kbsync.sync.syncer import SyncResult as Result, remote_configured, sync as run_sync
+    from kbsync.sync.syncer import SyncResult as Result
+    from kbsync.sync.syncer import remote_configured
+    from kbsync.sync.syncer import sync as run_sync
 
     doing = in_progress(ws.root)
     if doing:  # said first: it is why nothing can happen now, whatever else is missing

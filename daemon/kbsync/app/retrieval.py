@@ -80,7 +80,8 @@ def rebuild_semantic(ws: Workspace) -> tuple[int, SemanticProgress | None]:
     """Build the semantic index in the worker process (progress on standard error unless quiet): its exit
     status, and how far the index is then."""
     from kbsync import progress
-    from kbsync.retrieval.semanticclient import build_now, progress as semantic_progress
+    from kbsync.retrieval.semanticclient import build_now
+    from kbsync.retrieval.semanticclient import progress as semantic_progress
 
     if not ws.config.search.semantic:
         raise UsageError("the semantic index is turned off ([search] semantic = false); turn it on first")

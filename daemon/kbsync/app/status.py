@@ -23,11 +23,10 @@ from typing import TYPE_CHECKING, Any, Callable
 from kbsync.core import protocol
 from kbsync.errors import EXIT_OK, EXIT_PROBLEMS, KbsyncError
 from kbsync.git import commit as committer
-from kbsync.git import history
+from kbsync.git import history, inprogress
 from kbsync.git import repo as gitrepo
 from kbsync.store import fsio
 from kbsync.store.machine import machine_id
-from kbsync.git import inprogress
 from kbsync.store.unreadable import unreadable_files
 from kbsync.store.workspace import Workspace
 from kbsync.sync import state as syncstate

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Callable
 
 from kbsync.core.board import Board, Entry, parse_board, upsert
-from kbsync.store.guardededit import edit_file
 from kbsync.core.protocol import BOARD_MD
+from kbsync.store.guardededit import edit_file
 from kbsync.store.workspace import Workspace
 
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
 from pathlib import Path
+from typing import Any
 
-from kbsync.git import history
 from kbsync.core.board import Board, Entry, parse_board
-from kbsync.errors import GitError
 from kbsync.core.protocol import BOARD_MD
+from kbsync.errors import GitError
+from kbsync.git import history
 
 
 @dataclass(frozen=True)

@@ -20,17 +20,16 @@ from pathlib import Path
 from typing import Any, Final, Iterable, Iterator
 
 from kbsync import parallel
+from kbsync.board.sources import Changes, Counts, Found, folder_changes, folder_files, git_changes, resolve_path
+from kbsync.config import Config
 from kbsync.core import candidates, injection, protocol, secrets
+from kbsync.core.candidates import Candidate
 from kbsync.core.normalize import visible
+from kbsync.errors import EXIT_ENVIRONMENT, ConfigError, InputError, KbsyncError
 from kbsync.progress import Progress
 from kbsync.store import fsio
-from kbsync.core.candidates import Candidate
-from kbsync.config import Config
-from kbsync.errors import EXIT_ENVIRONMENT, ConfigError, InputError, KbsyncError
 from kbsync.store.guardededit import edit_file
-from kbsync.board.sources import Changes, Counts, Found, folder_changes, folder_files, git_changes, resolve_path
 from kbsync.store.workspace import Workspace
-
 
 EXCERPT_CHARS: Final = 240
 STATE_SUBDIR: Final = "scan"

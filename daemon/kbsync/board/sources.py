@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Iterable, Iterator
 
-from kbsync.git import history
-from kbsync.store import fsio
 from kbsync.core import protocol
 from kbsync.errors import InputError
+from kbsync.git import history
+from kbsync.store import fsio
 from kbsync.store.workspace import Workspace, left_out
 
 TEXT_SUFFIXES: Final = (".md", ".markdown", ".txt")

@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 from kbsync.cli.common import print_json, workspace
-from kbsync.errors import InputError
 from kbsync.cliargs import Subparsers
+from kbsync.errors import InputError
 
 
 def register(ss: Subparsers) -> None:

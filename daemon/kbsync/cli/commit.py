@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from kbsync.cli.common import print_json, workspace
-from kbsync.errors import EXIT_OK, EXIT_PROBLEMS, EXIT_ENVIRONMENT
+from kbsync.errors import EXIT_ENVIRONMENT, EXIT_OK, EXIT_PROBLEMS
 
 
 def register(sub: Any) -> None:

@@ -6,8 +6,8 @@ import argparse
 import sys
 
 from kbsync.cli.common import print_json, workspace
-from kbsync.errors import EXIT_OK
 from kbsync.cliargs import Subparsers
+from kbsync.errors import EXIT_OK
 
 HELP = "build the prompt pack (facts, recent sessions, full texts, references, board entries) within a token budget"
 

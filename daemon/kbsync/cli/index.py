@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 
 from kbsync.cli.common import workspace
-from kbsync.errors import UsageError
 from kbsync.cliargs import Subparsers
+from kbsync.errors import UsageError
 
 
 def register(sub: Subparsers) -> None:

@@ -21,9 +21,9 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from kbsync.cli.common import print_json, workspace
     from kbsync.app.board import clock
     from kbsync.app.candidates import scan
+    from kbsync.cli.common import print_json, workspace
 
     results = scan(workspace(args), clock(args.now), args.sources or None)
     if args.json:

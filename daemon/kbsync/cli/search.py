@@ -7,8 +7,8 @@ import sys
 from typing import TYPE_CHECKING
 
 from kbsync.cli.common import print_json, workspace
-from kbsync.errors import EXIT_OK, EXIT_PROBLEMS
 from kbsync.cliargs import Subparsers
+from kbsync.errors import EXIT_OK, EXIT_PROBLEMS
 
 HELP = "search the workspace and other configured sources (tag: status: type: since: until: source: filters)"
 

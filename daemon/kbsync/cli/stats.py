@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 
 from kbsync.cli.common import print_json, workspace
-from kbsync.errors import EXIT_OK
 from kbsync.cliargs import Subparsers
+from kbsync.errors import EXIT_OK
 
 HELP = "session counts by tag, month, status or model (copied one way from the files; dirty files skipped)"
 
@@ -21,7 +21,8 @@ def register(subparsers: Subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from kbsync.app.retrieval import render_stats, stats as compute
+    from kbsync.app.retrieval import render_stats
+    from kbsync.app.retrieval import stats as compute
 
     result = compute(workspace(args), args.by)
     stats, pushed = result.stats, result.pushed

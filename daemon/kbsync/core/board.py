@@ -15,33 +15,79 @@ from typing import Final
 
 from kbsync.core.boardentry import (
     CONFIDENCES as CONFIDENCES,
+)
+from kbsync.core.boardentry import (
     FIELD_NAMES as FIELD_NAMES,
+)
+from kbsync.core.boardentry import (
     FIELDS as FIELDS,
+)
+from kbsync.core.boardentry import (
     HEADING,
-    LABELS as LABELS,
-    MAX_SUMMARY as MAX_SUMMARY,
     REPAIR_HINT,
-    REQUIRED as REQUIRED,
-    STATUSES as STATUSES,
-    TYPES as TYPES,
-    Entry as Entry,
-    EntryBlock as EntryBlock,
-    Note as Note,
-    canonical_enum as canonical_enum,
-    entry_from_dict as entry_from_dict,
-    entry_from_fields as entry_from_fields,
-    entry_key as entry_key,
-    entry_problems as entry_problems,
-    field_problems as field_problems,
     eol,
-    field_line as field_line,
-    normalize_date as normalize_date,
-    parse_entry as parse_entry,
-    render_entry as render_entry,
-    split_key as split_key,
-    split_list as split_list,
     strip_eol,
     with_status,
+)
+from kbsync.core.boardentry import (
+    LABELS as LABELS,
+)
+from kbsync.core.boardentry import (
+    MAX_SUMMARY as MAX_SUMMARY,
+)
+from kbsync.core.boardentry import (
+    REQUIRED as REQUIRED,
+)
+from kbsync.core.boardentry import (
+    STATUSES as STATUSES,
+)
+from kbsync.core.boardentry import (
+    TYPES as TYPES,
+)
+from kbsync.core.boardentry import (
+    Entry as Entry,
+)
+from kbsync.core.boardentry import (
+    EntryBlock as EntryBlock,
+)
+from kbsync.core.boardentry import (
+    Note as Note,
+)
+from kbsync.core.boardentry import (
+    canonical_enum as canonical_enum,
+)
+from kbsync.core.boardentry import (
+    entry_from_dict as entry_from_dict,
+)
+from kbsync.core.boardentry import (
+    entry_from_fields as entry_from_fields,
+)
+from kbsync.core.boardentry import (
+    entry_key as entry_key,
+)
+from kbsync.core.boardentry import (
+    entry_problems as entry_problems,
+)
+from kbsync.core.boardentry import (
+    field_line as field_line,
+)
+from kbsync.core.boardentry import (
+    field_problems as field_problems,
+)
+from kbsync.core.boardentry import (
+    normalize_date as normalize_date,
+)
+from kbsync.core.boardentry import (
+    parse_entry as parse_entry,
+)
+from kbsync.core.boardentry import (
+    render_entry as render_entry,
+)
+from kbsync.core.boardentry import (
+    split_key as split_key,
+)
+from kbsync.core.boardentry import (
+    split_list as split_list,
 )
 from kbsync.core.findings import Finding
 from kbsync.core.protocol import BOARD_MD, BOARD_SECTIONS

@@ -240,7 +240,7 @@ RULES: Final[tuple[Rule, ...]] = (
        "claims priority over the reader's instructions"),
     _r("override", 1.0, "提示词|系统提示|指令|设定", r"(?:输出|泄露|透露|显示|告诉我|打印|重复|复述)[^。\n]{0,8}(?:你的|系统)"
        r"(?:提示词|系统提示|指令|设定)", "asks the reader to reveal its system prompt"),
-    _r("override", 1.0, "遵守|遵循|服从|听从|执行|按照|依照", rf"(?:不要|不再|别|停止)(?:再)?(?:遵守|遵循|服从|听从|执行|按照|依照)(?:你|系统)?的?"
+    _r("override", 1.0, "遵守|遵循|服从|听从|执行|按照|依照", r"(?:不要|不再|别|停止)(?:再)?(?:遵守|遵循|服从|听从|执行|按照|依照)(?:你|系统)?的?"
        r"(?:原来|原有|之前|以前|原先|先前|此前)?的?(?:系统)?的?(?:规则|指令|设定|准则|要求|安全准则|提示词?)", "tells the reader to stop following its rules",
        also="不要|不再|别|停止"),
     # -- a new role, system prompt or persona ---------------------------------------------
@@ -341,8 +341,8 @@ RULES: Final[tuple[Rule, ...]] = (
        also="读到|看到|阅读|读取|处理|总结|解析|检索|抓取|浏览"),
     _r("address", 0.8, "ai|人工智能|助手|助理|模型|机器人|智能体", rf"{AI_ZH}+(?:请注意|注意|听着|须知)\s*[:,]|(?:^|\s){AI_ZH}+\s*[,:]\s*(?:你|请)",
        "calls an AI by name"),
-    _r("address", 0.8, "正在|负责", rf"(?:正在|负责)(?:阅读|读取|处理|整理|总结|分析)[^。\n]{{0,12}}的(?:AI|ai|"
-       rf"人工智能|智能助手|助手|大模型|模型|智能体)[^。\n]{{0,10}}(?:应该|应当|必须|需要|要|请)", "tells an AI that reads this text what to do"),
+    _r("address", 0.8, "正在|负责", r"(?:正在|负责)(?:阅读|读取|处理|整理|总结|分析)[^。\n]{0,12}的(?:AI|ai|"
+       r"人工智能|智能助手|助手|大模型|模型|智能体)[^。\n]{0,10}(?:应该|应当|必须|需要|要|请)", "tells an AI that reads this text what to do"),
     _r("address", 0.7, "当你", r"当你(?:总结|阅读|读到|处理|翻译|分析|回答关于|整理)[^。\n]{0,6}(?:这|本|此)",
        "tells the reader what to do when it processes this text"),
     _r("address", 0.6, AI_ZH_KEYS, rf"{AI_ZH}[^。\n]{{0,12}}(?:必须|务必|应当|应该)[^。\n]{{0,10}}(?:把|将|在|推荐|说明|"
@@ -375,7 +375,7 @@ RULES: Final[tuple[Rule, ...]] = (
     _r("output", 0.5, "from now on|from this point on|from here on|henceforth|going forward|from today on",
        rf"\b(?:from (?:now|this point|here|today) on|henceforth|going forward)\b,?{G(30)}\b{ANSWER}\b",
        "makes a rule for every later answer"),
-    _r("output", 0.5, "end with|finish with|close with|conclude with|end in", rf"\b(?:end|finish|close|conclude)s? (?:with|in)\s+"
+    _r("output", 0.5, "end with|finish with|close with|conclude with|end in", r"\b(?:end|finish|close|conclude)s? (?:with|in)\s+"
        r"(?:a |an |the )?(?:link|url|signature|footer|phrase|promo(?:tion)?|advert(?:isement)?|referral)\b",
        "tells the reader how to end what it writes"),
     _r("output", 0.8, "question|questions|message|messages|request|requests", r"\b(?:answer|reply to|respond to)\s+(?:every|each|all|any)\s+(?:question|"

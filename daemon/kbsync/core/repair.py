@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
-from kbsync.core import board, body, facts, frontmatter, protocol
 from kbsync.config import Config
+from kbsync.core import board, body, facts, frontmatter, protocol
 from kbsync.core.findings import Finding, has_errors
 from kbsync.core.session import field_line
 from kbsync.core.validate import plain_value_defect, validate_text

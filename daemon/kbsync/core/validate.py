@@ -5,11 +5,10 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Iterable, Iterator
 
-from kbsync.core import board, body, frontmatter, protocol, sessionfast
 from kbsync.config import Config
+from kbsync.core import board, body, frontmatter, protocol, sessionfast
 from kbsync.core.findings import Finding, Level
 from kbsync.core.session import HandFixError, typed_field
-
 
 _FULLWIDTH_KEY = re.compile(r"^([^\s:：#'\"\[\]{}-][^\s:：]*?)[ \t]*：")
 _TIME_FIRST = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?Z")

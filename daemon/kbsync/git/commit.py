@@ -17,18 +17,16 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from kbsync.store import fsio
-from kbsync.git import objects as gitobjects
-from kbsync.git import history
-from kbsync.git import quiet
-from kbsync.git import inprogress
-from kbsync.git import repo as gitrepo
-from kbsync.core import protocol
 from kbsync.config import parse_duration
-from kbsync.errors import InputError
+from kbsync.core import protocol
 from kbsync.core.frontmatter import parse, split
 from kbsync.core.secrets import ALLOW_FILE, SecretFinding, parse_allowlist, scan_bytes
 from kbsync.core.validate import validate_text
+from kbsync.errors import InputError
+from kbsync.git import history, inprogress, quiet
+from kbsync.git import objects as gitobjects
+from kbsync.git import repo as gitrepo
+from kbsync.store import fsio
 from kbsync.store.workspace import Workspace, decode, left_out
 
 log = logging.getLogger(__name__)

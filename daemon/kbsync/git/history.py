@@ -9,7 +9,6 @@ from kbsync import proc
 from kbsync.errors import GitError
 from kbsync.git import repo as gitrepo
 
-
 MACHINE_TRAILER = "Kbsync-Machine"
 
 

@@ -13,15 +13,15 @@ import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kbsync.core import protocol
-from kbsync.git import staged
 from kbsync.config import Config
-from kbsync.errors import ConflictError, InputError, LockedError
+from kbsync.core import protocol
 from kbsync.core.findings import Finding, has_errors
-from kbsync.store.fsio import backup, guarded_replace, read_with_fingerprint
 from kbsync.core.secrets import ALLOW_FILE, SecretFinding, parse_allowlist, scan_bytes
-from kbsync.git.staged import StagedFile
 from kbsync.core.validate import validate_text
+from kbsync.errors import ConflictError, InputError, LockedError
+from kbsync.git import staged
+from kbsync.git.staged import StagedFile
+from kbsync.store.fsio import backup, guarded_replace, read_with_fingerprint
 from kbsync.store.workspace import decode
 
 CHECKS = ("validate", "secrets")

@@ -12,8 +12,8 @@ import shlex
 from pathlib import Path
 
 from kbsync.errors import UsageError
-from kbsync.store.fsio import atomic_write
 from kbsync.proc import git
+from kbsync.store.fsio import atomic_write
 
 HOOKS = ("pre-commit", "pre-push")
 MARKER = "# kbsync-hook:"

@@ -25,11 +25,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Collection, Sequence
 
-from kbsync.store import fsio
-from kbsync.git import objects as gitobjects
 from kbsync import proc
 from kbsync.core import protocol
 from kbsync.errors import ConfigError, GitError
+from kbsync.git import objects as gitobjects
+from kbsync.store import fsio
 
 log = logging.getLogger(__name__)
 

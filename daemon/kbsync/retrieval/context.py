@@ -34,9 +34,9 @@ import re
 from dataclasses import dataclass, field
 
 from kbsync.config import ContextConfig
+from kbsync.core import body
 from kbsync.core.injection import Flag, families, neutralise
 from kbsync.core.injectionclassifier import Learned, detect
-from kbsync.core import body
 
 _WIDE = re.compile("[\u1100-\u11ff\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]+")  # runs
 MAX_EXPANDED = 3

@@ -15,17 +15,24 @@ from __future__ import annotations
 from pathlib import Path
 
 from kbsync.core import protocol
+from kbsync.core.session import parse_session
+from kbsync.errors import KbsyncError, UsageError
 from kbsync.retrieval import db as searchdb
 from kbsync.retrieval import index as searchindex
-from kbsync.retrieval.context import (MAX_EXPANDED, MAX_REFERENCES, MAX_SUMMARIES, BoardItem, Materials,
-                                      PassageItem, SessionItem)
-from kbsync.retrieval.semanticflags import learned
-from kbsync.errors import KbsyncError, UsageError
+from kbsync.retrieval.context import (
+    MAX_EXPANDED,
+    MAX_REFERENCES,
+    MAX_SUMMARIES,
+    BoardItem,
+    Materials,
+    PassageItem,
+    SessionItem,
+)
 from kbsync.retrieval.db import Row
 from kbsync.retrieval.fusion import Hit
 from kbsync.retrieval.search import blended_sessions
+from kbsync.retrieval.semanticflags import learned
 from kbsync.retrieval.text import Query, parse_query
-from kbsync.core.session import parse_session
 from kbsync.store.workspace import Workspace
 
 MAX_HITS = 20  # sessions and board entries a query finds for a pack (each one read and ranked by its text)

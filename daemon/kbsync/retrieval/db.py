@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
 from kbsync.errors import KbsyncError
-from kbsync.retrieval.records import KIND_SOURCES, Record
 from kbsync.retrieval import relevance
 from kbsync.retrieval.passages import Passage
+from kbsync.retrieval.records import KIND_SOURCES, Record
 from kbsync.retrieval.text import Query, fts_expression, holds, index_tokens, long_runs, match_term, query_terms
 
 # Every connection to the search database is made by sqlean.py: the sqlite3 module's own code over a bundled

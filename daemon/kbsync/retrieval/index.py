@@ -23,11 +23,11 @@ from typing import Iterable
 
 from kbsync import allocator, parallel
 from kbsync.core import protocol
-from kbsync.store import fsio
-from kbsync.retrieval import db as searchdb
 from kbsync.errors import InputError, KbsyncError
+from kbsync.retrieval import db as searchdb
 from kbsync.retrieval.db import FileState
 from kbsync.retrieval.records import Record, flags_of, plain_record, records_for
+from kbsync.store import fsio
 from kbsync.store.workspace import Workspace, decode, left_out, left_out_reason
 
 log = logging.getLogger(__name__)

@@ -18,8 +18,8 @@ from typing import Any
 
 from kbsync.core import injection, protocol
 from kbsync.core.board import parse_board
-from kbsync.errors import KbsyncError
 from kbsync.core.session import parse_session
+from kbsync.errors import KbsyncError
 
 _H1 = re.compile(r"^# +(.+?)\s*$", re.MULTILINE)
 _DAY = re.compile(r"/(\d{4}-\d{2}-\d{2})/")

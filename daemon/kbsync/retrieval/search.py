@@ -24,13 +24,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from kbsync import proc
+from kbsync.core.protocol import STATE_DIR
+from kbsync.errors import ConfigError, KbsyncError, UsageError
 from kbsync.git import repo as gitrepo
 from kbsync.retrieval import db as searchdb
 from kbsync.retrieval import index as searchindex
 from kbsync.retrieval.blend import blend
-from kbsync.errors import ConfigError, KbsyncError, UsageError
-from kbsync.retrieval.fusion import FusionFn, Fused, Hit, SourceHits, make_rrf
-from kbsync.core.protocol import STATE_DIR
+from kbsync.retrieval.fusion import Fused, FusionFn, Hit, SourceHits, make_rrf
 from kbsync.retrieval.records import KIND_SOURCES
 from kbsync.retrieval.text import Query, parse_query
 from kbsync.store.workspace import Workspace

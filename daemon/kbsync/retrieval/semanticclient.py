@@ -13,14 +13,13 @@ import select
 import subprocess
 import sys
 import threading
-from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from kbsync import proc
 from kbsync.errors import EXIT_INTERRUPTED, KbsyncError
 from kbsync.retrieval import semanticstore as store
-from kbsync.retrieval.semanticstore import Found
 from kbsync.retrieval.index import indexable
+from kbsync.retrieval.semanticstore import Found
 from kbsync.store import fsio
 from kbsync.store.workspace import Workspace
 

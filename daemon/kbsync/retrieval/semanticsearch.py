@@ -27,8 +27,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from kbsync.retrieval import semanticstore as store
-from kbsync.retrieval.semanticstore import EmbeddedUnit, Found
 from kbsync.retrieval.semanticmodel import DIM, Model
+from kbsync.retrieval.semanticstore import EmbeddedUnit, Found
 
 RELOAD_S = 1.0
 SHORTLIST = 8  # units looked at for each record wanted (a record has a head and maybe passages)

@@ -26,7 +26,7 @@ import time
 from typing import TYPE_CHECKING, BinaryIO
 
 from kbsync import config, parallel, progress
-from kbsync.errors import EXIT_OK, EXIT_USAGE, KbsyncError
+from kbsync.errors import EXIT_OK, KbsyncError
 from kbsync.retrieval import semanticbuild
 from kbsync.retrieval import semanticstore as store
 from kbsync.store import fsio

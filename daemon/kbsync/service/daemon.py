@@ -30,20 +30,19 @@ from typing import Any, Callable, Sequence
 
 import schedule
 
-from kbsync.git import commit as committer
-from kbsync.store import appendscan, fsio
-from kbsync.git import quiet
-from kbsync.git import repo as gitrepo
 from kbsync import allocator, openfiles, proc
-from kbsync.git import inprogress
-from kbsync.service import appendonly, jobrunner, jobs, watch
-from kbsync.service.catchup import CatchUp
-from kbsync.service.seen import Seen
 from kbsync.app import status
 from kbsync.core import protocol
 from kbsync.core.findings import has_errors
 from kbsync.core.validate import validate_text
 from kbsync.errors import InputError, KbsyncError, LockedError
+from kbsync.git import commit as committer
+from kbsync.git import inprogress, quiet
+from kbsync.git import repo as gitrepo
+from kbsync.service import appendonly, jobrunner, jobs, watch
+from kbsync.service.catchup import CatchUp
+from kbsync.service.seen import Seen
+from kbsync.store import appendscan, fsio
 from kbsync.store.repairfile import RepairOutcome, repair_file
 from kbsync.store.workspace import Workspace, decode, left_out
 

@@ -16,14 +16,23 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from watchdog.events import (DirCreatedEvent, DirDeletedEvent, DirMovedEvent, FileClosedEvent, FileCreatedEvent,
-                             FileDeletedEvent, FileModifiedEvent, FileMovedEvent, FileSystemEvent,
-                             FileSystemEventHandler)
+from watchdog.events import (
+    DirCreatedEvent,
+    DirDeletedEvent,
+    DirMovedEvent,
+    FileClosedEvent,
+    FileCreatedEvent,
+    FileDeletedEvent,
+    FileModifiedEvent,
+    FileMovedEvent,
+    FileSystemEvent,
+    FileSystemEventHandler,
+)
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver, ObservedWatch
 
-from kbsync.store import fsio
 from kbsync.core import protocol
+from kbsync.store import fsio
 
 log = logging.getLogger(__name__)
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import time
 
-from kbsync.store import fsio
 from kbsync.core import limits, protocol, textguard
+from kbsync.store import fsio
 from kbsync.store.workspace import Workspace
 
 

@@ -23,10 +23,10 @@ from urllib.parse import unquote, urlsplit
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from kbsync.core import frontmatter
 from kbsync import proc
-from kbsync.errors import EXIT_ENVIRONMENT, InputError, KbsyncError
+from kbsync.core import frontmatter
 from kbsync.core.findings import Finding
+from kbsync.errors import EXIT_ENVIRONMENT, InputError, KbsyncError
 from kbsync.store.fsio import atomic_write
 from kbsync.store.pathgate import UnsafePathError, output_refusal
 from kbsync.store.workspace import decode

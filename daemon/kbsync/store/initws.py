@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kbsync.store import fsio
 from kbsync.core import protocol
+from kbsync.store import fsio
 
 BOARD_SKELETON = """# LEARNING_BOARD
 

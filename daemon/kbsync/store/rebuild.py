@@ -6,9 +6,9 @@ import datetime as dt
 import os
 from dataclasses import dataclass
 
+from kbsync.core import frontmatter, indexmd, protocol
 from kbsync.progress import Progress
 from kbsync.store import fsio
-from kbsync.core import frontmatter, indexmd, protocol
 from kbsync.store.workspace import Workspace
 
 

@@ -10,13 +10,13 @@ from typing import Iterator, Literal
 
 from kbsync import parallel, progress
 from kbsync.core import protocol
-from kbsync.progress import Progress
-from kbsync.store import appendscan, fsio
-from kbsync.errors import ConflictError, InputError, LockedError
-from kbsync.store.eventlog import log_error
 from kbsync.core.findings import Finding, has_errors
 from kbsync.core.repair import REBUILT, RepairResult, repair_text
 from kbsync.core.validate import validate_text
+from kbsync.errors import ConflictError, InputError, LockedError
+from kbsync.progress import Progress
+from kbsync.store import appendscan, fsio
+from kbsync.store.eventlog import log_error
 from kbsync.store.workspace import Workspace, decode
 
 log = logging.getLogger(__name__)

@@ -13,11 +13,11 @@ import re
 from dataclasses import dataclass
 
 from kbsync.core import body, frontmatter, limits, protocol, textguard, versions
-from kbsync.store import fsio
-from kbsync.errors import InputError, ProtocolError, StaleError
 from kbsync.core.session import normalize_content, parse_session
-from kbsync.store.sessions import find_given, write_session
 from kbsync.core.validate import validate_text
+from kbsync.errors import InputError, ProtocolError, StaleError
+from kbsync.store import fsio
+from kbsync.store.sessions import find_given, write_session
 from kbsync.store.workspace import Workspace, decode
 
 

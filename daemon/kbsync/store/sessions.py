@@ -7,15 +7,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kbsync.store import fsio, pathgate, sessionnames
 from kbsync.core import indexmd, limits, protocol
-from kbsync.store.conflicts import save_conflict_copy
-from kbsync.errors import ConflictError, InputError, NotFoundError, ProtocolError
 from kbsync.core.findings import has_errors
 from kbsync.core.repair import repair_text
 from kbsync.core.session import SessionDoc, ordered_sections, parse_session, render_session
 from kbsync.core.sessioninput import SessionInput, now_iso, parse_input
 from kbsync.core.validate import validate_text
+from kbsync.errors import ConflictError, InputError, NotFoundError, ProtocolError
+from kbsync.store import fsio, pathgate, sessionnames
+from kbsync.store.conflicts import save_conflict_copy
 from kbsync.store.workspace import Workspace, decode
 
 

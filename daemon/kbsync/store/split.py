@@ -22,11 +22,11 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from kbsync.core import body, frontmatter, indexmd, protocol
-from kbsync.store import fsio
-from kbsync.errors import InputError, ProtocolError
 from kbsync.core.session import SessionDoc, parse_session, render_session
-from kbsync.store.sessions import append_index_row, find_by_id, find_given, write_session
+from kbsync.errors import InputError, ProtocolError
+from kbsync.store import fsio
 from kbsync.store.sections import read_valid
+from kbsync.store.sessions import append_index_row, find_by_id, find_given, write_session
 from kbsync.store.workspace import Workspace
 
 LINKS_SECTION = "子会话"

@@ -11,10 +11,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import BinaryIO, Iterator
 
-from kbsync.core import protocol
-from kbsync.store import fsio
 from kbsync.config import Config
+from kbsync.core import protocol
 from kbsync.errors import InputError
+from kbsync.store import fsio
 
 
 @dataclass(frozen=True)

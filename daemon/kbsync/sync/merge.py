@@ -14,18 +14,18 @@ import os
 from dataclasses import dataclass, field
 from typing import Collection, Mapping
 
-from kbsync.store import conflicts, fsio, initws, pathgate
-from kbsync.git import objects as gitobjects
-from kbsync.git import repo as gitrepo
-from kbsync.sync import limits
-from kbsync.sync import plan as integrate
 from kbsync.core import protocol
 from kbsync.errors import LockedError
-from kbsync.sync.plan import Versions
-from kbsync.sync.transports.base import RemoteHead
+from kbsync.git import objects as gitobjects
+from kbsync.git import repo as gitrepo
+from kbsync.store import conflicts, fsio, initws, pathgate
 from kbsync.store.eventlog import log_error
 from kbsync.store.machine import machine_id
 from kbsync.store.workspace import Workspace
+from kbsync.sync import limits
+from kbsync.sync import plan as integrate
+from kbsync.sync.plan import Versions
+from kbsync.sync.transports.base import RemoteHead
 
 
 @dataclass

@@ -18,14 +18,14 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
 from kbsync import proc
-from kbsync.store import fsio
+from kbsync.errors import EXIT_OK, EXIT_PROBLEMS, RemoteError, SecretFoundError
 from kbsync.git import repo as gitrepo
+from kbsync.git.commit import CommitResult, commit_pending, secret_scanner
+from kbsync.store import fsio
+from kbsync.store.workspace import Workspace
 from kbsync.sync import merge as merging
 from kbsync.sync import state as syncstate
-from kbsync.git.commit import CommitResult, commit_pending, secret_scanner
-from kbsync.errors import EXIT_OK, EXIT_PROBLEMS, RemoteError, SecretFoundError
 from kbsync.sync.transports.base import RemoteHead, Transport
-from kbsync.store.workspace import Workspace
 
 log = logging.getLogger(__name__)
 

@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 from fastapi import Path, Query, Response
 
-from kbsync.app.guard import Learned, field_flags, learned
 from kbsync.app import board, candidates
+from kbsync.app.guard import Learned, field_flags, learned
 from kbsync.web import boardmodels as b
-from kbsync.web.models import Empty
 from kbsync.web.deps import WS, BasedOn, etag
+from kbsync.web.models import Empty
 from kbsync.web.routing import Router
 
 if TYPE_CHECKING:

@@ -13,13 +13,13 @@ limit leaves room for, the surplus closed at accept) is kbsync.web.admission's j
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ipaddress
 import logging
 import os
 import signal
 import socket
 import threading
-import contextlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, AsyncContextManager, AsyncIterator, Callable, Sequence
 
@@ -30,9 +30,9 @@ from kbsync.errors import ConfigError, UnavailableError
 
 if TYPE_CHECKING:
     import uvicorn
+    from starlette.types import ASGIApp, Receive, Scope, Send
 
     from kbsync.web.admission import Tally
-    from starlette.types import ASGIApp, Receive, Scope, Send
 
 log = logging.getLogger(__name__)
 

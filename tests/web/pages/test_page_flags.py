@@ -70,6 +70,6 @@ def test_the_status_page_lists_flagged_records_with_links(page: Page, site: WebS
     page.goto(f"{site.url}/status")
     table = page.locator("table.flagged")
     assert table.locator("tbody tr").count() >= 2  # the session and the board entry
-    table.get_by_role("link", name=f"sessions/", exact=False).first.click()
+    table.get_by_role("link", name="sessions/", exact=False).first.click()
     assert page.url.endswith(f"/sessions/{SAVED['id']}")
     b.shot(page, "session-flagged")

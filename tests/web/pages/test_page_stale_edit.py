@@ -5,9 +5,9 @@ keeps what they typed, and a second save (now knowingly based on the newer versi
 from __future__ import annotations
 
 import json
-from urllib.parse import quote
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import quote
 
 import pytest
 

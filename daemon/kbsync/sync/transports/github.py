@@ -19,17 +19,25 @@ from typing import Callable, Mapping, Sequence
 
 import requests
 
+from kbsync.config import SyncConfig
+from kbsync.errors import ConfigError, RemoteError
 from kbsync.git import repo as gitrepo
 from kbsync.git.objects import Change, blob_id
 from kbsync.store import pathgate
-from kbsync.config import SyncConfig
-from kbsync.errors import ConfigError, RemoteError
+from kbsync.store.workspace import Workspace
 from kbsync.sync import limits
 from kbsync.sync.transports import hunks
 from kbsync.sync.transports.base import RemoteHead
-from kbsync.sync.transports.githubclient import (AnswerTooLargeError, Comparison, EmptyRepositoryError, FileChange,
-                                                 GitHubApi, LostResponseError, TreeEntry, request_policy)
-from kbsync.store.workspace import Workspace
+from kbsync.sync.transports.githubclient import (
+    AnswerTooLargeError,
+    Comparison,
+    EmptyRepositoryError,
+    FileChange,
+    GitHubApi,
+    LostResponseError,
+    TreeEntry,
+    request_policy,
+)
 
 log = logging.getLogger(__name__)
 

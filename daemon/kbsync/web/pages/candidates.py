@@ -18,7 +18,8 @@ from starlette.concurrency import run_in_threadpool
 from kbsync.app import board, boardview, candidates
 from kbsync.errors import InputError, KbsyncError
 from kbsync.web.deps import WS
-from kbsync.web.pages.board import LABELS as BOARD_LABELS, entry_url
+from kbsync.web.pages.board import LABELS as BOARD_LABELS
+from kbsync.web.pages.board import entry_url
 from kbsync.web.pages.forms import Form, read_form, refusal_status
 from kbsync.web.pages.render import page, words
 

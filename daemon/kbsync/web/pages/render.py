@@ -13,8 +13,8 @@ from markupsafe import Markup, escape
 
 from kbsync.app.flagview import families
 from kbsync.app.websessions import BrowserSession
-from kbsync.web.pages.markdown import web_link
 from kbsync.web.guard import CSRF_FIELD
+from kbsync.web.pages.markdown import web_link
 
 Labels = Mapping[str, Mapping[str, str]]
 LANGUAGES = ("en", "zh")

@@ -16,20 +16,35 @@ from kbsync.store.workspace import Workspace
 
 
 def unreadable_files(ws: Workspace) -> dict[str, str]:
-    """relpath -> why, for every entry of the workspace (.git and .kbsync aside) that cannot be read."""
+    """relpath -> why, for every entry of the workspace (.git and .kbsync aside) that cannot be read. A folder's
+    listing says which entries are regular files and folders without a look at each; only the others (links,
+    FIFOs, sockets, devices) are looked at, and a regular file is asked whether it can be read."""
     found: dict[str, str] = {}
-
-    def unlisted(exc: OSError) -> None:
-        if exc.filename and not isinstance(exc, FileNotFoundError):
-            found[_rel(ws.root, exc.filename)] = f"unreadable folder: {(exc.strerror or str(exc)).lower()}"
-
-    for dirpath, dirnames, filenames in os.walk(ws.root, onerror=unlisted):
-        if dirpath == str(ws.root):
-            dirnames[:] = [d for d in dirnames if d not in protocol.IGNORED_DIRS]
-        for name in [*filenames, *dirnames]:
-            why = fsio.unreadable_reason(Path(dirpath, name))
+    folders = [str(ws.root)]
+    while folders:
+        folder = folders.pop()
+        try:
+            with os.scandir(folder) as listing:
+                entries = list(listing)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            found[_rel(ws.root, folder)] = f"unreadable folder: {(exc.strerror or str(exc)).lower()}"
+            continue
+        for entry in entries:
+            if folder == str(ws.root) and entry.name in protocol.IGNORED_DIRS:
+                continue
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    folders.append(entry.path)
+                    continue
+                regular = entry.is_file(follow_symlinks=False)
+            except OSError:
+                regular = False
+            why = (None if os.access(entry.path, os.R_OK) else "unreadable: permission denied") if regular \
+                else fsio.unreadable_reason(Path(entry.path))
             if why:
-                found[_rel(ws.root, os.path.join(dirpath, name))] = why
+                found[_rel(ws.root, entry.path)] = why
     return dict(sorted(found.items()))
 
 

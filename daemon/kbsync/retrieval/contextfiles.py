@@ -35,7 +35,8 @@ from kbsync.retrieval.semanticflags import learned
 from kbsync.retrieval.text import Query, parse_query
 from kbsync.store.workspace import Workspace
 
-MAX_HITS = 20  # sessions and board entries a query finds for a pack (each one read and ranked by its text)
+MAX_HITS = 15  # sessions a query finds for a pack (each one read and ranked by its text)
+MAX_BOARD_HITS = 10  # board entries likewise (a pack shows 5)
 # A passage's own relevance says where in a session the answer is; its session's, found by both legs and with
 # all of its text, says which session holds it: half of the latter, measured on LoCoMo's conversations 0-4
 # (a 2,000-token pack held an answer turn for 0.69 of the questions by the passages' score alone, 0.76 so;
@@ -78,7 +79,7 @@ def _gather(ws: Workspace, conn: searchdb.Connection, query: str, tags: list[str
     ranked = _rank([r for r in rows if not r.broken], hits, tags, focused=focused)[:USED]
     sessions = [_session_item(ws, r, full=i < MAX_EXPANDED) for i, r in enumerate(ranked)]
     passages = _passages(order, [r for r in found if not r.broken], {r.key: r for r in rows if not r.broken})
-    board_found = searchdb.search(conn, q, "board", MAX_HITS, bodies=bodies) if query.strip() else []
+    board_found = searchdb.search(conn, q, "board", MAX_BOARD_HITS, bodies=bodies) if query.strip() else []
     board_hits = {r.key: at for at, r in enumerate(board_found)}
     board = [r for r in searchdb.records(conn, "board") if r.status != "retired"]
     board_ranked = _rank(board, board_hits, tags, focused=bool(query.strip() or tags))

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from common import KBSYNC, corpus, median, need, timed
-from kbsync.core.secrets import default_rules, is_binary, scan_text
+from kbsync.core.detect.secrets import default_rules, is_binary, scan_text
 
 
 def git(repo: Path, *args: str) -> None:

@@ -16,7 +16,7 @@ holds the structural signals (links and images carrying data, imitated turns, to
 and their look-alikes, written after those rules and tuned on once (see docs/benchmarks.md).
 
 With --classifier each set is reported three times: the rules alone, the classifier alone
-(kbsync.core.injectionclassifier over each text's passage vector, embedded as the semantic index does; the
+(kbsync.core.detect.injectionclassifier over each text's passage vector, embedded as the semantic index does; the
 vectors are cached in bench/out/ by bench/train_injection.py) and both (a text flagged by either), with
 the classifier's time per passage beyond the embedding.
 
@@ -49,8 +49,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Callable
 
-from kbsync.core.injection import _flags as uncached_rules
-from kbsync.core.injection import detect, families
+from kbsync.core.detect.injection import _flags as uncached_rules
+from kbsync.core.detect.injection import detect, families
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "tests" / "data"
 SETS = {"tuning": DATA_DIR / "injection_tuning.jsonl", "held-out": DATA_DIR / "injection_heldout.jsonl",
@@ -108,7 +108,7 @@ def with_classifier(name: str, rows: list[Row]) -> list[str]:
     """The set reported for the rules, the classifier and both, and the classifier's time per passage."""
     from train_injection import vectors
 
-    from kbsync.core import injectionclassifier
+    from kbsync.core.detect import injectionclassifier
 
     clf = injectionclassifier.shipped()
     texts = [str(r["text"]) for r in rows]
@@ -220,7 +220,7 @@ def verdicts_cost(records: int = 10_000, flagged: int = 10, runs: int = 30) -> l
 
 def decisions() -> list[str]:
     """One JSON line per labelled text (both sets, in order): its flags' family, span, line and score. A change
-    meant only to make the detector faster must leave these exactly as they are (tests/core/test_injection.py)."""
+    meant only to make the detector faster must leave these exactly as they are (tests/core/detect/test_injection.py)."""
     return [json.dumps({"set": name, "n": i, "flags": [[f.family, f.start, f.end, f.line, round(f.score, 6)]
                                                         for f in detect(str(r["text"]))]})
             for name, path in SETS.items() for i, r in enumerate(load(path))]
@@ -311,7 +311,7 @@ def false_alarms(name: str, units: list[str], show: bool = False) -> list[str]:
     either."""
     from train_injection import vectors
 
-    from kbsync.core import injectionclassifier
+    from kbsync.core.detect import injectionclassifier
 
     clf = injectionclassifier.shipped()
     probs = [clf.probability([float(x) for x in v]) for v in vectors(units)]

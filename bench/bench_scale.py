@@ -65,7 +65,7 @@ def bench_validate(ws: Path, runs: int) -> None:
 def bench_reference(ws: Path) -> None:
     """One core's speed at kbsync's own kind of work, to compare machines by: the embedded-instruction check
     (the larger part of a rebuild's CPU) over REFERENCE_FILES of the corpus's sessions, in this process."""
-    from kbsync.core import injection
+    from kbsync.core.detect import injection
 
     texts = [p.read_text(encoding="utf-8") for p in sorted((ws / "sessions").rglob("*.md"))[:REFERENCE_FILES]]
     injection.detect(texts[0])  # the rules' automata built before the timing

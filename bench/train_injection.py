@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Train the instruction classifier (kbsync.core.injectionclassifier) and write daemon/kbsync/data/injection-classifier.json.
+"""Train the instruction classifier (kbsync.core.detect.injectionclassifier) and write daemon/kbsync/data/injection-classifier.json.
 
     python bench/train_injection.py            # embed (cached in bench/out/), train, write the weights
     python bench/train_injection.py --check    # train again and fail if the stored weights differ
@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 from bench_injection import DATA_DIR, Row, load
 
-from kbsync.core import injectionclassifier
+from kbsync.core.detect import injectionclassifier
 from kbsync.retrieval.semanticunits import MODEL, digest
 
 TRAIN = ("injection_tuning.jsonl", "injection_structural.jsonl", "injection_authored.jsonl", "injection_ordinary.jsonl")

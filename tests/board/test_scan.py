@@ -205,7 +205,8 @@ def test_the_daemon_runs_the_scan_as_a_timed_job(tmp_path: Path) -> None:
 def test_a_flagged_line_is_read_back_as_where_why_and_the_text_alone() -> None:
     """The candidates page marks the flagged text in the preview: the reason the scan writes after it must
     come off, which needs reasons without parentheses."""
-    from kbsync.core import candidates, injectionrules
+    from kbsync.core import candidates
+    from kbsync.core.detect import injectionrules
 
     assert all("(" not in r.why and ")" not in r.why for r in injectionrules.RULES)
     item = candidates.parse_items("### a\n- id: c-0123456789\n- 可疑行:\n"

@@ -19,7 +19,7 @@ from helpers.web import WebServer, configure
 from kbsync import config
 from kbsync.app import reading, recall, retrieval
 from kbsync.app.workspace import init_workspace
-from kbsync.core.injection import detect
+from kbsync.core.detect.injection import detect
 from kbsync.retrieval import semanticstore
 from kbsync.store.workspace import Workspace
 

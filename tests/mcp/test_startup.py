@@ -17,7 +17,7 @@ OPENING = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
            {"jsonrpc": "2.0", "method": "notifications/initialized"}]
 PROBE = ("import sys\nfrom kbsync.main import main\nrc = main(['-w', sys.argv[1], 'mcp'])\n"
          "print('LOADED', ' '.join(sorted(sys.modules)), file=sys.stderr)\n")
-TOOL_CALL_ONLY = ("kbsync.core.injection", "kbsync.app.guard", "kbsync.app.reading", "kbsync.app.retrieval",
+TOOL_CALL_ONLY = ("kbsync.core.detect.injection", "kbsync.app.guard", "kbsync.app.reading", "kbsync.app.retrieval",
                   "kbsync.retrieval", "kbsync.mcp.present")
 
 

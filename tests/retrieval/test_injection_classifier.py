@@ -13,8 +13,8 @@ from helpers.retrieval import ONLY_BY_MEANING, build_semantic, plant_classified,
 from kbsync import config
 from kbsync.app import guard, reading, status
 from kbsync.app.workspace import init_workspace
-from kbsync.core import injectionclassifier
-from kbsync.core.injection import detect
+from kbsync.core.detect import injectionclassifier
+from kbsync.core.detect.injection import detect
 from kbsync.retrieval import semanticflags
 from kbsync.retrieval import semanticstore as store
 from kbsync.retrieval.semanticmodel import Model

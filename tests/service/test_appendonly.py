@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from helpers.hook import provider_secrets
-from kbsync.core.secrets import scan_bytes
+from kbsync.core.detect.secrets import scan_bytes
 from kbsync.service import appendonly
 from kbsync.service.appendonly import Checked, appended
 

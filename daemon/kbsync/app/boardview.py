@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from kbsync.board.feedback import DecayCandidate, Stats
     from kbsync.core.board import Board
     from kbsync.core.boardentry import Entry
-    from kbsync.core.injectionclassifier import Learned
+    from kbsync.core.detect.injectionclassifier import Learned
     from kbsync.retrieval.fusion import Fused
     from kbsync.store.workspace import Workspace
 

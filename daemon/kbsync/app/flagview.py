@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Mapping
 
 if TYPE_CHECKING:
-    from kbsync.core.injectionclassifier import Learned
+    from kbsync.core.detect.injectionclassifier import Learned
 
 CONTEXT = 60  # characters of text shown on each side of a flagged span
 
@@ -25,7 +25,7 @@ class FlagNote:
 
 def notes(fields: Mapping[str, str], verdicts: Learned | None = None) -> list[FlagNote]:
     """Every flag of each text (by field name; "" for a whole file), with its excerpt."""
-    from kbsync.core.injectionclassifier import detect
+    from kbsync.core.detect.injectionclassifier import detect
 
     return [_note(name, text, f.family, f.line, f.why, f.start, f.end)
             for name, text in fields.items() if text for f in detect(text, verdicts)]

@@ -1,7 +1,7 @@
 """Workspace text handed to a model by a door (the MCP server, the HTTP API): what the embedded-instruction
-detector (kbsync.core.injection) flags is withheld and named.
+detector (kbsync.core.detect.injection) flags is withheld and named.
 
-Memory is data, never instructions. There is one flag model, kbsync.core.injection.Flag: a door gives a
+Memory is data, never instructions. There is one flag model, kbsync.core.detect.injection.Flag: a door gives a
 model the text with each flagged span replaced by a marker naming its families, beside `flags` in their
 at-use form (family, span, line, why: never the span's own words). The file itself is never changed: a
 person reads it as it is.
@@ -16,9 +16,9 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any, Iterable
 
-from kbsync.core.injection import Flag, Guarded, merged_spans, neutralise
-from kbsync.core.injection import at_use as stored_at_use
-from kbsync.core.injectionclassifier import Learned, detect
+from kbsync.core.detect.injection import Flag, Guarded, merged_spans, neutralise
+from kbsync.core.detect.injection import at_use as stored_at_use
+from kbsync.core.detect.injectionclassifier import Learned, detect
 from kbsync.errors import InputError
 
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ from kbsync.core.board import normalize_date
 from kbsync.errors import InputError, ProtocolError
 
 if TYPE_CHECKING:
-    from kbsync.core.injectionclassifier import Learned
+    from kbsync.core.detect.injectionclassifier import Learned
     from kbsync.store.workspace import Workspace
 
 _ENTITY_NAME = re.compile(r"^[^/\\\x00-\x1f.][^/\\\x00-\x1f]*$")

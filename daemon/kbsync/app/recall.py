@@ -20,7 +20,7 @@ from kbsync.core import protocol
 from kbsync.errors import KbsyncError
 
 if TYPE_CHECKING:
-    from kbsync.core.injectionclassifier import Learned
+    from kbsync.core.detect.injectionclassifier import Learned
     from kbsync.retrieval.fusion import Fused
     from kbsync.store.workspace import Workspace
 

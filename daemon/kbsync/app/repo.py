@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from kbsync.errors import ConfigError
 
 if TYPE_CHECKING:
-    from kbsync.core.secrets import SecretFinding
+    from kbsync.core.detect.secrets import SecretFinding
     from kbsync.git.commit import CommitResult
     from kbsync.git.hook import HookReport
     from kbsync.store.workspace import Workspace

@@ -293,7 +293,7 @@ def classified_records(ws: Workspace) -> list[dict[str, Any]] | None:
     off, where the rules alone run (docs/security.md says what that costs)."""
     if not ws.config.search.semantic:
         return None
-    from kbsync.core.injectionclassifier import FAMILY
+    from kbsync.core.detect.injectionclassifier import FAMILY
     from kbsync.retrieval import semanticflags, semanticstore
 
     return [{"path": c.relpath, "key": c.key, "families": [FAMILY], "unit": c.span, **_session_id(c.relpath)}

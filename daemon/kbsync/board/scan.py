@@ -22,9 +22,10 @@ from typing import Any, Final, Iterable, Iterator
 from kbsync import parallel
 from kbsync.board.sources import Changes, Counts, Found, folder_changes, folder_files, git_changes, resolve_path
 from kbsync.config import Config
-from kbsync.core import candidates, injection, protocol, secrets
+from kbsync.core import candidates, protocol
 from kbsync.core.candidates import Candidate
-from kbsync.core.normalize import visible
+from kbsync.core.detect import injection, secrets
+from kbsync.core.detect.normalize import visible
 from kbsync.errors import EXIT_ENVIRONMENT, ConfigError, InputError, KbsyncError
 from kbsync.progress import Progress
 from kbsync.store import fsio

@@ -88,7 +88,7 @@ def _take(out: Transcript, line: dict[str, Any], results: dict[str, bool]) -> No
 
 def withhold_secrets(text: str) -> str:
     """`text` with every line that holds a secret (the commit hook's rules) replaced by a note naming the rule."""
-    from kbsync.core.secrets import scan_text
+    from kbsync.core.detect.secrets import scan_text
 
     found = {f.line: f.rule for f in scan_text("transcript", text, inline_allow=False)}
     if not found:

@@ -19,8 +19,8 @@ from typing import Any, Callable, Sequence
 
 from kbsync.config import parse_duration
 from kbsync.core import protocol
+from kbsync.core.detect.secrets import ALLOW_FILE, SecretFinding, parse_allowlist, scan_bytes
 from kbsync.core.frontmatter import parse, split
-from kbsync.core.secrets import ALLOW_FILE, SecretFinding, parse_allowlist, scan_bytes
 from kbsync.core.validate import validate_text
 from kbsync.errors import InputError
 from kbsync.git import history, inprogress, quiet
@@ -72,7 +72,7 @@ SecretScan = Callable[[str, bytes], list[SecretFinding]]
 
 
 def secret_scanner(ws: Workspace) -> SecretScan:
-    """kbsync.core.secrets over a file's bytes, minus the fingerprints a person accepted in .kbsync-allow."""
+    """kbsync.core.detect.secrets over a file's bytes, minus the fingerprints a person accepted in .kbsync-allow."""
     try:
         allowed = parse_allowlist(fsio.read_regular(ws.root / ALLOW_FILE)[0].decode("utf-8", "replace"))
     except FileNotFoundError:

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from kbsync.config import Config
 from kbsync.core import protocol
+from kbsync.core.detect.secrets import ALLOW_FILE, SecretFinding, parse_allowlist, scan_bytes
 from kbsync.core.findings import Finding, has_errors
-from kbsync.core.secrets import ALLOW_FILE, SecretFinding, parse_allowlist, scan_bytes
 from kbsync.core.validate import validate_text
 from kbsync.errors import ConflictError, InputError, LockedError
 from kbsync.git import staged

@@ -20,8 +20,8 @@ words, not of an overrun. Since each piece is rounded up, the pack's estimate
 is at most the sum of its pieces'.
 
 Memory is data, never an instruction: each piece goes through the embedded-instruction
-detector first: its rules (kbsync.core.injection) and, with the semantic leg on, the lines of
-what the learned classifier flags (`Materials.verdicts`, kbsync.core.injectionclassifier). In a
+detector first: its rules (kbsync.core.detect.injection) and, with the semantic leg on, the lines of
+what the learned classifier flags (`Materials.verdicts`, kbsync.core.detect.injectionclassifier). In a
 flagged piece every flagged span is replaced by a marker naming its families (`neutralise`), the
 entry is labelled as untrusted data, and the pack's `flags` list names the section, the entry,
 the family, the span (offsets in the piece as gathered) and why.
@@ -35,8 +35,8 @@ from dataclasses import dataclass, field
 
 from kbsync.config import ContextConfig
 from kbsync.core import body
-from kbsync.core.injection import Flag, families, neutralise
-from kbsync.core.injectionclassifier import Learned, detect
+from kbsync.core.detect.injection import Flag, families, neutralise
+from kbsync.core.detect.injectionclassifier import Learned, detect
 
 _WIDE = re.compile("[\u1100-\u11ff\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]+")  # runs
 MAX_EXPANDED = 3

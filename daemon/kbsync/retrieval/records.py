@@ -4,7 +4,7 @@ A session, memory file or artifact gives one record; the knowledge board gives
 one record per entry. A session whose frontmatter cannot be read is still
 indexed by its text (so it can be found and repaired) but is marked `broken`:
 its fields are never guessed, and context assembly and statistics skip it.
-Every record carries the embedded-instruction flags of its text (kbsync.core.injection;
+Every record carries the embedded-instruction flags of its text (kbsync.core.detect.injection;
 spans and lines in the file), since memory written by a model can carry an instruction too.
 """
 
@@ -16,8 +16,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from kbsync.core import injection, protocol
+from kbsync.core import protocol
 from kbsync.core.board import parse_board
+from kbsync.core.detect import injection
 from kbsync.core.session import parse_session
 from kbsync.errors import KbsyncError
 

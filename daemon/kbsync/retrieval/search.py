@@ -36,7 +36,7 @@ from kbsync.retrieval.text import Query, parse_query
 from kbsync.store.workspace import Workspace
 
 if TYPE_CHECKING:
-    from kbsync.core.injectionclassifier import Learned
+    from kbsync.core.detect.injectionclassifier import Learned
     from kbsync.retrieval.semanticstore import Found
 
 WORKSPACE_KINDS = {v: k for k, v in KIND_SOURCES.items()}  # source kind -> record kind

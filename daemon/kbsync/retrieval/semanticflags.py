@@ -1,10 +1,10 @@
-"""The instruction classifier (kbsync.core.injectionclassifier) over the vectors the semantic index already holds.
+"""The instruction classifier (kbsync.core.detect.injectionclassifier) over the vectors the semantic index already holds.
 
 After a build, `classify` scores each vector not scored yet by the shipped weights (no text is embedded again:
 a vector is a unit's, known by its text's digest) and keeps the verdict in the table `classified` of the
 semantic store; `flagged` lists the records one of whose units it flags, with the first such unit (its head or
 a passage), beside the rules' flagged records (`kbsync status`). `learned` gives what is flagged as the files read
-now (kbsync.core.injectionclassifier.Learned), for every door to withhold beside the rules' flags: one query over
+now (kbsync.core.detect.injectionclassifier.Learned), for every door to withhold beside the rules' flags: one query over
 the flagged verdicts (an index holds them alone), then the few files they are in. With the semantic leg off
 the store is never opened and the rules alone run. The table lives and dies with the store: a store of another
 layout is made afresh.
@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kbsync.core import injectionclassifier
-from kbsync.core.injectionclassifier import NO_VERDICTS, Learned
+from kbsync.core.detect import injectionclassifier
+from kbsync.core.detect.injectionclassifier import NO_VERDICTS, Learned
 from kbsync.errors import KbsyncError
 from kbsync.retrieval import semanticstore as store
 from kbsync.retrieval import semanticunits

@@ -17,7 +17,8 @@ import hashlib
 from dataclasses import dataclass
 from functools import cache
 
-from kbsync.core import protocol, secrets
+from kbsync.core import protocol
+from kbsync.core.detect import secrets
 
 KINDS = ("index", "log")
 OVERLAP = 64 * 1024  # how far back a multi-line rule's match may begin: longer than any private key block

@@ -1,9 +1,9 @@
 """The rules of the embedded-instruction detector, by family, in English and Chinese. Pure data.
 
-Each rule runs over folded text (kbsync.core.normalize: NFKC, look-alikes, leetspeak,
+Each rule runs over folded text (kbsync.core.detect.normalize: NFKC, look-alikes, leetspeak,
 emphasis and soft line breaks undone; full-width punctuation is ASCII there) and only
 when one of its keywords occurs in the lower-cased text. A match is evidence of its
-family with the rule's weight; kbsync.core.injection adds the evidence of a passage up
+family with the rule's weight; kbsync.core.detect.injection adds the evidence of a passage up
 and flags it at the threshold. Weights: 1.0 is an instruction on its own; less is a
 sign that needs another (a second family, hidden or encoded text, an address to an AI).
 """
@@ -83,7 +83,7 @@ TARGET = rf"(?:{URL}|{EMAIL}|{WORKSPACE}|{TOOL_NAMES})"
 SEND = (r"(?:send|post|upload|e-?mail|mail|forward|transmit|exfiltrate|leak|submit|share|deliver|paste|copy|attach|append|"
         r"fetch|visit|call|invoke|embed)")
 SEND_ZH = r"(?:发送|发到|发给|上传|传到|转发|提交|写入|追加|附在|附加|拼接|调用|访问|打开)"
-# a passage that carries an action with such a target is never discounted (kbsync.core.injection)
+# a passage that carries an action with such a target is never discounted (kbsync.core.detect.injection)
 TARGETED = rf"\b{SEND}\b{G(80)}{TARGET}|{SEND_ZH}[^。\n]{{0,40}}{TARGET}"
 
 

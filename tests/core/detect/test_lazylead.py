@@ -8,7 +8,7 @@ import string
 
 import pytest
 
-from kbsync.core import lazylead, secrets
+from kbsync.core.detect import lazylead, secrets
 
 LEAD_RULES = ("generic-api-key", "alibaba-secret-key", "telegram-bot-api-token")
 PIECES = ("access", "Auth", "api", "aPi", "API", "credential", "creds", "KEY", "passwd", "password", "secret", "Token",

@@ -25,7 +25,7 @@ with warnings.catch_warnings():  # the parser `re` itself uses, under its docume
     warnings.simplefilter("ignore", DeprecationWarning)
     import sre_parse
 
-from kbsync.core import anchors
+from kbsync.core.detect import anchors
 
 # The characters beyond ASCII that `re` matches case-insensitively to an ASCII letter (İ, ı, ſ, the Kelvin sign).
 CASE_TWINS: Final = "\u0130\u0131\u017f\u212a"

@@ -9,11 +9,11 @@ import pytest
 
 from helpers.corpus import gen_workspace
 from helpers.hook import ALNUM, provider_secrets, rand
-from kbsync.core import secrets
-from kbsync.core.secrets import SecretFinding, default_rules, parse_allowlist, scan_bytes, scan_text
+from kbsync.core.detect import secrets
+from kbsync.core.detect.secrets import SecretFinding, default_rules, parse_allowlist, scan_bytes, scan_text
 from kbsync.errors import ConfigError
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.mark.parametrize("rule", sorted(provider_secrets()))

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from kbsync.core import injection
-from kbsync.core.normalize import fold
+from kbsync.core.detect import injection
+from kbsync.core.detect.normalize import fold
 
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "bench_injection.py"
+BENCH = Path(__file__).resolve().parents[3] / "bench" / "bench_injection.py"
 
 
 def _bench():  # type: ignore[no-untyped-def]
@@ -30,7 +30,7 @@ def _families(text: str) -> list[str]:
 
 
 def test_every_rule_compiles_though_each_is_compiled_only_when_it_first_runs() -> None:
-    from kbsync.core.injectionrules import RULES
+    from kbsync.core.detect.injectionrules import RULES
 
     assert all(rule.pattern.pattern == rule.regex for rule in RULES)
 
@@ -266,7 +266,7 @@ def test_fold_maps_every_span_back_to_the_original() -> None:
     assert text[slice(*view.span(6, 8))] == "ｅｆ"
 
 
-PINNED = Path(__file__).resolve().parents[1] / "data" / "injection_pinned.jsonl"
+PINNED = Path(__file__).resolve().parents[2] / "data" / "injection_pinned.jsonl"
 
 
 def test_flags_are_exactly_as_pinned_on_labelled_texts_and_on_session_prose_with_them_spliced_in() -> None:
@@ -288,7 +288,7 @@ def test_ordinary_prose_characters_hold_no_invisible_or_look_alike_one_even_afte
     prose one by one (those beyond the others' NFKC folds, _OTHER, are left as they are by NFKC)."""
     import unicodedata
 
-    from kbsync.core import normalize
+    from kbsync.core.detect import normalize
 
     for cp in range(0x10000):
         c = chr(cp)
@@ -318,7 +318,7 @@ def test_a_short_texts_flags_are_remembered_and_each_caller_gets_its_own_list() 
 
 
 AUTOMATA_PROBE = """
-from kbsync.core import injection
+from kbsync.core.detect import injection
 def rss_kb():
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * 4096 // 1024

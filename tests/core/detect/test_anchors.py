@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from kbsync.core import anchors
-from kbsync.core.anchors import prefixes
-from kbsync.core.injectionrules import RULES
-from kbsync.core.normalize import fold
+from kbsync.core.detect import anchors
+from kbsync.core.detect.anchors import prefixes
+from kbsync.core.detect.injectionrules import RULES
+from kbsync.core.detect.normalize import fold
 
-DATA = Path(__file__).resolve().parents[1] / "data"
+DATA = Path(__file__).resolve().parents[2] / "data"
 
 
 def test_prefixes_pass_over_zero_width_items_and_follow_groups_choices_and_optional_parts() -> None:

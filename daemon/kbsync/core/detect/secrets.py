@@ -6,7 +6,7 @@ large file with no keyword costs one lower-casing and a few substring searches.
 A finding keeps only a masked preview (at most the first 4 characters) and a
 fingerprint; the secret itself never leaves this module.
 
-Disguises (kbsync.core.unveil): the text is scanned as normalised (NFKC, which
+Disguises (kbsync.core.detect.unveil): the text is scanned as normalised (NFKC, which
 folds full-width letters, with zero-width characters removed), and so is what its
 encoded runs long enough to hide a token (MIN_DECODED bytes) decode to, two layers
 deep; a finding in decoded text names the line of the run and the encoding. The
@@ -35,10 +35,10 @@ from typing import Any, Iterator
 
 from ahocorasick_rs import AhoCorasick
 
-from kbsync.core import lazylead, unveil
+from kbsync.core.detect import lazylead, unveil
 from kbsync.errors import ConfigError
 
-RULES_FILE = Path(__file__).parent.parent / "data" / "secret-rules.toml"
+RULES_FILE = Path(__file__).parents[2] / "data" / "secret-rules.toml"
 ALLOW_FILE = ".kbsync-allow"
 INLINE_MARKER = "kbsync:allow"
 MASK = "********"

@@ -6,7 +6,7 @@ characters, a wildcard, or a repeat with nothing fixed before it). Zero-width it
 lookarounds) are passed over: they only narrow where a match may start. A prefix is cut at MAX_LEN
 characters and a pattern has at most MAX_COUNT of them (else None).
 
-kbsync.core.injection tries a rule only at the positions where one of its prefixes occurs in the
+kbsync.core.detect.injection tries a rule only at the positions where one of its prefixes occurs in the
 lower-cased text, which finds exactly the matches that a search trying every position finds: a
 position where no prefix starts cannot start a match. `starts(regex)` is what it looks for.
 
@@ -14,7 +14,7 @@ Working the prefixes out parses every rule (30 ms for the detector's 174, in eac
 text: the first `kbsync search`, the first guarded MCP answer). So the detector's table is stored in
 kbsync/data/anchors.json (`render`; written by scripts/anchors) and `table` takes it from there when it
 was made from the same patterns, by this module as it is, under the same Python and Unicode versions
-(whose parser and case folding the prefixes follow); else it works them out. tests/core/test_anchors.py
+(whose parser and case folding the prefixes follow); else it works them out. tests/core/detect/test_anchors.py
 fails while the stored table is not the one the rules give.
 """
 
@@ -38,7 +38,7 @@ MAX_LEN: Final = 4
 MAX_COUNT: Final = 2000
 SMALL_CLASS: Final = 8  # a class of at most this many single characters is read as a choice between them
 Node = tuple[Any, Any]
-STORE: Final = Path(__file__).parent.parent / "data" / "anchors.json"
+STORE: Final = Path(__file__).parents[2] / "data" / "anchors.json"
 Table = tuple[frozenset[str] | None, ...]
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kbsync.core import injectionclassifier as ic
+from kbsync.core.detect import injectionclassifier as ic
 from kbsync.errors import KbsyncError
 from kbsync.retrieval.semanticmodel import DIM
 from kbsync.retrieval.semanticunits import MODEL

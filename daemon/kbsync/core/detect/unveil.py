@@ -6,8 +6,8 @@ runs only on a text holding an invisible character or one that NFKC folds into a
 or token punctuation: most text (Chinese prose with its full-width commas and colons included) is
 scanned as it is, at no cost but one search.
 
-`runs`: the encoded runs of a text, each decoded once, for both kbsync.core.secrets and
-kbsync.core.injection (the last few texts' runs are kept, so a file that both check is decoded once):
+`runs`: the encoded runs of a text, each decoded once, for both kbsync.core.detect.secrets and
+kbsync.core.detect.injection (the last few texts' runs are kept, so a file that both check is decoded once):
 - a run of the base64 alphabet (standard or URL-safe, `=` padding allowed) of MIN_RUN characters and
   more: hex when it is all pairs of hex digits (a leading `0x` allowed), else base64, and the runs of
   hex digit pairs inside it between separators (`id-4865…`);

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import AnyStr, Callable, Final, Iterable, Iterator
 
-from kbsync.core import charshape
+from kbsync.core.detect import charshape
 
 INVISIBLE: Final = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\U000e0000-\U000e007f]")
 BIDI: Final = re.compile("[\u202a-\u202e\u2066-\u2069]")
@@ -56,7 +56,7 @@ _ORDINARY: Final = ("\x00-\x7f\u4e00-\u9fff\u3000-\u303f\uff00-\uffef\u2010-\u20
 _UNUSUAL: Final = re.compile(f"[^{_ORDINARY}]")
 _OTHER: Final = re.compile("[^\x00-\x7f\u4e00-\u9fff\u3000-\u303f\u2000-\u206f\uff00-\uffef]")
 _ENTITY: Final = re.compile(r"&(?:#\d{2,7}|#x[0-9a-fA-F]{2,6}|[A-Za-z]{2,8});")
-# Words of ASCII letters and digits, as kinds (kbsync.core.charshape): a letter `a`, a leetspeak digit `l`, another
+# Words of ASCII letters and digits, as kinds (kbsync.core.detect.charshape): a letter `a`, a leetspeak digit `l`, another
 # digit `d`, anything else a space. A leetspeak digit beside a letter is `al` or `la` in the shape.
 _WORD_SHAPE: Final = charshape.table({b"a": string.ascii_letters, b"l": "013457", b"d": "2689"})
 _WORD_CHARS: Final = frozenset(string.ascii_letters + string.digits)

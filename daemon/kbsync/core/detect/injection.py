@@ -3,14 +3,14 @@
 Third-party text and memory written by a model are stored as text and never executed;
 this finds the passages that would act as an instruction if a model took them as one.
 
-1. The text is folded (kbsync.core.normalize): invisible characters, look-alike and
+1. The text is folded (kbsync.core.detect.normalize): invisible characters, look-alike and
    full-width letters, leetspeak, Markdown emphasis and soft line breaks no longer hide a
    phrase. Encoded runs (base64, hex, percent-encoding, tag characters, reversed text:
-   kbsync.core.unveil, which the secret scan shares) are decoded and checked as well when what
+   kbsync.core.detect.unveil, which the secret scan shares) are decoded and checked as well when what
    they decode to reads as words.
-2. The rules of kbsync.core.injectionrules run over the folded text, each within WINDOW of
+2. The rules of kbsync.core.detect.injectionrules run over the folded text, each within WINDOW of
    one of its keywords and there only where one of the literal prefixes that begin its every
-   match occurs (kbsync.core.anchors: one pass finds all rules' prefixes, and the matches
+   match occurs (kbsync.core.detect.anchors: one pass finds all rules' prefixes, and the matches
    are those a search at every position finds); each match is evidence of a family
    (override, role, address, output, exfiltration, tool, secrecy) with a weight. Invisible
    characters inside words and bidirectional controls are evidence of the family `hidden`.
@@ -40,9 +40,9 @@ from typing import TYPE_CHECKING, Final, Iterable
 
 from ahocorasick_rs import AhoCorasick, Implementation
 
-from kbsync.core import anchors, injectionrules, lazylead, unveil
-from kbsync.core.injectionrules import RULES, WHY, Rule
-from kbsync.core.normalize import BIDI, TAGS, View, fold, visible
+from kbsync.core.detect import anchors, injectionrules, lazylead, unveil
+from kbsync.core.detect.injectionrules import RULES, WHY, Rule
+from kbsync.core.detect.normalize import BIDI, TAGS, View, fold, visible
 
 if TYPE_CHECKING:
     from kbsync.results import FlagAtUse
@@ -284,7 +284,7 @@ def _substring_automaton() -> AhoCorasick:
 
 @lru_cache(maxsize=1)
 def _prefixes() -> tuple[AhoCorasick, tuple[frozenset[int] | None, ...]]:
-    """One automaton of the prefixes that begin every match of a rule (kbsync.core.anchors), all rules' together,
+    """One automaton of the prefixes that begin every match of a rule (kbsync.core.detect.anchors), all rules' together,
     and for each rule the places of its prefixes in it (None for a rule that has none worth looking for: its
     pattern is tried at every position of its windows). Built when the first text is checked."""
     found = anchors.table([rule.regex for rule in RULES])

@@ -4,7 +4,7 @@ The semantic index already embeds each record's units (multilingual-e5-small, se
 "passage: " prefix, L2-normalised); this scores such a vector against the weights stored in
 kbsync/data/injection-classifier.json, written by bench/train_injection.py from the labelled sets in
 tests/data/ (never from the held-out split). It catches instructions by meaning where no rule's phrasing
-matches; the rules (kbsync.core.injection) stay for decoded and disguised text and exact known phrasings,
+matches; the rules (kbsync.core.detect.injection) stay for decoded and disguised text and exact known phrasings,
 and a passage flagged by either is flagged. Scoring is a dot product and a sigmoid over 384 numbers: no
 numpy here, and the model itself lives in kbsync.retrieval.semanticmodel.
 
@@ -27,12 +27,12 @@ from typing import Final, Mapping, Sequence
 
 from ahocorasick_rs import AhoCorasick
 
-from kbsync.core import injection
-from kbsync.core.injection import AUTOMATON, EXCERPT_CHARS, Flag
-from kbsync.core.normalize import visible
+from kbsync.core.detect import injection
+from kbsync.core.detect.injection import AUTOMATON, EXCERPT_CHARS, Flag
+from kbsync.core.detect.normalize import visible
 from kbsync.errors import KbsyncError
 
-STORE: Final = Path(__file__).parent.parent / "data" / "injection-classifier.json"
+STORE: Final = Path(__file__).parents[2] / "data" / "injection-classifier.json"
 FAMILY: Final = "classifier"
 WHY: Final = "reads as an instruction to an AI by its meaning (learned classifier over the passage's embedding)"
 MIN_LINE: Final = 10  # characters: a shorter line of a flagged unit ("Thanks!") is not looked for, being everywhere
@@ -165,7 +165,7 @@ NO_VERDICTS: Final = Learned()
 
 
 def detect(text: str, verdicts: Learned | None = None) -> list[Flag]:
-    """A passage is flagged by either: the rules' flags of `text` (kbsync.core.injection) and the classifier's,
+    """A passage is flagged by either: the rules' flags of `text` (kbsync.core.detect.injection) and the classifier's,
     by position; the rules' alone without verdicts."""
     if verdicts is None or not verdicts.lines:
         return injection.detect(text)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import re
 
-from kbsync.core import charshape, normalize
+from kbsync.core.detect import charshape, normalize
 
 PIECES = ("I-g-n-o-r-e", "i g n o r e", "1gn0re", "d0 n0t t3ll", "**", "*", "***", "_", "__", "~~", "~", "-\n", "-\n  ",
           "忽 略 之 前", "·", "a·b·c·d", "→", "ａｂ", "，", "\u200b", "x", "ab3", "3ab", "a1", " ", "\n", "中文", "0x1f", "é",

@@ -17,6 +17,7 @@ beside the old one and swaps it in, so readers never see a half-built index.
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import json
 import os
 import threading
@@ -455,7 +456,9 @@ def _search(conn: sqlite3.Connection, query: Query, kind: str, limit: int, bodie
         return []
     records, average = stats.sizes()
     weights = {t: relevance.idf(records, stats.df(t)) for t in present}
-    whole = sum(weights.values()) + (len(terms) - len(present)) * relevance.idf(records, 0)  # absent terms weigh most
+    timed = relevance.idf(records, stats.dated(query.when)) if query.when else 0.0
+    whole = (sum(weights.values()) + (len(terms) - len(present)) * relevance.idf(records, 0)  # absent terms weigh most
+             + timed)
     finders = _finders(present, stats)
     telling = {t for t in present if stats.df(t) * 2 <= records}  # held by at most half the records
     common = min(present, key=lambda t: (stats.df(t), t)) if not finders else None
@@ -469,7 +472,7 @@ def _search(conn: sqlite3.Connection, query: Query, kind: str, limit: int, bodie
             if query.phrases and not holds(_folded((*_head(row), body)), tuple(p.casefold() for p in query.phrases)):
                 continue
             got = relevance.score(present, weights, " ".join(_head(row)), body, length / max(average, 1.0),
-                                  whole=row.kind == "board")
+                                  whole=row.kind == "board", time_weight=timed, in_time=_in_time(row.date, query.when))
             scored.append(dataclasses.replace(row, score=got.score, cover=got.held / whole, passages=tuple(
                 sp for sp in got.passages[:BEST_PASSAGES] if sp[0] > 0)))
         if len(scored) >= pool or start is not None:
@@ -592,6 +595,10 @@ def _record_check(runs: tuple[str, ...], bodies: Bodies, taken: set[str] | froze
     return check
 
 
+def _in_time(date: str, when: tuple[str, ...]) -> bool:
+    return bool(when) and when[0] <= date[:10] <= when[1]
+
+
 def _head(row: Row) -> tuple[str, ...]:
     return (row.title, row.summary, *row.tags)
 
@@ -617,6 +624,12 @@ class _Stats:
             n, length = self.conn.execute("SELECT records, length FROM totals").fetchone()
             self._sizes = int(n), length / n if n else 0.0
         return self._sizes
+
+    def dated(self, when: tuple[str, ...]) -> int:
+        """The records dated within `when` (its first and last day)."""
+        stop = (dt.date.fromisoformat(when[1]) + dt.timedelta(days=1)).isoformat()
+        return int(self.conn.execute("SELECT count(*) FROM kinds k JOIN docs d ON d.kind = k.kind"
+                                     " WHERE d.date >= ? AND d.date < ?", (when[0], stop)).fetchone()[0])
 
     def df(self, term: str) -> int:
         if term not in self._df:

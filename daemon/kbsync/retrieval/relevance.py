@@ -100,9 +100,11 @@ class Counts:
 
 
 def score(terms: Sequence[str], weights: Mapping[str, float], head: str, body: str, relative_length: float, *,
-          whole: bool = False) -> Scored:
+          whole: bool = False, time_weight: float = 0.0, in_time: bool = False) -> Scored:
     """The relevance of a record with this `head` and `body` (whole: its body is one passage) to `terms` of
-    these `weights` (idf); its length (as the index measures it) over the average record's is `relative_length`."""
+    these `weights` (idf); its length (as the index measures it) over the average record's is `relative_length`.
+    `time_weight`: the weight of the time the query names (kbsync.retrieval.when), a term of the head that the
+    record holds when its date falls in that time (`in_time`)."""
     counts = Counts(terms)
     head_tf = counts(head)
     passages = split(body, whole=whole)
@@ -112,8 +114,9 @@ def score(terms: Sequence[str], weights: Mapping[str, float], head: str, body: s
     for c in (*heads, *texts):
         body_tf.update(c)
     record = 0.0
-    in_heads = 0.0  # the head's own share: it competes with the passages as the record's best place
-    held = 0.0
+    held = time_weight if in_time else 0.0
+    # the head's own share: it competes with the passages as the record's best place
+    in_heads = HEAD_WEIGHT * bm25(1.0 if in_time else 0.0, time_weight, 1.0)
     for t in terms:
         in_head, in_body = head_tf[t], body_tf[t]
         in_heads += HEAD_WEIGHT * bm25(in_head, weights[t], 1.0)
@@ -127,6 +130,6 @@ def score(terms: Sequence[str], weights: Mapping[str, float], head: str, body: s
     ranked.sort(key=lambda sp: (-sp[0], sp[1].ordinal))
     record += in_heads
     best = max(ranked[0][0] if ranked else 0.0, in_heads)
-    total = sum(weights[t] for t in terms)
+    total = sum(weights[t] for t in terms) + time_weight
     cover = held / total if total else 0.0
     return Scored((record + PASSAGE_WEIGHT * best) * (1 + COVER * cover), tuple(ranked), held)

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kbsync.core.highlight import CJK as _CJK
+from kbsync.retrieval.when import window
 
 CJK_RUN = re.compile(f"[{_CJK}]+")
 # A query word: letters and digits, as unicode61 keeps them in one token. The few letters Python counts but
@@ -87,6 +88,7 @@ class Query:
     since: str = ""
     until: str = ""
     source: str = ""
+    when: tuple[str, ...] = ()  # the first and last day a record's date matches for the time the words name
     errors: tuple[str, ...] = field(default=(), compare=False)
 
     @property
@@ -127,7 +129,7 @@ def parse_query(text: str) -> Query:
         else:
             single[key] = value.casefold() if key in ("status", "source") else value
     return Query(terms=tuple(terms), phrases=tuple(dict.fromkeys(phrases)), tags=tuple(tags), errors=tuple(errors),
-                 **single)
+                 when=window(" ".join(terms)) or (), **single)
 
 
 def is_date(value: str) -> bool:

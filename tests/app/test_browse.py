@@ -32,21 +32,27 @@ def ws(ws_root: Path) -> Workspace:
 def test_counts_by_month_day_and_tag(ws: Workspace) -> None:
     every = browse.browse_sessions(ws)
     assert [(c.value, c.sessions) for c in every.months] == [("2025-06", 3), ("2025-05", 1)]
-    assert every.days == [] and len(every.page.sessions) == 4
+    assert every.days == [] and len(every.sessions) == 4
     assert [(c.value, c.sessions) for c in every.tags] == [("git", 2), ("部署", 2)]
     june = browse.browse_sessions(ws, month="2025-06")
     assert [(c.value, c.sessions) for c in june.days] == [("2025-06-20", 1), ("2025-06-01", 2)]
     assert [(c.value, c.sessions) for c in june.tags] == [("git", 2), ("部署", 1)]
     day = browse.browse_sessions(ws, day="2025-06-01", tag="部署")
-    assert day.month == "2025-06" and [s.title for s in day.page.sessions] == ["b"]
+    assert day.month == "2025-06" and [s.title for s in day.sessions] == ["b"] and day.total == 1
     assert [(c.value, c.sessions) for c in day.months] == [("2025-06", 1), ("2025-05", 1)]  # within the tag
 
 
-def test_pages_follow_one_another(ws: Workspace) -> None:
-    first = browse.browse_sessions(ws, limit=3)
-    assert len(first.page.sessions) == 3 and first.page.next_cursor
-    rest = browse.browse_sessions(ws, limit=3, cursor=first.page.next_cursor)
-    assert [s.title for s in rest.page.sessions] == ["a"] and rest.page.next_cursor is None
+def test_numbered_pages_with_the_total_filters_before_paging(ws: Workspace) -> None:
+    first = browse.browse_sessions(ws, size=3)
+    assert (first.total, first.page, first.pages, first.first) == (4, 1, 2, 1)
+    assert [s.title for s in first.sessions] == ["d", "c", "b"]  # newest first
+    rest = browse.browse_sessions(ws, size=3, page=2)
+    assert [s.title for s in rest.sessions] == ["a"] and (rest.page, rest.first) == (2, 4)
+    assert browse.browse_sessions(ws, size=3, page=99).page == 2  # past the last: the last
+    tagged = browse.browse_sessions(ws, tag="部署", size=1, page=2)  # the tag before the pages
+    assert (tagged.total, tagged.pages, [s.title for s in tagged.sessions]) == (2, 2, ["a"])
+    june = browse.browse_sessions(ws, month="2025-06", tag="git")
+    assert (june.total, [s.title for s in june.sessions]) == (2, ["c", "b"])
 
 
 @pytest.mark.parametrize(("given", "says"), [({"month": "2025-13"}, "YYYY-MM"), ({"day": "2025-6-1"}, "YYYY-MM-DD"),
@@ -88,14 +94,14 @@ def test_search_lists_only_sessions_counted_and_paged(ws: Workspace) -> None:
 def test_the_listing_catches_up_with_the_files_in_the_background(ws: Workspace,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(browse, "FRESH_S", 3600.0)
-    before = len(browse.browse_sessions(ws).page.sessions)  # the first view catches up before it reads
+    before = len(browse.browse_sessions(ws).sessions)  # the first view catches up before it reads
     _save(ws, "e", "2025-07-01T09:00:00+00:00", [], "new")  # kbsync's own write: indexed before it returns
-    assert len(browse.browse_sessions(ws).page.sessions) == before + 1
+    assert len(browse.browse_sessions(ws).sessions) == before + 1
     copy = ws.root / "sessions" / "2025-07-02" / "0900-outside.md"  # a file written by something else
     copy.parent.mkdir(parents=True, exist_ok=True)
     made = next((ws.root / "sessions").rglob("*-e.md"))
     copy.write_text(made.read_text(encoding="utf-8").replace("id: ", "id: x", 1), encoding="utf-8")
     before += 1
-    assert len(browse.browse_sessions(ws).page.sessions) == before  # caught up less than FRESH_S ago
+    assert len(browse.browse_sessions(ws).sessions) == before  # caught up less than FRESH_S ago
     monkeypatch.setattr(browse, "FRESH_S", 0.0)
-    wait_for(lambda: len(browse.browse_sessions(ws).page.sessions) == before + 1)
+    wait_for(lambda: len(browse.browse_sessions(ws).sessions) == before + 1)

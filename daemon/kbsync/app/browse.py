@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable
 
 from kbsync.app.flagview import families
-from kbsync.app.sessions import SessionPage, list_sessions
+from kbsync.app.sessions import SessionSummary, summary_of
 from kbsync.core.highlight import Segment
 from kbsync.errors import KbsyncError, UsageError
 
@@ -30,6 +30,7 @@ _MONTH = re.compile(r"^\d{4}-(0[1-9]|1[0-2])$")
 _DAY = re.compile(r"^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$")
 _HEADING = re.compile(r"^#{1,6}(\s|$)")
 SEARCH_PAGE = 25  # sessions a page of search results shows
+BROWSE_PAGE = 50  # sessions a page of the listing shows
 FRESH_S = 2.0
 CATCH_UP_DELAY_S = 0.5  # how long after a view its background catch-up starts
 _refreshed: dict[str, float] = {}  # workspace root -> when (time.monotonic) this process last refreshed its index
@@ -52,7 +53,11 @@ class Browse:
     months: list[Count]  # every month with sessions (of the tag), newest first
     days: list[Count]  # the chosen month's days with sessions (of the tag), newest first
     tags: list[Count]  # tags of the chosen month or day, most used first
-    page: SessionPage
+    sessions: list[SessionSummary]  # the page's sessions, newest first
+    total: int  # the sessions of the chosen month or day and tag, on every page
+    page: int  # the page shown (1-based; one asked for past the last is the last)
+    pages: int
+    first: int  # the number of the page's first session in the whole list (1-based)
 
 
 @dataclass(frozen=True)
@@ -91,17 +96,21 @@ def _dates(month: str, day: str) -> tuple[str, str]:
     return (month or day[:7]), day
 
 
-def browse_sessions(ws: Workspace, *, month: str = "", day: str = "", tag: str = "", limit: int = 50,
-                    cursor: str | None = None) -> Browse:
-    """A page of sessions of the chosen month or day and tag, newest first, with the counts to narrow it by."""
-    from kbsync.retrieval.listing import facets
+def browse_sessions(ws: Workspace, *, month: str = "", day: str = "", tag: str = "", page: int = 1,
+                    size: int = BROWSE_PAGE) -> Browse:
+    """Page `page` of the sessions of the chosen month or day and tag, newest first, with how many there are
+    and the counts to narrow them by."""
+    from kbsync.retrieval.listing import facets, numbered_page
+    from kbsync.retrieval.text import Query
 
     month, day = _dates(month, day)
-    when = day or month or None
-    page = list_sessions(ws, tag=tag or None, since=when, until=when, limit=limit, cursor=cursor, refresh=catch_up_due(ws))
+    when = day or month
+    shown = numbered_page(ws, Query(tags=(tag.casefold(),) if tag else (), since=when, until=when), size, page,
+                          refresh=catch_up_due(ws))
     found = facets(ws, tag, month, day)
     return Browse(month, day, tag, [Count(*m) for m in found.months], [Count(*d) for d in found.days],
-                  [Count(*t) for t in found.tags], page)
+                  [Count(*t) for t in found.tags], [summary_of(r) for r in shown.rows], shown.total, shown.page,
+                  shown.pages, (shown.page - 1) * size + 1)
 
 
 def catch_up_due(ws: Workspace) -> bool:

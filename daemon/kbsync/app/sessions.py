@@ -18,6 +18,7 @@ ID_PATTERN = protocol.ID_RE.pattern
 MAX_PAGE = 500
 
 if TYPE_CHECKING:
+    from kbsync.retrieval.db import Row
     from kbsync.store.sections import SectionResult
     from kbsync.store.sessions import SaveResult
     from kbsync.store.split import SplitResult
@@ -151,11 +152,16 @@ def list_sessions(ws: Workspace, *, tag: str | None = None, status: str | None =
     if query.errors:
         raise UsageError("; ".join(query.errors))
     rows = listing(ws, query, limit + 1, _after(cursor), refresh=refresh)
-    page = [SessionSummary(str(r.fields.get("id") or protocol.id_from_relpath(r.relpath) or ""), r.title,
-                           str(r.fields.get("ts") or ""), r.relpath, list(r.fields.get("tags") or []),
-                           r.status, r.summary, r.broken) for r in rows[:limit]]
     more = len(rows) > limit
-    return SessionPage(page, _cursor(rows[limit - 1].date, rows[limit - 1].key) if more else None)
+    return SessionPage([summary_of(r) for r in rows[:limit]],
+                       _cursor(rows[limit - 1].date, rows[limit - 1].key) if more else None)
+
+
+def summary_of(r: Row) -> SessionSummary:
+    """A session's line in a listing, from its record in the search index."""
+    return SessionSummary(str(r.fields.get("id") or protocol.id_from_relpath(r.relpath) or ""), r.title,
+                          str(r.fields.get("ts") or ""), r.relpath, list(r.fields.get("tags") or []), r.status,
+                          r.summary, r.broken)
 
 
 def _cursor(date: str, key: str) -> str:

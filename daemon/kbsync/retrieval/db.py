@@ -677,22 +677,31 @@ def listing(conn: sqlite3.Connection, query: Query, kind: str, limit: int,
     return out[:limit]
 
 
-def _page(conn: sqlite3.Connection, query: Query, kind: str, limit: int, after: tuple[str, str] | None) -> list[Row]:
+def filtered_page(conn: sqlite3.Connection, query: Query, kind: str, limit: int, offset: int) -> list[Row]:
+    """Records of `kind` passing the filters of `query` (a query of filters alone), newest first (then by key),
+    `limit` of them from the `offset`-th on: a numbered page of a listing, beside `count` for the total."""
+    if query.words:
+        raise ValueError("a numbered page lists by filters alone; search for words")
+    return _page(conn, query, kind, limit, None, offset)
+
+
+def _page(conn: sqlite3.Connection, query: Query, kind: str, limit: int, after: tuple[str, str] | None,
+          offset: int = 0) -> list[Row]:
     where, params = _filters(query)
     if after is not None:
         where += " AND (d.date < ? OR (d.date = ? AND d.key > ?))"
         params += [after[0], after[0], after[1]]
     match = fts_expression(query.terms)
-    order = " ORDER BY d.date DESC, d.key LIMIT ?"
+    order = " ORDER BY d.date DESC, d.key LIMIT ? OFFSET ?"
     if not match:
         sql = f"SELECT {_COLUMNS} FROM docs d WHERE d.kind = ?{where}{order}"
-        return [_row(r) for r in conn.execute(sql, [kind, *params, limit])]
+        return [_row(r) for r in conn.execute(sql, [kind, *params, limit, offset])]
     span = kind_span(conn, kind)
     if span is None:
         return []
     sql = (f"SELECT {_COLUMNS} FROM fts JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ? AND fts.rowid > ?"
            f" AND fts.rowid < ?{where}{order}")
-    return [_row(r) for r in conn.execute(sql, [match, *span, *params, limit])]
+    return [_row(r) for r in conn.execute(sql, [match, *span, *params, limit, offset])]
 
 
 def date_counts(conn: sqlite3.Connection, query: Query, kind: str, width: int) -> list[tuple[str, int]]:

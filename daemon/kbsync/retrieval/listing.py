@@ -31,6 +31,29 @@ def list_sessions(ws: Workspace, query: Query, limit: int, after: tuple[str, str
 
 
 @dataclass(frozen=True)
+class Numbered:
+    rows: list[Row]  # the page's records, newest first
+    total: int  # the records passing the filters, on every page
+    page: int  # the page shown (1-based; one asked for past the last is the last)
+    pages: int
+
+
+def numbered_page(ws: Workspace, query: Query, size: int, page: int, *, refresh: bool = True) -> Numbered:
+    """Page `page` of `size` session records passing the filters of `query` (a query of filters alone), newest
+    first, with how many pass them (with `refresh` False, from the index as it stands)."""
+    if refresh:
+        searchindex.refresh(ws)
+    conn = searchindex.open_index(ws)
+    try:
+        total = searchdb.count(conn, query, "session")
+        pages = max(1, -(-total // size))
+        page = min(max(page, 1), pages)
+        return Numbered(searchdb.filtered_page(conn, query, "session", size, (page - 1) * size), total, page, pages)
+    finally:
+        conn.close()
+
+
+@dataclass(frozen=True)
 class Facets:
     months: list[tuple[str, int]]  # (YYYY-MM, sessions), newest first
     days: list[tuple[str, int]]  # (YYYY-MM-DD, sessions) of the chosen month, newest first; [] without one

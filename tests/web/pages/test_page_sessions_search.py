@@ -93,6 +93,29 @@ def test_filters_narrow_the_count_before_paging_and_stay_in_the_links(page: Page
     assert page.locator("#matched").inner_text() == f"{every_june} sessions match"
 
 
+def test_browsing_without_words_counts_every_session_and_numbers_its_pages(page: Page, site: WebServer) -> None:
+    page.goto(f"{site.url}/sessions")
+    assert page.locator("#listed").inner_text() == f"{SESSIONS} sessions"
+    listed = page.locator("ol.cards > li.session h3").all_inner_texts()
+    assert len(listed) == 50 and "Page 1 of 2" in page.locator("nav.pager").inner_text()
+    page.get_by_role("navigation", name="Page 1 of 2").get_by_role("link", name="Page 2 of 2").click()
+    page.wait_for_url("**page=2**")
+    rest = page.locator("ol.cards > li.session h3").all_inner_texts()
+    assert len(rest) == SESSIONS - 50 and sorted(listed + rest) == sorted(f"s{i}" for i in range(SESSIONS))
+    assert page.locator("nav.pager [aria-current=page]").inner_text() == "2"
+    page.get_by_role("navigation", name="By month, By tag").get_by_role("link", name="git", exact=True).click()
+    page.wait_for_url("**tag=git**")  # the tag before the pages, and page 1 again
+    tagged = sum(1 for i in range(SESSIONS) if _tagged(i))
+    assert parse_qs(urlsplit(page.url).query) == {"tag": ["git"]}
+    assert page.locator("#listed").inner_text() == f"{tagged} sessions" and page.locator("nav.pager").count() == 0
+    page.get_by_role("navigation", name="By month, By tag").get_by_role("link", name="2025-06", exact=True).click()
+    june = sum(1 for i in range(SESSIONS) if _tagged(i) and _month(i) == "2025-06")
+    assert page.locator("#listed").inner_text() == f"{june} sessions"
+    assert parse_qs(urlsplit(page.url).query) == {"month": ["2025-06"], "tag": ["git"]}
+    page.goto(f"{site.url}/sessions?page=99")  # past the last: the last
+    assert page.locator("nav.pager [aria-current=page]").inner_text() == "2"
+
+
 def test_a_query_matching_nothing_says_so(page: Page, site: WebServer) -> None:
     page.goto(f"{site.url}/sessions?q=zzzz")
     assert page.locator("#matched").inner_text() == "0 sessions match"

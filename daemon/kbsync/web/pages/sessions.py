@@ -26,7 +26,8 @@ LABELS: dict[str, dict[str, str]] = {
            "everywhere": "Only sessions are listed here. To search everything: the board's own search (Board page) for "
                          "its entries, and `kbsync search` for every source (sessions, board, memory, artifacts).",
            "none": "No sessions here yet.",
-           "next": "Next page", "first": "First page", "state": "Status", "when": "Time", "failed": "Not answered",
+           "listed": "{n} sessions", "listed_one": "1 session",
+           "next": "Next page", "state": "Status", "when": "Time", "failed": "Not answered",
            "frontmatter": "Frontmatter", "field": "Field", "value": "Value", "parent": "Split from",
            "children": "Split into", "missing": "not in this workspace", "export": "Export HTML",
            "preamble": "Before the first section", "path": "File"},
@@ -38,12 +39,12 @@ LABELS: dict[str, dict[str, str]] = {
            "everywhere": "这里只列出会话。要搜索全部：看板页有看板自己的搜索，命令行 `kbsync search` 搜索所有来源"
                          "（会话、看板、记忆、资料）。",
            "none": "这里还没有会话。",
-           "next": "下一页", "first": "第一页", "state": "状态", "when": "时间", "failed": "未响应",
+           "listed": "{n} 个会话", "listed_one": "1 个会话",
+           "next": "下一页", "state": "状态", "when": "时间", "failed": "未响应",
            "frontmatter": "元数据", "field": "字段", "value": "值", "parent": "拆分自",
            "children": "拆分为", "missing": "不在本工作区", "export": "导出 HTML",
            "preamble": "第一节之前", "path": "文件"},
 }
-PAGE_SIZE = 50
 
 
 def _quoted(value: str) -> str:
@@ -63,8 +64,8 @@ def _link(**values: str) -> str:
 
 @router.get("/sessions")
 def sessions_page(request: Request, ws: WS, month: str = "", day: str = "", tag: str = "", q: str = "",
-                  cursor: str = "", at: int = Query(1, alias="page")) -> HTMLResponse:
-    shown = browse.browse_sessions(ws, month=month, day=day, tag=tag, limit=PAGE_SIZE, cursor=cursor or None)
+                  at: int = Query(1, alias="page")) -> HTMLResponse:
+    shown = browse.browse_sessions(ws, month=month, day=day, tag=tag, page=1 if q.strip() else at)
     found, problem = None, ""
     try:
         found = browse.search_sessions(ws, _query(q, tag, shown.day or shown.month), at) if q.strip() else None
@@ -72,7 +73,7 @@ def sessions_page(request: Request, ws: WS, month: str = "", day: str = "", tag:
         problem = exc.message
     kept = {"q": q.strip(), "month": "" if shown.day else shown.month, "day": shown.day, "tag": shown.tag}
     return page(request, "sessions.html", LABELS, status=400 if problem else 200, shown=shown, found=found, q=q,
-                problem=problem, link=_link, cursor=cursor, kept=kept,
+                problem=problem, link=_link, kept=kept,
                 page_url=lambda page: _link(**kept, page=str(page) if page > 1 else ""))
 
 

@@ -27,7 +27,7 @@ sys.path.insert(0, str(REPO / "tests"))
 
 from kbsync.retrieval import db as searchdb
 from kbsync.retrieval import index as searchindex
-from kbsync.retrieval import search
+from kbsync.retrieval import ranking, search
 from kbsync.retrieval.db import sqlite3
 from kbsync.retrieval.text import CJK_RUN, parse_query
 from kbsync.store.workspace import Workspace
@@ -101,7 +101,7 @@ def bench_search(ws: Workspace, qs: list[str], runs: int) -> None:
     for q in qs:
         parsed = parse_query(q)
         fed.append(min(_time(lambda: search.federated(ws, q)) for _ in range(runs)))
-        one.append(min(_time(lambda: searchdb.search(conn, parsed, "session", 5, bodies=searchindex.bodies(ws))) for _ in range(runs)))
+        one.append(min(_time(lambda: ranking.search(conn, parsed, "session", 5, bodies=searchindex.bodies(ws))) for _ in range(runs)))
         argv = ["rg", "-l", "-F", "-e", parsed.terms[0], str(ws.root / "sessions")]
         rg.append(min(_time(lambda: subprocess.run(argv, stdout=subprocess.DEVNULL)) for _ in range(runs)))
         hits += bool(search.federated(ws, q).results)
@@ -141,7 +141,7 @@ def recall_table() -> None:
         texts = {n: (root / p).read_text(encoding="utf-8") for n, p in names.items() if p.startswith("sessions/")}
         runners = {
             "CJK bigrams (kbsync)": lambda q: {by_key.get(r.key, "") for r in
-                                               searchdb.search(conn, parse_query(q), "session", 10, bodies=searchindex.bodies(ws))},
+                                               ranking.search(conn, parse_query(q), "session", 10, bodies=searchindex.bodies(ws))},
             "unicode61 alone": _baseline(texts, "unicode61"),
             "trigram": _baseline(texts, "trigram"),
         }

@@ -5,7 +5,7 @@ kind, no count) in the same run, in process on a workspace indexed beforehand.
     python bench/bench_sessions_search.py [--sessions 2000] [--runs 9]
 
 Printed per query: how many sessions match, then the median (and slowest) ms of: the federated search
-(`kbsync search`'s, top 20: the baseline), the count alone (searchdb.count), page 1's ranking alone (the
+(`kbsync search`'s, top 20: the baseline), the count alone (ranking.count), page 1's ranking alone (the
 first window of 50 candidates ranked), page 1 (count, ranking, the semantic blend, the classifier's flags
 and the snippets of 25 sessions), page 4, and the last page; each one's ratio to the baseline.
 """
@@ -48,6 +48,7 @@ def main() -> None:
     from kbsync.app.workspace import open_workspace
     from kbsync.retrieval import db as searchdb
     from kbsync.retrieval import index as searchindex
+    from kbsync.retrieval import ranking
     from kbsync.retrieval.text import parse_query
 
     with tempfile.TemporaryDirectory(prefix="kbsync-sessions-search-") as tmp:
@@ -60,20 +61,20 @@ def main() -> None:
         print(f"{a.sessions} sessions, {a.runs} runs each; median (slowest) ms")
         for q in QUERIES:
             with searchdb.reading(searchdb.db_path(ws.state_dir)) as conn:
-                total = searchdb.count(conn, parse_query(q), "session")
+                total = ranking.count(conn, parse_query(q), "session")
             last = max(1, -(-total // browse.SEARCH_PAGE))
             base = timed(lambda: retrieval.search(ws, q, top=20), a.runs)
 
             def count() -> None:
                 with searchdb.reading(searchdb.db_path(ws.state_dir)) as conn:
-                    searchdb.count(conn, parse_query(q), "session")
+                    ranking.count(conn, parse_query(q), "session")
 
             def first_window() -> None:
                 with searchdb.reading(searchdb.db_path(ws.state_dir)) as conn:
-                    searchdb.window(conn, parse_query(q), "session", 0, 50, bodies=searchindex.bodies(ws))
+                    ranking.window(conn, parse_query(q), "session", 0, 50, bodies=searchindex.bodies(ws))
 
             rows = [("federated search, top 20 (baseline)", base), ("count alone", timed(count, a.runs)),
-                    ("page 1's ranking alone (searchdb.window)", timed(first_window, a.runs))]
+                    ("page 1's ranking alone (ranking.window)", timed(first_window, a.runs))]
             for n in dict.fromkeys((1, min(4, last), last)):
                 rows.append((f"page {n} of {last}", timed(partial(browse.search_sessions, ws, q, page=n), a.runs)))
             print(f"\n{q!r}: {total} sessions match")

@@ -14,6 +14,7 @@ from pathlib import Path
 from kbsync.core.board import Entry, upsert
 from kbsync.retrieval import db as searchdb
 from kbsync.retrieval import index as searchindex
+from kbsync.retrieval import ranking
 from kbsync.retrieval.db import sqlite3
 from kbsync.retrieval.text import parse_query
 from kbsync.store.workspace import Workspace
@@ -151,7 +152,7 @@ LABELLED: tuple[tuple[str, str, frozenset[str]], ...] = (
 def keys(ws: Workspace, query: str) -> list[str]:
     conn = searchindex.open_index(ws)
     try:
-        return [r.key for r in searchdb.search(conn, parse_query(query), "session", 10, bodies=searchindex.bodies(ws))]
+        return [r.key for r in ranking.search(conn, parse_query(query), "session", 10, bodies=searchindex.bodies(ws))]
     finally:
         conn.close()
 

@@ -11,7 +11,7 @@ import pytest
 from helpers.retrieval import keys, make_workspace, session_text, sid_for, write
 from kbsync.retrieval import db as searchdb
 from kbsync.retrieval import index as searchindex
-from kbsync.retrieval import listing, search
+from kbsync.retrieval import listing, ranking, search
 from kbsync.retrieval.db import sqlite3
 from kbsync.retrieval.text import index_text, index_tokens, parse_query
 from kbsync.store.workspace import Workspace
@@ -92,7 +92,7 @@ def _names(made: dict[str, str], rows: list[searchdb.Row]) -> list[str]:
 def _search(ws: Workspace, text: str) -> list[searchdb.Row]:
     conn = searchdb.connect(searchdb.db_path(ws.state_dir))
     try:
-        return searchdb.search(conn, parse_query(text), "session", 10, bodies=searchindex.bodies(ws))
+        return ranking.search(conn, parse_query(text), "session", 10, bodies=searchindex.bodies(ws))
     finally:
         conn.close()
 
@@ -242,10 +242,10 @@ def test_each_kind_keeps_to_its_own_range_of_ids(tmp_path: Path) -> None:
             assert ids and all(span[0] < i < span[1] for i in ids), kind
             assert conn.execute("SELECT count(*) FROM docs WHERE id > ? AND id < ?", span).fetchone()[0] == len(ids)
         for kind, rels in made.items():
-            got = searchdb.search(conn, parse_query("zebrafish"), kind, 10, bodies=searchindex.bodies(ws))
+            got = ranking.search(conn, parse_query("zebrafish"), kind, 10, bodies=searchindex.bodies(ws))
             assert sorted(r.relpath for r in got) == sorted(rels), kind
         assert searchdb.kind_span(conn, "folder:none") is None
-        assert searchdb.search(conn, parse_query("zebrafish"), "folder:none", 10, bodies=searchindex.bodies(ws)) == []
+        assert ranking.search(conn, parse_query("zebrafish"), "folder:none", 10, bodies=searchindex.bodies(ws)) == []
     finally:
         conn.close()
 

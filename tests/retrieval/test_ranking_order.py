@@ -12,7 +12,7 @@ import pytest
 from helpers.retrieval import session_text, sid_for, write
 from kbsync.retrieval import db as searchdb
 from kbsync.retrieval import index as searchindex
-from kbsync.retrieval import relevance
+from kbsync.retrieval import ranking, relevance
 from kbsync.retrieval.text import Query, parse_query, query_terms
 from kbsync.store.workspace import Workspace
 
@@ -52,23 +52,23 @@ _BODIES: list[searchdb.Bodies] = []  # the fixture's workspace's
 
 
 def _search(conn: searchdb.Connection, query: Query, limit: int) -> list[searchdb.Row]:
-    return searchdb.search(conn, query, "session", limit, bodies=_BODIES[-1])
+    return ranking.search(conn, query, "session", limit, bodies=_BODIES[-1])
 
 
 def _brute_force(conn: searchdb.Connection, query: Query, limit: int) -> list[str]:
     """The promised order, computed record by record: each session passing the filters that holds a term, scored
     by relevance.score over its head and its file's body."""
-    where, params = searchdb._filters(query)
+    where, params = searchdb.filters(query)
     records, length = conn.execute("SELECT records, length FROM totals").fetchone()
     average = length / records
     terms = [t for t in query_terms(query)
              if conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (f'"{t}"',)).fetchone()[0]]
     weights = {t: relevance.idf(records, conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ?",
                                                       (f'"{t}"',)).fetchone()[0]) for t in terms}
-    sql = f"SELECT {searchdb._COLUMNS}, l.n FROM docs d JOIN lengths l ON l.id = d.id WHERE d.kind = 'session'{where}"
+    sql = f"SELECT {searchdb.COLUMNS}, l.n FROM docs d JOIN lengths l ON l.id = d.id WHERE d.kind = 'session'{where}"
     scored = []
     for r in conn.execute(sql, params).fetchall():
-        row = searchdb._row(r[:-1])
+        row = searchdb.to_row(r[:-1])
         body = _BODIES[-1]([row]).get(row.key, "")
         head = " ".join((row.title, row.summary, *row.tags))
         if not any(t in (head + " " + body).casefold() for t in terms):
@@ -86,7 +86,7 @@ def test_the_corpus_has_equal_scores(conn: searchdb.Connection) -> None:
 @pytest.mark.parametrize("text", QUERIES)
 def test_the_ranking_is_the_record_by_record_order(conn: searchdb.Connection, monkeypatch: pytest.MonkeyPatch,
                                                    text: str) -> None:
-    monkeypatch.setattr(searchdb, "CANDIDATES", 100)  # every match is read and ranked
+    monkeypatch.setattr(ranking, "CANDIDATES", 100)  # every match is read and ranked
     query = parse_query(text)
     for limit in (1, 2, 3, 5, 8, 13, 40, 100):
         assert [r.key for r in _search(conn, query, limit)] == _brute_force(conn, query, limit), (text, limit)
@@ -95,13 +95,13 @@ def test_the_ranking_is_the_record_by_record_order(conn: searchdb.Connection, mo
 @pytest.mark.parametrize("text", QUERIES)
 def test_a_small_candidate_pool_still_fills_the_page(conn: searchdb.Connection, monkeypatch: pytest.MonkeyPatch,
                                                      text: str) -> None:
-    monkeypatch.setattr(searchdb, "CANDIDATES", 1)
+    monkeypatch.setattr(ranking, "CANDIDATES", 1)
     query = parse_query(text)
     assert len(_search(conn, query, 13)) == len(_brute_force(conn, query, 13))
 
 
 def test_a_rare_filter_is_found_among_many_matches(conn: searchdb.Connection, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(searchdb, "CANDIDATES", 1)
+    monkeypatch.setattr(ranking, "CANDIDATES", 1)
     got = _search(conn, parse_query("tag:罕见 合同"), 20)
     assert len(got) == 6 and all("罕见" in r.tags for r in got)
 

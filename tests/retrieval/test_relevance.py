@@ -13,6 +13,7 @@ from helpers.cli import Cli
 from helpers.retrieval import session_text, sid_for, write
 from kbsync.retrieval import db as searchdb
 from kbsync.retrieval import index as searchindex
+from kbsync.retrieval import ranking
 from kbsync.retrieval.context import estimate_tokens
 from kbsync.retrieval.passages import PASSAGE_TOKENS, split
 from kbsync.retrieval.text import parse_query, query_terms
@@ -56,7 +57,7 @@ def _names(corpus: tuple[Workspace, dict[str, str]], text: str, limit: int = 10)
 def _rows(ws: Workspace, text: str, limit: int = 10) -> list[searchdb.Row]:
     conn = searchdb.connect(searchdb.db_path(ws.state_dir))
     try:
-        return searchdb.search(conn, parse_query(text), "session", limit, bodies=searchindex.bodies(ws))
+        return ranking.search(conn, parse_query(text), "session", limit, bodies=searchindex.bodies(ws))
     finally:
         conn.close()
 

@@ -26,6 +26,7 @@ from helpers.retrieval import (
 from kbsync import parallel
 from kbsync.retrieval import db as searchdb
 from kbsync.retrieval import index as searchindex
+from kbsync.retrieval import ranking
 from kbsync.retrieval.db import sqlite3
 from kbsync.retrieval.text import index_text, parse_query, query_terms
 from kbsync.store.workspace import Workspace
@@ -50,7 +51,7 @@ def found(conn: searchdb.Connection, planted: tuple[Path, dict[str, str]], query
           limit: int = 10) -> list[str]:
     by_key = {v: k for k, v in planted[1].items()}
     bodies = searchindex.bodies(Workspace(planted[0]))
-    return [by_key.get(r.key, r.key) for r in searchdb.search(conn, parse_query(query), kind, limit, bodies=bodies)]
+    return [by_key.get(r.key, r.key) for r in ranking.search(conn, parse_query(query), kind, limit, bodies=bodies)]
 
 
 @pytest.mark.parametrize("query,kind,expected", LABELLED, ids=[f"{k}:{q}" for q, k, _ in LABELLED])
@@ -159,7 +160,7 @@ def test_an_update_of_many_files_prepares_them_on_every_core_and_writes_what_a_r
     assert got == len(every)  # every session but the deleted one, and the new one; the log is not indexed
     conn = searchdb.connect(searchdb.db_path(ws.state_dir))
     try:
-        found = searchdb.search(conn, parse_query("bulkpulled"), "session", 1000, bodies=searchindex.bodies(ws))
+        found = ranking.search(conn, parse_query("bulkpulled"), "session", 1000, bodies=searchindex.bodies(ws))
     finally:
         conn.close()
     assert sorted(r.relpath for r in found) == sorted(set(every[::3]) - {names["P7"]})

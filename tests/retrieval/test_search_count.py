@@ -1,4 +1,4 @@
-"""searchdb.count: the sessions a query matches, against a count made by hand over the same files (each
+"""kbsync.retrieval.ranking.count: the sessions a query matches, against a count made by hand over the same files (each
 record's words and CJK bigrams as the index is given them), and against the ranked list itself."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import pytest
 from helpers.retrieval import session_text, sid_for, write
 from kbsync.retrieval import db as searchdb
 from kbsync.retrieval import index as searchindex
+from kbsync.retrieval import ranking
 from kbsync.retrieval.records import Record, records_for
 from kbsync.retrieval.text import CJK_RUN, Query, parse_query, query_terms, text_tokens
 from kbsync.store.workspace import Workspace
@@ -75,8 +76,8 @@ def _matches(r: Record, q: Query) -> bool:
 def test_the_count_is_the_number_of_sessions_holding_a_term(root: Path, conn: searchdb.Connection, text: str) -> None:
     query = parse_query(text)
     by_hand = {r.key for r in _sessions(root) if _matches(r, query)}
-    assert searchdb.count(conn, query, "session") == len(by_hand)
-    ranked = searchdb.search(conn, query, "session", 1000, bodies=searchindex.bodies(Workspace(root)))
+    assert ranking.count(conn, query, "session") == len(by_hand)
+    ranked = ranking.search(conn, query, "session", 1000, bodies=searchindex.bodies(Workspace(root)))
     if not query.phrases:  # the ranked list is every one of them (a phrase is also checked as written in the text)
         assert {r.key for r in ranked} == by_hand
     else:
@@ -86,7 +87,7 @@ def test_the_count_is_the_number_of_sessions_holding_a_term(root: Path, conn: se
 def test_the_queries_tell_something_apart(root: Path, conn: searchdb.Connection) -> None:
     """The workspace makes the comparison mean something: counts neither all nor none, filters narrowing."""
     every = len(_sessions(root))
-    got = {t: searchdb.count(conn, parse_query(t), "session") for t in ("回滚", "回滚 tag:git", "zzzz")}
+    got = {t: ranking.count(conn, parse_query(t), "session") for t in ("回滚", "回滚 tag:git", "zzzz")}
     assert 0 < got["回滚 tag:git"] < got["回滚"] < every and got["zzzz"] == 0
 
 
@@ -98,8 +99,8 @@ def test_windows_list_each_match_once_and_the_first_is_the_search(root: Path, co
     query = parse_query(text)
     bodies = searchindex.bodies(Workspace(root))
     listed: list[str] = []
-    while got := searchdb.window(conn, query, "session", len(listed), 14, bodies=bodies):
+    while got := ranking.window(conn, query, "session", len(listed), 14, bodies=bodies):
         listed += [r.key for r in got]
     assert sorted(listed) == sorted(r.key for r in _sessions(root) if _matches(r, query))
-    first = searchdb.window(conn, query, "session", 0, 50, bodies=bodies)[:25]
-    assert [r.key for r in first] == [r.key for r in searchdb.search(conn, query, "session", 25, bodies=bodies)]
+    first = ranking.window(conn, query, "session", 0, 50, bodies=bodies)[:25]
+    assert [r.key for r in first] == [r.key for r in ranking.search(conn, query, "session", 25, bodies=bodies)]

@@ -11,6 +11,7 @@ import pytest
 from helpers.retrieval import session_text, sid_for, write
 from kbsync.retrieval import db as searchdb
 from kbsync.retrieval import index as searchindex
+from kbsync.retrieval import ranking
 from kbsync.retrieval.text import parse_query
 from kbsync.retrieval.when import window
 from kbsync.store.workspace import Workspace
@@ -67,7 +68,7 @@ def indexed(tmp_path: Path) -> Workspace:
 def _dates(ws: Workspace, text: str) -> list[str]:
     conn = searchdb.connect(searchdb.db_path(ws.state_dir))
     try:
-        rows = searchdb.search(conn, parse_query(text), "session", 10, bodies=searchindex.bodies(ws))
+        rows = ranking.search(conn, parse_query(text), "session", 10, bodies=searchindex.bodies(ws))
     finally:
         conn.close()
     return [r.date[:10] for r in rows]

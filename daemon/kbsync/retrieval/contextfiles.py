@@ -19,6 +19,7 @@ from kbsync.core.session import parse_session
 from kbsync.errors import KbsyncError, UsageError
 from kbsync.retrieval import db as searchdb
 from kbsync.retrieval import index as searchindex
+from kbsync.retrieval import ranking
 from kbsync.retrieval.context import (
     MAX_EXPANDED,
     MAX_REFERENCES,
@@ -64,7 +65,7 @@ def _gather(ws: Workspace, conn: searchdb.Connection, query: str, tags: list[str
     if q.errors:
         raise UsageError("; ".join(q.errors))
     bodies = searchindex.bodies(ws)
-    found = searchdb.search(conn, q, "session", MAX_HITS, bodies=bodies) if query.strip() else []
+    found = ranking.search(conn, q, "session", MAX_HITS, bodies=bodies) if query.strip() else []
     order, why = blended_sessions(ws, q, found, MAX_HITS) if q.words else ([], "")
     hits = {h.key: at for at, h in enumerate(order)}
     focused = bool(query.strip() or tags)
@@ -79,7 +80,7 @@ def _gather(ws: Workspace, conn: searchdb.Connection, query: str, tags: list[str
     ranked = _rank([r for r in rows if not r.broken], hits, tags, focused=focused)[:USED]
     sessions = [_session_item(ws, r, full=i < MAX_EXPANDED) for i, r in enumerate(ranked)]
     passages = _passages(order, [r for r in found if not r.broken], {r.key: r for r in rows if not r.broken})
-    board_found = searchdb.search(conn, q, "board", MAX_BOARD_HITS, bodies=bodies) if query.strip() else []
+    board_found = ranking.search(conn, q, "board", MAX_BOARD_HITS, bodies=bodies) if query.strip() else []
     board_hits = {r.key: at for at, r in enumerate(board_found)}
     board = [r for r in searchdb.records(conn, "board") if r.status != "retired"]
     board_ranked = _rank(board, board_hits, tags, focused=bool(query.strip() or tags))

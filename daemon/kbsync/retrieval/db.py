@@ -1,4 +1,6 @@
-"""The derived search database: SQLite with FTS5 under .kbsync/ (the only module that speaks SQL).
+"""The derived search database: SQLite with FTS5 under .kbsync/; its schema, connections, transactions, writes
+and plain reads (this module and kbsync.retrieval.ranking, the keyword search over it, are the only ones that
+speak SQL to it).
 
 Tables: `files` (what was indexed, at which mtime and size), `docs` (one row per
 record: fields for filters, display and statistics) and `fts` (FTS5 over the
@@ -16,8 +18,6 @@ beside the old one and swaps it in, so readers never see a half-built index.
 
 from __future__ import annotations
 
-import dataclasses
-import datetime as dt
 import json
 import os
 import threading
@@ -27,10 +27,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
 from kbsync.errors import KbsyncError
-from kbsync.retrieval import relevance
 from kbsync.retrieval.passages import Passage
 from kbsync.retrieval.records import KIND_SOURCES, Record
-from kbsync.retrieval.text import Query, fts_expression, holds, index_tokens, long_runs, match_term, query_terms
+from kbsync.retrieval.text import Query, fts_expression, holds, index_tokens, long_runs
 
 # Every connection to the search database is made by sqlean.py: the sqlite3 module's own code over a bundled
 # SQLite 3.50 (contentless FTS5 tables can delete rows from 3.43 on; Python's SQLite may be older). One
@@ -82,7 +81,7 @@ _KEYS = (
 # given to the kind when its first record is put in: FTS5 reads a match's word lists only over a rowid range,
 # where a kind's own word in the index (one per record) made each search read and join all its records.
 KIND_SPAN = 1 << 40
-_Span = tuple[int, int]  # ids lo < id < hi
+Span = tuple[int, int]  # ids lo < id < hi
 
 
 @dataclass(frozen=True)
@@ -352,7 +351,7 @@ def _kind_base(conn: sqlite3.Connection, kind: str) -> int:
     return int(top) + KIND_SPAN
 
 
-def kind_span(conn: sqlite3.Connection, kind: str) -> _Span | None:
+def kind_span(conn: sqlite3.Connection, kind: str) -> Span | None:
     """The range of `kind`'s ids (lo < id < hi); None when no record of it was ever put in."""
     row = conn.execute("SELECT base FROM kinds WHERE kind = ?", (kind,)).fetchone()
     return None if row is None else (int(row[0]), int(row[0]) + KIND_SPAN)
@@ -367,13 +366,15 @@ def drop_file(conn: sqlite3.Connection, relpath: str) -> None:
 
 
 class transaction:
-    """`with transaction(conn):` one write transaction, rolled back on an exception."""
+    """`with transaction(conn):` one write transaction, rolled back on an exception; `transaction(conn,
+    write=False)`: one read transaction, whose statements read one state of the database."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: sqlite3.Connection, *, write: bool = True) -> None:
         self.conn = conn
+        self.begin = "BEGIN IMMEDIATE" if write else "BEGIN"
 
     def __enter__(self) -> sqlite3.Connection:
-        self.conn.execute("BEGIN IMMEDIATE")
+        self.conn.execute(self.begin)
         return self.conn
 
     def __exit__(self, exc_type: object, *_: object) -> None:
@@ -407,182 +408,12 @@ def _tags_cell(tags: Iterable[str]) -> str:
 
 # ---- reading ------------------------------------------------------------------
 
-_COLUMNS = ("d.key, d.relpath, d.kind, d.title, d.summary, d.tags, d.status, d.type, d.source, d.date, d.broken, "
-            "d.fields, d.flags")
+COLUMNS = ("d.key, d.relpath, d.kind, d.title, d.summary, d.tags, d.status, d.type, d.source, d.date, d.broken, "
+           "d.fields, d.flags")
 
 
 Bodies = Callable[[list[Row]], dict[str, str]]  # record key -> the body its file holds now (none: gone)
 Check = Callable[[list[Row]], set[str]]  # the keys of those rows whose text bears their match out
-
-
-def search(conn: sqlite3.Connection, query: Query, kind: str, limit: int, *, bodies: Bodies) -> list[Row]:
-    """The best `limit` records of `kind` for `query` (see `searches`)."""
-    return searches(conn, query, [kind], limit, bodies=bodies)[kind]
-
-
-def searches(conn: sqlite3.Connection, query: Query, kinds: Sequence[str], limit: int, *,
-             bodies: Bodies) -> dict[str, list[Row]]:
-    """The best `limit` records of each of `kinds` for `query`, most relevant first; newest first when it has no
-    words. All kinds are searched in one state of the database, and what the ranking asks of the whole index
-    (record count, average length, each term's number of records) is asked once for all of them.
-
-    A record matches when it holds any of the query's terms (kbsync.retrieval.text.query_terms) and every
-    quoted phrase. The candidates are found in the index (`_candidates`: a bm25 that knows whether a record
-    holds a term and where, not how often), then the best of them are read from their files and ranked by
-    kbsync.retrieval.relevance, which names each one's best passages.
-    """
-    with _snapshot(conn):  # the ranking and the records it names read one state of the database
-        stats = _Stats(conn)
-        return {kind: _search(conn, query, kind, limit, bodies, stats) for kind in kinds}
-
-
-CANDIDATES = 20  # records a search reads and ranks from their text, at least (twice what it returns)
-FIND_POSTINGS = 20_000  # the records a search finds its candidates among, at most (a term's records in all)
-BEST_PASSAGES = 3  # passages a hit keeps, best first
-
-
-def _search(conn: sqlite3.Connection, query: Query, kind: str, limit: int, bodies: Bodies, stats: _Stats,
-            start: int | None = None) -> list[Row]:
-    """The best `limit` records; with `start`, the `limit` candidates from the `start`-th on, all of them ranked
-    (a window of the list, see `window`)."""
-    where, params = _filters(query)
-    terms = query_terms(query) if query.words else ()
-    if not terms:
-        sql = f"SELECT {_COLUMNS} FROM docs d WHERE d.kind = ?{where} ORDER BY d.date DESC, d.key LIMIT ? OFFSET ?"
-        return [_row(r) for r in conn.execute(sql, [kind, *params, limit, start or 0])]
-    span = stats.span(kind)
-    present = [t for t in terms if stats.df(t)]
-    if span is None or not present or limit <= 0:
-        return []
-    records, average = stats.sizes()
-    weights = {t: relevance.idf(records, stats.df(t)) for t in present}
-    timed = relevance.idf(records, stats.dated(query.when)) if query.when else 0.0
-    whole = (sum(weights.values()) + (len(terms) - len(present)) * relevance.idf(records, 0)  # absent terms weigh most
-             + timed)
-    finders = _finders(present, stats)
-    telling = {t for t in present if stats.df(t) * 2 <= records}  # held by at most half the records
-    common = min(present, key=lambda t: (stats.df(t), t)) if not finders else None
-    pool = max(CANDIDATES, 2 * limit) if start is None else limit
-    scored: list[Row] = []
-    for found in _candidates(conn, present, finders, telling, common, weights, span, where, params, query.phrases, pool,
-                             average, start or 0):
-        text = bodies([r for r, _ in found])
-        for row, length in found:
-            body = text.get(row.key, "")
-            if query.phrases and not holds(_folded((*_head(row), body)), tuple(p.casefold() for p in query.phrases)):
-                continue
-            got = relevance.score(present, weights, " ".join(_head(row)), body, length / max(average, 1.0),
-                                  whole=row.kind == "board", time_weight=timed, in_time=_in_time(row.date, query.when))
-            scored.append(dataclasses.replace(row, score=got.score, cover=got.held / whole, passages=tuple(
-                sp for sp in got.passages[:BEST_PASSAGES] if sp[0] > 0)))
-        if len(scored) >= pool or start is not None:
-            break
-    scored.sort(key=lambda r: (-r.score, r.key))
-    return scored[:limit]
-
-
-def window(conn: sqlite3.Connection, query: Query, kind: str, start: int, size: int, *, bodies: Bodies) -> list[Row]:
-    """The `size` candidates of `kind` for `query` from the `start`-th on (in the index's order, `_candidates`;
-    newest first for a query of filters alone), ranked by relevance as `search` ranks its candidates. The
-    windows at 0, size, 2 x size ... hold each matching record once, so a list paged window by window shows
-    each once, and costs the same at every depth; the window at 0 ranked is what `search` returns for
-    `size` / 2 (its candidates are twice what it returns). A quoted phrase is checked in the text, so a window
-    of a query with one may hold fewer."""
-    with _snapshot(conn):
-        return _search(conn, query, kind, size, bodies, _Stats(conn), start)
-
-
-def count(conn: sqlite3.Connection, query: Query, kind: str) -> int:
-    """How many records of `kind` a search for `query` matches: those holding any of its terms and every term of
-    each quoted phrase, passing its filters (every record of `kind` passing them, for a query of filters
-    alone). One COUNT over the full-text matches in the kind's range: a phrase is counted by its terms, as the
-    index holds them, not checked as written in the text (`searches` does, so a phrase's count may be more than
-    the records it ranks)."""
-    where, params = _filters(query)
-    terms = query_terms(query) if query.words else ()
-    if not terms:
-        return int(conn.execute(f"SELECT count(*) FROM docs d WHERE d.kind = ?{where}", [kind, *params]).fetchone()[0])
-    span = kind_span(conn, kind)
-    if span is None:
-        return 0
-    need = [t for p in query.phrases for t in query_terms(Query(phrases=(p,)))]
-    match = " AND ".join([f"({' OR '.join(match_term(t) for t in terms)})", *dict.fromkeys(map(match_term, need))])
-    join = " JOIN docs d ON d.id = fts.rowid" if where else ""
-    sql = f"SELECT count(*) FROM fts{join} WHERE fts MATCH ? AND fts.rowid > ? AND fts.rowid < ?{where}"
-    return int(conn.execute(sql, [match, *span, *params]).fetchone()[0])
-
-
-def _finders(terms: list[str], stats: _Stats) -> list[str]:
-    """The terms whose records are all candidates: the rarest first, while their records add up to FIND_POSTINGS
-    (none when even the rarest is held by more). A term many records hold tells little and would cost a pass over
-    all of them: it finds candidates by its records' heads alone, and one that more than half the records hold
-    (its idf near 0) not at all; when no term is rare, the rarest finds its newest records too. Every term
-    counts in the ranking of every candidate."""
-    chosen: list[str] = []
-    total = 0
-    for t in sorted(terms, key=lambda t: (stats.df(t), t)):
-        if total + stats.df(t) > FIND_POSTINGS:
-            break
-        chosen.append(t)
-        total += stats.df(t)
-    return chosen
-
-
-def _candidates(conn: sqlite3.Connection, terms: list[str], finders: list[str], telling: set[str], common: str | None,
-                weights: dict[str, float], span: _Span, where: str, params: list[object], phrases: tuple[str, ...],
-                pool: int, average: float, start: int = 0) -> Iterator[list[tuple[Row, int]]]:
-    """The candidates (passing the filters, holding every term of `phrases`), with their indexed length, in
-    batches of `pool`, best first by a bm25 over what the index knows: whether a record holds a term (weight 1)
-    and whether its head does (HEAD_WEIGHT), not how often; times 1 + COVER x the share of the terms' weight
-    it holds. They are the records holding one of `finders`, those whose head holds one of `telling`, and, with
-    `common` (no term is rare), the POOL newest records holding it. One statement: a UNION ALL of those lists
-    in the kind's range, summed per record, joined to its length; SQLite keeps the best `pool`."""
-    branches: list[str] = []
-    values: list[object] = []
-    for t in terms:
-        w = weights[t]
-        if t in finders:
-            branches.append("SELECT rowid AS id, ? AS w, ? AS c FROM fts WHERE fts MATCH ? AND rowid > ? AND rowid < ?")
-            values += [w, w, match_term(t), *span]
-            branches.append("SELECT rowid, ?, 0 FROM fts WHERE fts MATCH ? AND rowid > ? AND rowid < ?")
-            values += [w * (relevance.HEAD_WEIGHT - 1), f"head : {match_term(t)}", *span]
-        elif t in telling:
-            branches.append("SELECT rowid, ?, ? FROM fts WHERE fts MATCH ? AND rowid > ? AND rowid < ?")
-            values += [w * relevance.HEAD_WEIGHT, w, f"head : {match_term(t)}", *span]
-    if common is not None:
-        branches.append("SELECT * FROM (SELECT rowid, ?, ? FROM fts WHERE fts MATCH ? AND rowid > ? AND rowid < ?"
-                        " ORDER BY rowid DESC LIMIT ?)")
-        values += [weights[common], weights[common], match_term(common), *span, pool]
-    join, extra = "", list(params)
-    if where:
-        join = " JOIN docs d ON d.id = m.id"
-    if phrases:
-        need = [match_term(t) for p in phrases for t in query_terms(Query(phrases=(p,)))]
-        where += " AND m.id IN (SELECT rowid FROM fts WHERE fts MATCH ? AND rowid > ? AND rowid < ?)"
-        extra += [" AND ".join(dict.fromkeys(need)), *span]
-    total = sum(weights[t] for t in terms)
-    norm = relevance.K1 * relevance.B / max(average, 1.0)
-    sql = (f"SELECT m.id, l.n, sum(m.w) * (1 + ? * sum(m.c) / ?) / (? + ? * l.n) AS s FROM ({' UNION ALL '.join(branches)}) m"
-           f" JOIN lengths l ON l.id = m.id{join} WHERE 1{where} GROUP BY m.id ORDER BY s DESC, m.id LIMIT ? OFFSET ?")
-    head = [relevance.COVER, total, 1 + relevance.K1 * (1 - relevance.B), norm]
-    seen = start
-    while True:
-        got = conn.execute(sql, [*head, *values, *extra, pool, seen]).fetchall()
-        seen += len(got)
-        if not got:
-            return
-        length = {i: n for i, n, _ in got}
-        order = {i: at for at, (i, _, _) in enumerate(got)}
-        rows = conn.execute(f"SELECT {_COLUMNS}, d.id FROM docs d WHERE d.id IN ({', '.join('?' * len(got))})",
-                            list(length)).fetchall()
-        rows.sort(key=lambda r: order[r[-1]])
-        yield [(_row(r), int(length[r[-1]])) for r in rows]
-        if len(got) < pool:
-            return
-
-
-def _folded(texts: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(" ".join(t.split()).casefold() for t in texts)
 
 
 def _record_check(runs: tuple[str, ...], bodies: Bodies, taken: set[str] | frozenset[str] = frozenset()) -> Check:
@@ -590,69 +421,18 @@ def _record_check(runs: tuple[str, ...], bodies: Bodies, taken: set[str] | froze
     whose head does not hold them all)."""
     def check(rows: list[Row]) -> set[str]:
         rows = [r for r in rows if r.key not in taken]
-        read = bodies([r for r in rows if not holds(_head(r), runs)])
-        return {r.key for r in rows if holds((*_head(r), read.get(r.key, "")), runs)}
+        read = bodies([r for r in rows if not holds(head_of(r), runs)])
+        return {r.key for r in rows if holds((*head_of(r), read.get(r.key, "")), runs)}
     return check
 
 
-def _in_time(date: str, when: tuple[str, ...]) -> bool:
-    return bool(when) and when[0] <= date[:10] <= when[1]
-
-
-def _head(row: Row) -> tuple[str, ...]:
+def head_of(row: Row) -> tuple[str, ...]:
+    """A record's head: its title, summary and tags."""
     return (row.title, row.summary, *row.tags)
-
-
-class _Stats:
-    """What the ranking asks of the whole index, each asked at most once in a read transaction: the number of
-    records and their average length (kept in `totals` by triggers on `lengths`: counting them took a scan of
-    every record's length), a term's number of records, and the range of a kind's ids."""
-
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
-        self._sizes: tuple[int, float] | None = None
-        self._df: dict[str, int] = {}
-        self._spans: dict[str, _Span | None] = {}
-
-    def span(self, kind: str) -> _Span | None:
-        if kind not in self._spans:
-            self._spans[kind] = kind_span(self.conn, kind)
-        return self._spans[kind]
-
-    def sizes(self) -> tuple[int, float]:
-        if self._sizes is None:
-            n, length = self.conn.execute("SELECT records, length FROM totals").fetchone()
-            self._sizes = int(n), length / n if n else 0.0
-        return self._sizes
-
-    def dated(self, when: tuple[str, ...]) -> int:
-        """The records dated within `when` (its first and last day)."""
-        stop = (dt.date.fromisoformat(when[1]) + dt.timedelta(days=1)).isoformat()
-        return int(self.conn.execute("SELECT count(*) FROM kinds k JOIN docs d ON d.kind = k.kind"
-                                     " WHERE d.date >= ? AND d.date < ?", (when[0], stop)).fetchone()[0])
-
-    def df(self, term: str) -> int:
-        if term not in self._df:
-            self._df[term] = int(self.conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ?",
-                                                   (match_term(term),)).fetchone()[0])
-        return self._df[term]
 
 
 FIRST_BATCH = 16  # records a listing reads first; each further batch is four times the one before,
 MAX_BATCH = 4096  # up to this many
-
-
-class _snapshot:
-    """`with _snapshot(conn):` the statements inside read one state of the database (a read transaction)."""
-
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
-
-    def __enter__(self) -> None:
-        self.conn.execute("BEGIN")
-
-    def __exit__(self, exc_type: object, *_: object) -> None:
-        self.conn.execute("ROLLBACK" if exc_type else "COMMIT")
 
 
 def listing(conn: sqlite3.Connection, query: Query, kind: str, limit: int,
@@ -666,7 +446,7 @@ def listing(conn: sqlite3.Connection, query: Query, kind: str, limit: int,
     check = _record_check(runs, bodies)
     out: list[Row] = []
     fetch = max(FIRST_BATCH, limit)
-    with _snapshot(conn):
+    with transaction(conn, write=False):
         while len(out) < limit:
             page = _page(conn, query, kind, fetch, after)
             passed = check(page)
@@ -687,27 +467,27 @@ def filtered_page(conn: sqlite3.Connection, query: Query, kind: str, limit: int,
 
 def _page(conn: sqlite3.Connection, query: Query, kind: str, limit: int, after: tuple[str, str] | None,
           offset: int = 0) -> list[Row]:
-    where, params = _filters(query)
+    where, params = filters(query)
     if after is not None:
         where += " AND (d.date < ? OR (d.date = ? AND d.key > ?))"
         params += [after[0], after[0], after[1]]
     match = fts_expression(query.terms)
     order = " ORDER BY d.date DESC, d.key LIMIT ? OFFSET ?"
     if not match:
-        sql = f"SELECT {_COLUMNS} FROM docs d WHERE d.kind = ?{where}{order}"
-        return [_row(r) for r in conn.execute(sql, [kind, *params, limit, offset])]
+        sql = f"SELECT {COLUMNS} FROM docs d WHERE d.kind = ?{where}{order}"
+        return [to_row(r) for r in conn.execute(sql, [kind, *params, limit, offset])]
     span = kind_span(conn, kind)
     if span is None:
         return []
-    sql = (f"SELECT {_COLUMNS} FROM fts JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ? AND fts.rowid > ?"
+    sql = (f"SELECT {COLUMNS} FROM fts JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ? AND fts.rowid > ?"
            f" AND fts.rowid < ?{where}{order}")
-    return [_row(r) for r in conn.execute(sql, [match, *span, *params, limit, offset])]
+    return [to_row(r) for r in conn.execute(sql, [match, *span, *params, limit, offset])]
 
 
 def date_counts(conn: sqlite3.Connection, query: Query, kind: str, width: int) -> list[tuple[str, int]]:
     """(the first `width` characters of the date: 7 a month, 10 a day; records) of dated records of `kind`
     passing the query's filters, newest first."""
-    where, params = _filters(query)
+    where, params = filters(query)
     sql = (f"SELECT substr(d.date, 1, ?) AS k, count(*) FROM docs d WHERE d.kind = ? AND d.date != ''{where}"
            " GROUP BY k ORDER BY k DESC")
     return [(k, n) for k, n in conn.execute(sql, [width, kind, *params])]
@@ -715,19 +495,19 @@ def date_counts(conn: sqlite3.Connection, query: Query, kind: str, width: int) -
 
 def tag_cells(conn: sqlite3.Connection, query: Query, kind: str) -> Iterator[tuple[str, ...]]:
     """The tags of each record of `kind` passing the query's filters (case-folded, as stored)."""
-    where, params = _filters(query)
+    where, params = filters(query)
     for (cell,) in conn.execute(f"SELECT d.tags FROM docs d WHERE d.kind = ?{where}", [kind, *params]):
         yield tuple(t for t in str(cell).split("|") if t)
 
 
 def children(conn: sqlite3.Connection, parent: str) -> list[Row]:
     """Session records whose `parent` field is `parent`, oldest first, then by key."""
-    sql = (f"SELECT {_COLUMNS} FROM docs d WHERE d.kind = 'session' AND json_extract(d.fields, '$.parent') = ?"
+    sql = (f"SELECT {COLUMNS} FROM docs d WHERE d.kind = 'session' AND json_extract(d.fields, '$.parent') = ?"
            " ORDER BY d.date, d.key")
-    return [_row(r) for r in conn.execute(sql, (parent,))]
+    return [to_row(r) for r in conn.execute(sql, (parent,))]
 
 
-def _filters(q: Query) -> tuple[str, list[object]]:
+def filters(q: Query) -> tuple[str, list[object]]:
     clauses: list[str] = []
     params: list[object] = []
     for tag in q.tags:
@@ -757,7 +537,7 @@ def _like(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def _row(r: tuple[Any, ...]) -> Row:
+def to_row(r: tuple[Any, ...]) -> Row:
     tags = tuple(t for t in str(r[5]).split("|") if t)
     return Row(r[0], r[1], r[2], r[3], r[4], tags, r[6], r[7], r[8], r[9], r[10], json.loads(r[11]),
                tuple(json.loads(r[12])))
@@ -765,8 +545,8 @@ def _row(r: tuple[Any, ...]) -> Row:
 
 def records(conn: sqlite3.Connection, kind: str) -> Iterator[Row]:
     """Every stored record of `kind`, newest first."""
-    for r in conn.execute(f"SELECT {_COLUMNS} FROM docs d WHERE d.kind = ? ORDER BY d.date DESC, d.key", (kind,)):
-        yield _row(r)
+    for r in conn.execute(f"SELECT {COLUMNS} FROM docs d WHERE d.kind = ? ORDER BY d.date DESC, d.key", (kind,)):
+        yield to_row(r)
 
 
 def rows_of(conn: sqlite3.Connection, keys: Sequence[str]) -> list[Row]:
@@ -774,8 +554,8 @@ def rows_of(conn: sqlite3.Connection, keys: Sequence[str]) -> list[Row]:
     out: list[Row] = []
     for at in range(0, len(keys), 500):
         chunk = list(keys[at:at + 500])
-        out += [_row(r) for r in conn.execute(
-            f"SELECT {_COLUMNS} FROM docs d WHERE d.key IN ({', '.join('?' * len(chunk))})", chunk)]
+        out += [to_row(r) for r in conn.execute(
+            f"SELECT {COLUMNS} FROM docs d WHERE d.key IN ({', '.join('?' * len(chunk))})", chunk)]
     return out
 
 
@@ -786,8 +566,8 @@ def broken_count(conn: sqlite3.Connection, kind: str) -> int:
 
 def flagged(conn: sqlite3.Connection) -> list[Row]:
     """Every record of the workspace that carries an embedded-instruction flag, by path."""
-    sql = f"SELECT {_COLUMNS} FROM docs d WHERE d.flags != '[]' AND d.kind NOT LIKE 'folder:%' ORDER BY d.relpath, d.key"
-    return [_row(r) for r in conn.execute(sql)]
+    sql = f"SELECT {COLUMNS} FROM docs d WHERE d.flags != '[]' AND d.kind NOT LIKE 'folder:%' ORDER BY d.relpath, d.key"
+    return [to_row(r) for r in conn.execute(sql)]
 
 
 def counts(conn: sqlite3.Connection) -> dict[str, int]:

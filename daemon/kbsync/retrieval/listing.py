@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 
 from kbsync.retrieval import db as searchdb
 from kbsync.retrieval import index as searchindex
+from kbsync.retrieval import ranking
 from kbsync.retrieval.db import Row
 from kbsync.retrieval.text import Query
 from kbsync.store.workspace import Workspace
@@ -45,7 +46,7 @@ def numbered_page(ws: Workspace, query: Query, size: int, page: int, *, refresh:
         searchindex.refresh(ws)
     conn = searchindex.open_index(ws)
     try:
-        total = searchdb.count(conn, query, "session")
+        total = ranking.count(conn, query, "session")
         pages = max(1, -(-total // size))
         page = min(max(page, 1), pages)
         return Numbered(searchdb.filtered_page(conn, query, "session", size, (page - 1) * size), total, page, pages)

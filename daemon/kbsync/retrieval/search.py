@@ -29,6 +29,7 @@ from kbsync.errors import ConfigError, KbsyncError, UsageError
 from kbsync.git import repo as gitrepo
 from kbsync.retrieval import db as searchdb
 from kbsync.retrieval import index as searchindex
+from kbsync.retrieval import ranking
 from kbsync.retrieval.blend import blend
 from kbsync.retrieval.fusion import Fused, FusionFn, Hit, SourceHits, make_rrf
 from kbsync.retrieval.records import KIND_SOURCES
@@ -221,7 +222,7 @@ Answer = tuple[list[Hit] | None, str]  # a source's hits, or None and why it fai
 
 def _answers(ws: Workspace, specs: list[SourceSpec], query: Query, per: int) -> list[Answer]:
     """Each source's answer, in `specs` order. Folder and command sources run in the pool while the workspace's
-    own sources are searched in this thread, together (one read of the index, see searchdb.searches): each is
+    own sources are searched in this thread, together (one read of the index, see ranking.searches): each is
     a few milliseconds of SQLite that holds the interpreter's lock, so threads would only add hand-offs."""
     pooled = {i: _pool().submit(_run_one, ws, s, query, per) for i, s in enumerate(specs) if s.kind in _RUNNERS}
     here = _workspace_answers(ws, [s for s in specs if s.kind not in _RUNNERS], query, per)
@@ -235,7 +236,7 @@ def _workspace_answers(ws: Workspace, specs: list[SourceSpec], query: Query, lim
     kinds = sorted({WORKSPACE_KINDS[s.kind] for s in specs})
     try:
         with searchdb.reading(searchdb.db_path(ws.state_dir)) as conn:
-            lists = searchdb.searches(conn, query, kinds, limit, bodies=searchindex.bodies(ws))
+            lists = ranking.searches(conn, query, kinds, limit, bodies=searchindex.bodies(ws))
     except KbsyncError as exc:
         return {s.name: (None, str(exc)) for s in specs}
     except Exception as exc:  # noqa: BLE001 - the index's failure must never sink the other sources
@@ -274,7 +275,7 @@ def _folder_hits(ws: Workspace, spec: SourceSpec, query: Query, limit: int) -> l
     conn = searchdb.connect(searchdb.db_path(ws.state_dir))
     try:
         searchindex.sync_folder(conn, spec.name, root)
-        rows = searchdb.search(conn, query, searchindex.folder_kind(spec.name), limit,
+        rows = ranking.search(conn, query, searchindex.folder_kind(spec.name), limit,
                                bodies=searchindex.folder_bodies(root))
     finally:
         conn.close()

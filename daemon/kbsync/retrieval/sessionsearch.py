@@ -1,9 +1,9 @@
 """The sessions a query matches, counted, and ranked a page at a time (the web board's sessions page).
 
-The count is the keyword search's (`searchdb.count`): the sessions holding any of the query's terms and every
+The count is the keyword search's (ranking.count): the sessions holding any of the query's terms and every
 term of each quoted phrase, passing its filters. The list is the search's, a window at a time
-(`searchdb.window`): its candidates in the index's order, two pages' worth at a time, each window ranked by
-relevance from the text, as `searchdb.search` ranks its candidates (the first window ranked is what a search
+(ranking.window): its candidates in the index's order, two pages' worth at a time, each window ranked by
+relevance from the text, as ranking.search ranks its candidates (the first window ranked is what a search
 for one page returns). So each matching session is on one page only, and every page costs what the first
 does. The first page is in the order federated search gives the sessions kind: its keyword hits blended with
 the semantic index's nearest sessions (`blended_sessions`), kept to the sessions the keyword leg found, so the
@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from kbsync.retrieval import db as searchdb
 from kbsync.retrieval import index as searchindex
+from kbsync.retrieval import ranking
 from kbsync.retrieval.search import blended_sessions, searchable
 from kbsync.retrieval.text import Query
 from kbsync.store.workspace import Workspace
@@ -40,11 +41,11 @@ def ranked_sessions(ws: Workspace, text: str, page: int, size: int) -> Ranked:
     query = searchable(text)
     searchindex.build_missing(ws)
     with searchdb.reading(searchdb.db_path(ws.state_dir)) as conn:
-        total = searchdb.count(conn, query, KIND)
+        total = ranking.count(conn, query, KIND)
         pages = max(1, -(-total // size))
         page = min(max(page, 1), pages)
         at, half = divmod(page - 1, WINDOW_PAGES)
-        rows = searchdb.window(conn, query, KIND, at * WINDOW_PAGES * size, WINDOW_PAGES * size,
+        rows = ranking.window(conn, query, KIND, at * WINDOW_PAGES * size, WINDOW_PAGES * size,
                                bodies=searchindex.bodies(ws))[half * size:(half + 1) * size] if total else []
     failure = ""
     if page == 1 and rows and query.words:

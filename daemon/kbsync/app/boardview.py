@@ -97,10 +97,14 @@ def _searched(ws: Workspace, rows: list[Row], q: str, total: int) -> tuple[list[
     """Every row the search finds for `q` (the board's own search, as `kbsync board list --query` runs it), in
     its order; the federated search's best hits elsewhere; failed sources."""
     from kbsync.app import retrieval
+    from kbsync.retrieval.search import configured_sources
 
     by_key = {r.entry.key: r for r in rows}
     found = [by_key[k] for k in board.search_keys(ws, q, total) if k in by_key]  # filters before paging
-    outcome = retrieval.search(ws, q, top=ELSEWHERE_TOP)
+    elsewhere = [s.name for s in configured_sources(ws) if s.kind != "board"]  # the board's own are listed above
+    if not elsewhere:
+        return found, [], []
+    outcome = retrieval.search(ws, q, sources=elsewhere, top=ELSEWHERE_TOP)
     others = [h for h in outcome.results if not h.key.startswith(BOARD_KEY_PREFIX)]
     return found, others, outcome.failures
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import difflib
 import time
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any, Callable, Literal
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal
 
 from kbsync.errors import InputError, KbsyncError, NothingFoundError, UsageError
 
@@ -70,13 +70,14 @@ def list_conflicts(ws: Workspace) -> list[ConflictItem]:
     """Every conflict copy and every file marked `status: conflict`, in path order."""
     from kbsync.core import protocol
 
-    items = []
+    items, sessions = [], []
     for rel in ws.iter_files():
         if protocol.is_conflict_copy(rel):
             items.append(_copy_item(ws, rel))
-        elif protocol.classify(rel) == "session" and _marked(ws, rel):
-            items.append(ConflictItem(rel, rel, "status", _version(ws, rel), None))
-    return items
+        elif protocol.classify(rel) == "session":
+            sessions.append(rel)
+    items += [ConflictItem(rel, rel, "status", _version(ws, rel), None) for rel in marked_sessions(ws, sessions)]
+    return sorted(items, key=lambda i: i.path)
 
 
 def conflict_copies(ws: Workspace) -> list[str]:
@@ -109,13 +110,55 @@ def _version(ws: Workspace, rel: str) -> Version:
     return Version(rel, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(mtime)), machine_id(ws))
 
 
+_looked: dict[str, tuple[tuple[int, ...], bool]] = {}  # a session's path -> (its stat when read, marked then)
+GREP_OVER = 64  # sessions unseen (or changed) since this process last looked, past which one `git grep` finds them
+CONFLICT_STATUS = r"""^status:[[:space:]]*["']?conflict["']?[[:space:]]*$"""
+
+
+def marked_sessions(ws: Workspace, rels: Iterable[str]) -> list[str]:
+    """Of the sessions `rels`, those whose frontmatter says `status: conflict`. A session is read again only when
+    its stat changed since this process last looked (the conflicts and status pages list every session); when
+    many are new to it (a first look), one `git grep` over sessions/ narrows the reading to the files holding such
+    a line."""
+    import os
+
+    from kbsync.core import protocol
+    from kbsync.git import history
+    from kbsync.git import repo as gitrepo
+
+    out: list[str] = []
+    unseen: list[tuple[str, str, tuple[int, ...]]] = []
+    for rel in rels:
+        path = os.path.join(ws.root, rel)
+        try:
+            st = os.lstat(path)
+        except OSError:
+            continue
+        stamp: tuple[int, ...] = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        held = _looked.get(path)
+        if held is not None and held[0] == stamp:
+            out += [rel] if held[1] else []
+        else:
+            unseen.append((rel, path, stamp))
+    grepped: set[str] | None = None
+    if len(unseen) > GREP_OVER and gitrepo.is_repo(ws.root):
+        try:
+            grepped = set(history.files_matching(ws.root, CONFLICT_STATUS, protocol.SESSIONS_DIR))
+        except KbsyncError:
+            grepped = None
+    for rel, path, stamp in unseen:
+        marked = (grepped is None or rel in grepped) and _marked(ws, rel)
+        _looked[path] = (stamp, marked)
+        out += [rel] if marked else []
+    return sorted(out)
+
+
 def _marked(ws: Workspace, rel: str) -> bool:
     from kbsync.git.commit import session_status
 
     try:
         text = ws.read_text(rel)
-        # a file marked `status: conflict` holds the word: one look at the text spares parsing thousands of
-        # frontmatters (the conflicts and status pages list every session)
+        # a file marked `status: conflict` holds the word: one look at the text spares parsing its frontmatter
         return "conflict" in text and session_status(text) == "conflict"
     except Exception:  # an unreadable file is validate's to report, not a conflict
         return False

@@ -113,25 +113,14 @@ def left_out(scene: Scene) -> list[Waiting]:
             for rel, why in sorted(skipped.items())]
 
 
-CONFLICT_STATUS = r"""^status:[[:space:]]*["']?conflict["']?[[:space:]]*$"""
-
-
 def conflict_status(scene: Scene) -> list[Waiting]:
     """Sessions whose frontmatter says `status: conflict` (rebuilt from their name by a repair, or saved so)."""
-    try:
-        found = history.files_matching(scene.ws.root, CONFLICT_STATUS, protocol.SESSIONS_DIR)
-    except KbsyncError:
-        return []
+    from kbsync.app.conflicts import marked_sessions
+
+    sessions = [rel for rel in scene.walked
+                if protocol.classify(rel) == "session" and not protocol.is_conflict_copy(rel)]
     return [Waiting(rel, "status: conflict; check its fields and text, then set its status to open or closed",
-                    kind="conflict-status")
-            for rel in found if not protocol.is_conflict_copy(rel) and _says_conflict(scene.ws, rel)]
-
-
-def _says_conflict(ws: Workspace, rel: str) -> bool:
-    try:
-        return committer.session_status(ws.read_text(rel)) == "conflict"
-    except KbsyncError:
-        return False
+                    kind="conflict-status") for rel in marked_sessions(scene.ws, sessions)]
 
 
 def conflict_copies(scene: Scene) -> list[Waiting]:

@@ -9,6 +9,7 @@ Entries themselves are kbsync.core.boardentry's (re-exported here). See docs/boa
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from dataclasses import dataclass
 from typing import Final
@@ -162,6 +163,7 @@ def _section(lines: list[str], start: int, end: int, heads: list[tuple[int, int,
     return Section(start, heading, name, intro, entries, note)
 
 
+@functools.lru_cache(maxsize=4)  # a Board is immutable: one read of a page parses each text once, not per part
 def parse_board(text: str) -> Board:
     """Parse LEARNING_BOARD.md; never fails; render_board(parse_board(t)) == t."""
     lines = text.splitlines(keepends=True)

@@ -43,9 +43,11 @@ class Stats:
                 "groups": [g.__dict__ for g in self.groups], "dirty_files": list(self.dirty_files)}
 
 
-def session_rows(ws: Workspace) -> list[Row]:
-    """Every session's stored record, after catching up with files changed since the last update."""
-    searchindex.refresh(ws)
+def session_rows(ws: Workspace, *, refresh: bool = True) -> list[Row]:
+    """Every session's stored record, after catching up with files changed since the last update (with
+    `refresh` False, from the index as it stands)."""
+    if refresh:
+        searchindex.refresh(ws)
     conn = searchindex.open_index(ws)
     try:
         return list(searchdb.records(conn, "session"))

@@ -230,6 +230,8 @@ class SideBySide:
     rows: list[Row]  # both versions line by line, theirs on the left, mine on the right, changed words marked
     keeps: tuple[Keep, ...]  # the choices that apply: mine alone for a status conflict, both only for entry files
     clashes: list[Clash]  # the board's and memory files' entries, a session's sections: each side by side
+    start: str = ""  # what an edit of the whole file by hand starts from (what keeping mine writes); "" where
+    # the file is edited entry by entry (the board, the memory files) or has no other version
 
 
 def side_by_side(ws: Workspace, path: str) -> SideBySide:
@@ -241,9 +243,14 @@ def side_by_side(ws: Workspace, path: str) -> SideBySide:
     view = show(ws, path)
     if view.item.theirs is None:
         return SideBySide(view, [], ("mine",), [])
-    keeps: tuple[Keep, ...] = KEEPS if facts.is_entry_file(view.item.original) else ("mine", "theirs")
+    from kbsync.core import conflictmerge, protocol
+
+    original = view.item.original
+    keeps: tuple[Keep, ...] = KEEPS if facts.is_entry_file(original) else ("mine", "theirs")
+    whole = not (facts.is_entry_file(original) or original == protocol.BOARD_MD)
     return SideBySide(view, line_diff(view.theirs or "", view.mine), keeps,
-                      clashes(view.item.original, view.theirs or "", view.mine))
+                      clashes(original, view.theirs or "", view.mine),
+                      conflictmerge.kept(original, view.theirs or "", view.mine, "mine") if whole else "")
 
 
 def read_settled(ws: Workspace, path: str) -> str:
@@ -253,22 +260,27 @@ def read_settled(ws: Workspace, path: str) -> str:
 
 # ---- resolve ----------------------------------------------------------------------------
 
-def resolve(ws: Workspace, path: str, keep: str, picks: dict[str, str] | None = None) -> Resolved:
+def resolve(ws: Workspace, path: str, keep: str, picks: dict[str, str] | None = None,
+            edits: dict[str, str] | None = None, text: str = "") -> Resolved:
     """Settle one conflict: write the kept result through the file's lock, remove the copy, commit both.
-    `keep` "picked" takes the copy's version of the entries (board) or facts (memory files) that `picks`
-    names "mine" and the file's of the others."""
+    `keep` "picked" takes, for each entry (board) or fact (memory files) that `picks` names, the copy's version
+    ("mine"), the person's text in `edits` ("edited") or the file's ("theirs", as for the others); "edited"
+    writes `text`, the person's own for the whole file (a session, another file). InputError saying what to
+    change when an edit is not valid: nothing is written then."""
     from kbsync.core import clashes, conflictmerge
     from kbsync.store import fsio
 
-    if keep not in (*KEEPS, "picked"):
+    if keep not in (*KEEPS, "picked", "edited"):
         raise UsageError(f"--keep {keep!r}; use mine, theirs or both")
     item = find(ws, path)
     if item.theirs is None:
         return _settle_status(ws, item, keep)
     copy = ws.read_text(item.path)
+    theirs = _text(ws, item.original)
     try:
-        result = (clashes.picked(item.original, _text(ws, item.original), copy, picks or {}) if keep == "picked"
-                  else conflictmerge.kept(item.original, _text(ws, item.original), copy, keep))
+        result = (clashes.picked(item.original, theirs, copy, picks or {}, edits) if keep == "picked"
+                  else clashes.by_hand(item.original, text) if keep == "edited"
+                  else conflictmerge.kept(item.original, theirs, copy, keep))
     except ValueError as exc:
         raise InputError(str(exc), path=item.path) from exc
     daemon = ws.config.daemon

@@ -48,6 +48,12 @@ def site_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with (root / ".kbsync" / "config.toml").open("a", encoding="utf-8") as f:
         f.write(f'\n[[scan.sources]]\nname = "notes"\npath = "{notes}"\n')
     assert kbsync("scan", ws=root, cwd=root).returncode == 0
+    board_text = (root / "LEARNING_BOARD.md").read_text(encoding="utf-8")  # a conflict of each shape
+    (root / "LEARNING_BOARD.conflict-20250611T143207Z-a1b2c3.md").write_text(
+        board_text.replace("第 0 条。", "第 0 条，另一台机器。"), encoding="utf-8")
+    (root / "artifacts").mkdir(exist_ok=True)
+    (root / "artifacts/plan.md").write_text("# 计划\n\n周一发布。\n", encoding="utf-8")
+    (root / "artifacts/plan.conflict-20250611T143207Z-a1b2c3.md").write_text("# 计划\n\n周三发布。\n", encoding="utf-8")
     b.commit_all(root, "a workspace to check")
     return root
 
@@ -70,6 +76,7 @@ def test_no_serious_or_critical_violation_on_any_page(browser: Browser, site: We
         key = quote("发布前确认锁文件 0@2025-06-11", safe="")
         for path in PAGES:
             page.goto(site.url + path.format(key=key, sid=SESSION["id"]))
+            page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")  # folded parts too
             bad = violations(page)
             if bad:
                 found[path] = bad

@@ -135,3 +135,64 @@ def test_a_board_conflict_entry_by_entry_and_a_side_taken_for_each(page: Page, s
     text = (site.root / "LEARNING_BOARD.md").read_text(encoding="utf-8")
     assert "- 摘要: 先回滚再排查\n" in text and "- 摘要: 按天过期\n" in text and "按小时过期" not in text
     assert not (site.root / copy_of("LEARNING_BOARD.md")).exists()
+
+
+def test_an_entry_edited_by_hand_a_bad_edit_kept_and_said_then_saved(page: Page, site: WebServer) -> None:
+    from helpers.board import entry
+    from kbsync.core import board
+
+    base = board.upsert(board.upsert(board.NEW_BOARD, entry(title="回滚步骤", summary="先停服务"))[0],
+                        entry(title="日志轮转", summary="按天"))[0]
+    (site.root / "LEARNING_BOARD.md").write_text(base, encoding="utf-8")
+    copy = board.upsert(board.upsert(board.NEW_BOARD, entry(title="回滚步骤", summary="先切流量"))[0],
+                        entry(title="日志轮转", summary="按大小"))[0]
+    (site.root / copy_of("LEARNING_BOARD.md")).write_text(copy, encoding="utf-8")
+    page.goto(f"{site.url}/conflicts")
+    art = page.locator("article", has_text="LEARNING_BOARD.md")
+    does = art.locator("ul.does").inner_text()
+    assert "or my edit: the text in its box" in does and "the copy is removed" in does
+    box = art.get_by_label("Edit 回滚步骤@2025-06-11 by hand", exact=True)
+    assert not box.is_visible()  # folded until asked for
+    art.locator("summary", has_text="Edit 回滚步骤@2025-06-11 by hand").click()
+    assert box.input_value().startswith("### 回滚步骤\n") and "- 摘要: 先切流量\n" in box.input_value()
+    box.fill(box.input_value().replace("### 回滚步骤", "### 回滚步骤（新）").replace("先切流量", "先切流量再停服务"))
+    art.locator("fieldset", has_text="回滚步骤").get_by_label("my edit (below)").check()
+    with page.expect_navigation():
+        art.get_by_role("button", name="Save my picks").click()
+    art = page.locator("article", has_text="LEARNING_BOARD.md")  # refused: shown again as sent
+    assert "Nothing was written" in art.get_by_role("alert").inner_text() and "key" in art.get_by_role("alert").inner_text()
+    box = art.get_by_label("Edit 回滚步骤@2025-06-11 by hand", exact=True)
+    assert box.is_visible() and "### 回滚步骤（新）" in box.input_value()  # the person's text kept
+    assert art.locator("fieldset", has_text="回滚步骤").get_by_label("my edit (below)").is_checked()
+    assert (site.root / "LEARNING_BOARD.md").read_text(encoding="utf-8") == base
+    assert (site.root / copy_of("LEARNING_BOARD.md")).exists()
+    box.fill(box.input_value().replace("### 回滚步骤（新）", "### 回滚步骤"))
+    art.locator("fieldset", has_text="日志轮转").get_by_label("theirs").check()
+    with page.expect_navigation():
+        art.get_by_role("button", name="Save my picks").click()
+    assert "/conflicts/settled?" in page.url
+    text = (site.root / "LEARNING_BOARD.md").read_text(encoding="utf-8")
+    assert "- 摘要: 先切流量再停服务\n" in text and "- 摘要: 按天\n" in text and "按大小" not in text
+    assert text.count("### 回滚步骤\n") == 1
+    _committed(site.root, "LEARNING_BOARD.md", "picked")
+
+
+def test_a_file_edited_by_hand_is_written_exactly_as_typed(page: Page, site: WebServer) -> None:
+    original = "artifacts/draft.md"
+    (site.root / original).write_text("# 草稿\n\n这台机器的版本。\n", encoding="utf-8")
+    (site.root / copy_of(original)).write_text("# 草稿\n\n另一台机器的版本。\n", encoding="utf-8")
+    b.commit_all(site.root, "a draft on two machines")
+    page.goto(f"{site.url}/conflicts")
+    art = page.locator("article", has_text=original)
+    assert "Save this text: the file becomes exactly the text in the box" in art.locator("ul.does").inner_text()
+    art.locator("summary", has_text="Edit the result by hand").click()
+    box = art.get_by_label("The file's text after saving")
+    assert box.input_value() == "# 草稿\n\n另一台机器的版本。\n"  # starts as Keep mine would write it
+    typed = "# 草稿\n\n两台机器的版本，合在一起：<script>alert(1)</script>\n"
+    box.fill(typed)
+    with page.expect_navigation():
+        art.get_by_role("button", name="Save this text").click()
+    assert "/conflicts/settled?" in page.url
+    assert (site.root / original).read_text(encoding="utf-8") == typed
+    assert "<script>alert(1)</script>" in page.locator("pre").inner_text()
+    _committed(site.root, original, "edited")

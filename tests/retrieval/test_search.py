@@ -293,7 +293,7 @@ def test_a_hanging_wrapper_with_a_child_is_stopped_whole(tmp_path: Path) -> None
     import time
 
     from kbsync.errors import KbsyncError
-    from kbsync.retrieval.search import run_bounded
+    from kbsync.retrieval.sources.command import run_bounded
 
     start = time.monotonic()
     with pytest.raises(KbsyncError, match="timed out"):

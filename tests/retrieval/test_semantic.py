@@ -22,7 +22,8 @@ from kbsync.app.workspace import init_workspace
 from kbsync.retrieval import semanticbuild, semanticclient, semanticunits
 from kbsync.retrieval import semanticstore as store
 from kbsync.retrieval.records import Record
-from kbsync.retrieval.search import SEMANTIC, configured_sources, federated
+from kbsync.retrieval.search import configured_sources, federated
+from kbsync.retrieval.sources.semantic import SEMANTIC
 from kbsync.store import fsio
 from kbsync.store.workspace import Workspace
 

@@ -153,8 +153,8 @@ def search_sessions(ws: Workspace, query: str, page: int = 1, size: int = SEARCH
     """Page `page` of the sessions matching `query`, ranked as the search ranks them, with how many match
     (kbsync.retrieval.sessionsearch), the query's words marked in each title, summary and snippet."""
     from kbsync.app.guard import learned
-    from kbsync.retrieval.search import SEMANTIC
     from kbsync.retrieval.sessionsearch import ranked_sessions
+    from kbsync.retrieval.sources.semantic import SEMANTIC
 
     found = ranked_sessions(ws, query, page, size)
     terms = (*found.query.terms, *found.query.phrases)

@@ -47,6 +47,7 @@ import crosslang
 import locomo
 from kbsync.app.retrieval import build_context, rebuild_search, search
 from kbsync.app.sessions import save_session
+from kbsync.app.shapes import hit
 from kbsync.app.workspace import init, open_workspace
 from kbsync.errors import KbsyncError
 from kbsync.retrieval.search import WORKSPACE_KINDS, configured_sources
@@ -157,7 +158,8 @@ def kbsync_ranker(ws: Workspace, sources: Sequence[str] | None = None) -> Ranker
     """`kbsync search QUESTION` (all sources, or the named ones): the results' paths and passages."""
 
     def run(question: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        results = [r.as_dict() for r in search(ws, question, sources=sources, top=max(TOPS)).results]
+        outcome = search(ws, question, sources=sources, top=max(TOPS))
+        results: list[dict[str, object]] = [dict(hit(r, outcome.verdicts)) for r in outcome.results]
         return tuple(str(r.get("path", "")) for r in results), tuple(passage_text(r) for r in results)
 
     return run
@@ -278,10 +280,10 @@ def packs(placed: dict[int, Placed], questions: list[Question], budget: int) -> 
     for q in questions:
         p = placed[q.conv]
         start = time.perf_counter()
-        pack = build_context(p.ws, q.text, [], budget).as_dict()
+        pack = build_context(p.ws, q.text, [], budget)
         secs.append(time.perf_counter() - start)
-        text = locomo.normalise(str(pack["text"]))
-        each.append((any(t in text for t in p.evidence_texts(q)), int(str(pack["tokens"]))))
+        text = locomo.normalise(pack.text())
+        each.append((any(t in text for t in p.evidence_texts(q)), pack.tokens()))
     held = sum(1 for h, _ in each if h) / len(questions)
     return (f"{'context pack':<24}{budget:>8}{len(questions):>7}{held:>12.2f}"
             f"{statistics.median(t for _, t in each):>15.0f}{pct(secs, 0.5) * 1000:>9.1f}{pct(secs, 0.95) * 1000:>9.1f}",

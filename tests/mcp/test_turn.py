@@ -17,6 +17,7 @@ from helpers.board import payload
 from helpers.cli import Cli
 from helpers.daemon import DaemonProcess, git, head_files, wait_for
 from helpers.mcp import data, http, stdio
+from kbsync.retrieval.context import estimate_tokens
 
 KEY = "发布前确认锁文件@2025-06-11"
 
@@ -51,7 +52,8 @@ def check_answers(got: dict[str, Any]) -> None:
     parts = {p["name"]: p for p in got["context"]["parts"]}
     assert {"summaries", "board"} <= set(parts)
     assert "锁文件未释放" in parts["summaries"]["content"]["text"]
-    assert got["context"]["tokens"] == sum(p["tokens"] for p in parts.values()) <= got["context"]["limit"]
+    whole = "".join(p["content"]["text"] for p in got["context"]["parts"])  # the pack's text, part by part
+    assert got["context"]["tokens"] == estimate_tokens(whole) <= got["context"]["limit"]
     assert got["saved"]["created"] is True and got["saved"]["path"].startswith("sessions/")
     assert got["saved"]["id"] in got["logged"]["line"]
     assert got["voted"]["helpful"] == 1

@@ -68,8 +68,7 @@ def test_cli_pack_within_budget_for_any_budget(planted: tuple[Path, dict[str, st
 def test_pack_order_and_content(planted: tuple[Path, dict[str, str]]) -> None:
     root, names = planted
     data = pack(root, "--query", "合同", "--tags", "法务", "--budget", "20000")
-    sections = data["sections"]
-    assert isinstance(sections, dict)
+    sections = {p["name"]: p["text"] for p in data["parts"]}  # type: ignore[attr-defined]
     assert list(sections) == ["facts", "passages", "summaries", "sessions", "references", "board"] or \
         list(sections) == ["facts", "passages", "summaries", "sessions", "board"]
     assert "用户偏好中文回复" in sections["facts"] and "vendor-acme" in sections["facts"]
@@ -94,7 +93,8 @@ def test_broken_frontmatter_is_skipped_with_a_note(planted: tuple[Path, dict[str
 
 def test_tags_alone_rank_by_overlap_then_recency(planted: tuple[Path, dict[str, str]]) -> None:
     root, names = planted
-    summaries = str(pack(root, "--tags", "合同,风险", "--budget", "20000")["sections"]["summaries"])  # type: ignore[index]
+    parts = pack(root, "--tags", "合同,风险", "--budget", "20000")["parts"]
+    summaries = next(p["text"] for p in parts if p["name"] == "summaries")  # type: ignore[attr-defined]
     # P1 has both tags; P3 has one and is newer than nothing else with one.
     assert summaries.index(names["P1"]) < summaries.index(names["P3"])
     assert names["P4"] not in summaries

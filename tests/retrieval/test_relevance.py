@@ -136,11 +136,12 @@ def test_the_pack_quotes_the_best_passages_first(corpus: tuple[Workspace, dict[s
               ws=ws.root)
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
-    passages = data["sections"]["passages"]
+    sections = {p["name"]: p["text"] for p in data["parts"]}
+    passages = sections["passages"]
     assert "I signed up for a pottery class last Saturday." in passages
     assert f"({made['pottery']}, 2025-03-03)" in passages  # file and date, so the model can read the rest
     assert "— 用户输入" in passages  # and the heading
-    assert list(data["sections"])[:2] == ["passages", "summaries"] or list(data["sections"])[0] == "passages"
+    assert list(sections)[:2] == ["passages", "summaries"] or list(sections)[0] == "passages"
     assert data["tokens"] <= data["limit"]
     assert data["text"].index("pottery class last Saturday") < data["text"].index("## Recent sessions") \
         if "## Recent sessions" in data["text"] else True

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
 from kbsync.errors import UsageError
@@ -37,29 +37,16 @@ def split_tags(text: str) -> list[str]:
 
 def build_context(ws: Workspace, query: str, tags: list[str], budget: int | None = None) -> Pack:
     """The prompt pack for `query`: facts, recent summaries, full texts, references and board entries,
-    within `budget` tokens (default: the config's)."""
+    within `budget` tokens (default: the config's); `tags` are stripped of spaces, empty ones dropped."""
     from kbsync.app.browse import catch_up_due
     from kbsync.retrieval.context import assemble
     from kbsync.retrieval.contextfiles import gather
 
+    tags = [t.strip() for t in tags if t.strip()]
     budget = budget if budget is not None else ws.config.context.budget
     if budget <= 0:
         raise UsageError(f"--budget {budget}: give a positive number of tokens")
     return assemble(gather(ws, query, tags, refresh=catch_up_due(ws)), ws.config.context, budget)
-
-
-@dataclass(frozen=True)
-class Part:
-    name: str  # facts, summaries, sessions, references, board
-    text: str
-    tokens: int  # the documented estimate (docs/retrieval.md)
-    flags: list[dict[str, object]] = field(default_factory=list)  # what was withheld from it (Pack.flags)
-
-
-def context_parts(pack: Pack) -> list[Part]:
-    """The pack's parts in order, each with its token estimate and the flags of the spans withheld from it."""
-    return [Part(name, text, tokens, [f for f in pack.flags if f["section"] == name])
-            for name, text, tokens in pack.parts()]
 
 
 def estimate_tokens(text: str) -> int:

@@ -48,7 +48,9 @@ def run_section(args: argparse.Namespace) -> int:
     text = read_text_input(args.file)
     result = write_section(workspace(args), args.id, args.name, text, append=args.append)
     if args.json:
-        print_json({"path": result.relpath, "section": result.section, "changed": result.changed})
+        from kbsync.app.shapes import section_written
+
+        print_json(section_written(result))
     else:
         print(result.relpath)
     return 0

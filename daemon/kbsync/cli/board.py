@@ -86,31 +86,34 @@ def _key(text: str) -> str:
 # ---- entries ----------------------------------------------------------------
 
 def _run_add(args: argparse.Namespace) -> int:
-    from kbsync.app import board
+    from kbsync.app import board, shapes
     from kbsync.cli.common import read_json_input
 
     done = board.add_entry(workspace(args), read_json_input(args.file), board.clock(args.now), args.file or "<stdin>")
-    return _report(args, {"key": done.key, "action": done.action}, f"{done.action} {done.key}")
+    return _report(args, shapes.entry_written(done), f"{done.action} {done.key}")
 
 
 def _run_update(args: argparse.Namespace) -> int:
-    from kbsync.app import board
+    from kbsync.app import board, shapes
     from kbsync.cli.common import read_json_input
 
     key = _key(args.key)
     done = board.update_entry(workspace(args), key, read_json_input(args.file), args.file or "<stdin>",
                               keep_counters=not args.fresh_counters)
-    return _report(args, {"key": done.key, "action": done.action, "was": done.was}, f"{done.action} {done.key}")
+    return _report(args, shapes.entry_written(done), f"{done.action} {done.key}")
 
 
 def _run_list(args: argparse.Namespace) -> int:
-    from kbsync.app import board
+    from kbsync.app import board, shapes
+    from kbsync.app.guard import learned
     from kbsync.cli.common import print_json
 
-    keep = board.list_entries(workspace(args), type=args.type, topic=args.topic, status=args.status,
+    ws = workspace(args)
+    keep = board.list_entries(ws, type=args.type, topic=args.topic, status=args.status,
                               confidence=args.confidence, q=args.query)
     if args.json:
-        print_json([e.as_dict() | {"key": e.key} for e in keep])
+        verdicts = learned(ws)
+        print_json([shapes.entry(e, verdicts) for e in keep])
         return EXIT_OK
     for e in keep:
         print(f"{e.key}\t{e.type}\t{e.topic}\t{e.status}\t{e.summary}")
@@ -118,13 +121,15 @@ def _run_list(args: argparse.Namespace) -> int:
 
 
 def _run_show(args: argparse.Namespace) -> int:
-    from kbsync.app import board
+    from kbsync.app import board, shapes
+    from kbsync.app.guard import learned
     from kbsync.cli.common import print_json
 
-    shown = board.show_entry(workspace(args), _key(args.key))
+    ws = workspace(args)
+    shown = board.show_entry(ws, _key(args.key))
     stats = shown.feedback
     if args.json:
-        print_json(shown.entry.as_dict() | {"key": shown.key, "feedback": stats.as_dict()})
+        print_json(shapes.shown_entry(shown, learned(ws)))
         return EXIT_OK
     sys.stdout.write(board.render_entry(shown.entry))
     print(f"\n(this machine: helpful {stats.helpful}, harmful {stats.harmful}, applied {stats.applied}, "
@@ -152,21 +157,20 @@ def _run_feedback(args: argparse.Namespace) -> int:
 
 
 def _run_applied(args: argparse.Namespace) -> int:
-    from kbsync.app import board
+    from kbsync.app import board, shapes
 
     keys = [_key(k) for k in args.keys]
     stats = board.applied(workspace(args), keys, board.clock(args.now))
-    return _report(args, {"applied": [s.as_dict() for s in stats]}, "\n".join(f"applied {k}" for k in keys))
+    return _report(args, shapes.applied(stats), "\n".join(f"applied {k}" for k in keys))
 
 
 def _run_decay(args: argparse.Namespace) -> int:
-    from kbsync.app import board
+    from kbsync.app import board, shapes
     from kbsync.cli.common import print_json
 
     found = board.decay(workspace(args), board.clock(args.now), args.days, mark=args.mark)
     if args.json:
-        print_json({"candidates": [{"key": c.key, "reasons": list(c.reasons)} for c in found.candidates],
-                    "marked": found.marked})
+        print_json(shapes.decay(found.candidates, found.marked))
     else:
         for c in found.candidates:
             print(f"{c.key}\t{'; '.join(c.reasons)}")

@@ -40,12 +40,12 @@ def register(subparsers: Any) -> None:
 
 def _run_list(args: argparse.Namespace) -> int:
     from kbsync.app.candidates import list_items
+    from kbsync.app.shapes import candidate
     from kbsync.cli.common import print_json
 
     rows = list_items(workspace(args), args.status)
     if args.json:
-        print_json([{"id": r.id, "list": r.list_path, "title": r.title, "status": r.status, "path": r.path,
-                     "flags": r.flags} for r in rows])
+        print_json([candidate(r) for r in rows])
         return EXIT_OK
     for r in rows:
         flags = f"  [{', '.join(r.flags)}]" if r.flags else ""
@@ -55,13 +55,14 @@ def _run_list(args: argparse.Namespace) -> int:
 
 def _run_accept(args: argparse.Namespace) -> int:
     from kbsync.app.candidates import NOTHING_TO_DO, Overrides, accept
+    from kbsync.app.shapes import accepted
     from kbsync.cli.common import print_json
 
     overrides = Overrides(title=args.title, type=args.type, topic=args.topic, summary=args.summary,
                           scenarios=tuple(args.scenario), confidence=args.confidence)
     done = accept(workspace(args), args.item, overrides, allow_flagged=args.allow_flagged)
     if args.json:
-        print_json({"item": done.item, "key": done.key, "action": done.action})
+        print_json(accepted(done))
     elif done.action == NOTHING_TO_DO:
         print(f"{done.item} is accepted already; nothing to do")
     else:
@@ -71,11 +72,12 @@ def _run_accept(args: argparse.Namespace) -> int:
 
 def _run_reject(args: argparse.Namespace) -> int:
     from kbsync.app.candidates import reject
+    from kbsync.app.shapes import rejected
     from kbsync.cli.common import print_json
 
     rel, changed = reject(workspace(args), args.item)
     if args.json:
-        print_json({"item": args.item, "status": "rejected", "list": rel, "changed": changed})
+        print_json(rejected(args.item, rel, changed))
     else:
         print(f"rejected {args.item}" if changed else f"{args.item} is rejected already; nothing to do")
     return EXIT_OK

@@ -26,7 +26,9 @@ def run(args: argparse.Namespace) -> int:
 
     pack = build_context(workspace(args), args.query, split_tags(args.tags), args.budget)
     if args.json:
-        print_json(pack.as_dict())
+        from kbsync.app.shapes import pack as shape
+
+        print_json(shape(pack))
         return EXIT_OK
     sys.stdout.write(pack.text())
     for note in pack.notes:

@@ -27,12 +27,13 @@ def register(subparsers: Subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from kbsync.app.retrieval import search
+    from kbsync.app.shapes import hit
 
     outcome = search(workspace(args), " ".join(args.query), sources=args.source, top=args.top)
     for name, why in outcome.failures:
         sys.stderr.write(f"kbsync: search source {name} left out: {why}\n")
     if args.json:
-        print_json([r.as_dict() for r in outcome.results])
+        print_json([hit(r, outcome.verdicts) for r in outcome.results])
     else:
         for i, r in enumerate(outcome.results, start=1):
             print(f"{i}. {r.title}  [{', '.join(r.sources)}]  {r.score:.5f}")

@@ -27,7 +27,9 @@ def run(args: argparse.Namespace) -> int:
     result = compute(workspace(args), args.by)
     stats, pushed = result.stats, result.pushed
     if args.json:
-        print_json({**stats.as_dict(), **({"pushed": pushed} if pushed is not None else {})})
+        from kbsync.app.shapes import stats as shape
+
+        print_json(shape(result))
     else:
         print(render_stats(stats))
         if pushed is not None:

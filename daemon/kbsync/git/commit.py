@@ -15,7 +15,7 @@ import os
 import stat
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from kbsync.config import parse_duration
 from kbsync.core import protocol
@@ -28,6 +28,9 @@ from kbsync.git import objects as gitobjects
 from kbsync.git import repo as gitrepo
 from kbsync.store import fsio
 from kbsync.store.workspace import Workspace, decode, left_out
+
+if TYPE_CHECKING:
+    from kbsync.results import CommitReport
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +49,7 @@ class CommitResult:
     checked: frozenset[tuple[str, str]] = frozenset()  # (relpath, blob sha) whose bytes passed the checks
     waiting: str | None = None  # what git is in the middle of (kbsync.git.inprogress); nothing was committed
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> CommitReport:
         return {"sha": self.sha, "message": self.message, "committed": self.committed,
                 "skipped": self.skipped, "blocked": self.blocked, "waiting": self.waiting}
 

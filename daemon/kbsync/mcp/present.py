@@ -1,12 +1,13 @@
-"""Results as the model sees them: kbsync's own fields beside a `content` object that holds the workspace
-text (data, never instructions), each flagged span withheld and named in `content.flags` (kbsync.app.guard);
-a search hit's `flags` are its record's, in its file's offsets."""
+"""Results as the model sees them: the keys every door gives for the action (kbsync.app.shapes), with the
+workspace text moved into a `content` object (data, never instructions), each flagged span withheld and named
+in `content.flags` (kbsync.app.guard); a search hit's `flags` are its record's, in its file's offsets."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, cast
 
-from kbsync.app.guard import content, page, record_flags
+from kbsync.app import shapes
+from kbsync.app.guard import content, page
 from kbsync.mcp import results
 
 READ_LIMIT = 40_000  # characters of a text `read` returns at most in one call (about 10,000 tokens)
@@ -15,9 +16,12 @@ if TYPE_CHECKING:
     from kbsync.app.guard import Learned
     from kbsync.app.memory import FactWritten
     from kbsync.app.reading import Item
-    from kbsync.app.retrieval import Part
+    from kbsync.results import ContextPart
+    from kbsync.results import Pack as Shared
     from kbsync.retrieval.fusion import Fused
     from kbsync.retrieval.search import Outcome
+
+PACK_LEFT_OUT = ("text", "flags")  # the pack's whole text and every flag again: each part holds its own
 
 def item(it: Item, offset: int = 0, limit: int = READ_LIMIT) -> results.Read:
     """The item's text from `offset`, at most `limit` characters of it (kbsync.app.guard.page), with where the
@@ -31,25 +35,27 @@ def item(it: Item, offset: int = 0, limit: int = READ_LIMIT) -> results.Read:
 
 
 def hit(r: Fused, verdicts: Learned | None = None) -> results.Hit:
-    where = {k: v for k, v in (("path", r.path), ("url", r.url)) if v}
-    passage = {"heading": r.heading, "passage": r.passage} if r.passage else {}
-    return cast(results.Hit, {"key": r.key, **where, "sources": list(r.sources), "score": round(r.score, 6),
-                              "flags": record_flags(r.flags),
-                              "content": content(verdicts, title=r.title, summary=r.summary, **passage)})
+    """A hit's own fields, and its title, summary and best passage under `content`."""
+    return cast(results.Hit, {**shapes.hit_fields(r), "content": shapes.hit_text(r, verdicts)})
 
 
 def search(outcome: Outcome) -> results.Found:
-    return {"results": [hit(r, outcome.verdicts) for r in outcome.results],
-            "failures": [{"source": name, "why": why} for name, why in outcome.failures]}
+    return {"results": [hit(r, outcome.verdicts) for r in outcome.results], "failures": shapes.failures(outcome)}
 
 
 def removed(done: FactWritten) -> results.Forgotten:
     """A forgotten fact: the value it had is workspace text, so it is guarded as every other."""
-    return {"path": done.path, "key": done.key, "action": done.action,
-            "content": cast(results.ValueText, content(value=done.value))}
+    shared = done.as_dict()
+    return {"path": shared["path"], "key": shared["key"], "action": shared["action"], "version": shared["version"],
+            "content": cast(results.ValueText, content(value=shared["value"]))}
 
 
-def part(p: Part) -> results.Part:
-    """One part of a context pack, its flagged spans already withheld when the pack was assembled."""
-    return {"name": p.name, "tokens": p.tokens,
-            "content": {"text": p.text, "flags": cast(list[results.PackFlag], p.flags)}}
+def pack(shared: Shared) -> results.Pack:
+    """A context pack without its whole text and flags, each part's text and flags under `content` (its flagged
+    spans already withheld when the pack was assembled)."""
+    own = {k: v for k, v in shared.items() if k not in PACK_LEFT_OUT}
+    return cast(results.Pack, {**own, "parts": [part(p) for p in shared["parts"]]})
+
+
+def part(p: ContextPart) -> results.Part:
+    return {"name": p["name"], "tokens": p["tokens"], "content": {"text": p["text"], "flags": p["flags"]}}

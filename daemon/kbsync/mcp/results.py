@@ -1,26 +1,33 @@
 """The shapes of the tools' results: each tool's return annotation names one, the SDK derives the tool's output
 schema from it and validates the result against it before sending it twice, as structured content and as the
-same JSON in a text block (for clients that read text). Workspace text sits under `content`, its flagged spans
-withheld and named in `flags` (kbsync.mcp.present). The results of the lower floors' own `as_dict` (the status
-report, an entry's counters, a fact written, a flag) are defined once in kbsync.results."""
+same JSON in a text block (for clients that read text).
+
+A tool answers with the keys the CLI's `--json` and the HTTP API give for the same action (kbsync.results,
+built by kbsync.app.shapes), except that the workspace text of a result sits under `content`, its flagged spans
+withheld and named in `flags` (kbsync.mcp.present), and that a context pack leaves out its whole text and
+every flag again (each part holds its own)."""
 
 from __future__ import annotations
 
 from typing_extensions import NotRequired, TypedDict
 
-from kbsync.results import FactAction, FactChange, FeedbackCounts, FlagAtUse, StatusReport
+from kbsync.results import (
+    Applied,
+    EntryWritten,
+    FactAction,
+    FactChange,
+    FeedbackCounts,
+    FieldFlag,
+    FlagAtUse,
+    Logged,
+    PackFlag,
+    SectionWritten,
+    SourceFailure,
+    StatusReport,
+)
 
-__all__ = ["Applied", "EntryReplaced", "EntryWritten", "FactChange", "FeedbackCounts", "Forgotten", "Found", "Logged",
-           "Pack", "Read", "SectionWritten", "SessionSaved", "StatusReport"]
-
-
-class FieldFlag(FlagAtUse):
-    field: str  # the `content` field it was withheld from
-
-
-class PackFlag(FlagAtUse):
-    section: str  # the part it was withheld from
-    entry: str  # the entry (a path, a board title, facts); the span is in the entry's piece as gathered
+__all__ = ["Applied", "EntryWritten", "FactChange", "FeedbackCounts", "Forgotten", "Found", "Logged", "Pack", "Read",
+           "SectionWritten", "SessionSaved", "StatusReport"]
 
 
 class HitText(TypedDict):
@@ -41,14 +48,9 @@ class Hit(TypedDict):
     content: HitText
 
 
-class Failure(TypedDict):
-    source: str
-    why: str
-
-
 class Found(TypedDict):
     results: list[Hit]
-    failures: list[Failure]
+    failures: list[SourceFailure]
 
 
 class PartText(TypedDict):
@@ -97,31 +99,6 @@ class SessionSaved(TypedDict):
     created: bool
 
 
-class SectionWritten(TypedDict):
-    path: str
-    section: str
-    changed: bool
-    version: str
-
-
-class Logged(TypedDict):
-    line: str
-
-
-class EntryWritten(TypedDict):
-    key: str
-    action: str  # added, updated or unchanged
-
-
-class EntryReplaced(EntryWritten):
-    was: str  # the key it had before
-    version: str
-
-
-class Applied(TypedDict):
-    entries: list[FeedbackCounts]
-
-
 class ValueText(TypedDict):
     value: str
     flags: list[FieldFlag]
@@ -131,4 +108,5 @@ class Forgotten(TypedDict):
     path: str
     key: str
     action: FactAction
+    version: str | None  # null: the fact is gone
     content: ValueText

@@ -83,13 +83,11 @@ def _register_reads(server: MCPServer[Any], ws: Callable[[], Workspace]) -> None
                     budget_tokens: Annotated[int | None, Field(ge=1)] = None) -> results.Pack:
         """The prompt pack for a task within a token budget: facts, recent summaries, full texts, references,
         board entries, each part with its token count. Call before starting a task."""
-        from kbsync.app.retrieval import build_context, context_parts
+        from kbsync.app.retrieval import build_context
+        from kbsync.app.shapes import pack
         from kbsync.mcp import present
 
-        pack = build_context(ws(), query, [t for t in tags or [] if t.strip()], budget_tokens)
-        parts = [present.part(p) for p in context_parts(pack)]
-        return {"budget": pack.budget, "limit": pack.limit, "tokens": sum(p["tokens"] for p in parts),
-                "parts": parts, "notes": pack.notes}
+        return present.pack(pack(build_context(ws(), query, tags or [], budget_tokens)))
 
     @server.tool(structured_output=True, annotations=READ)
     @clear_errors
@@ -127,9 +125,9 @@ def _register_sessions(server: MCPServer[Any], ws: Callable[[], Workspace]) -> N
                       base_version: BaseVersion = None) -> results.SectionWritten:
         """Replace (or append to) one section of a session, e.g. 结论 or 待办."""
         from kbsync.app.sessions import write_section as write
+        from kbsync.app.shapes import section_written
 
-        done = write(ws(), session_id, heading, text, append=append, base=base_version)
-        return {"path": done.relpath, "section": done.section, "changed": done.changed, "version": done.version}
+        return section_written(write(ws(), session_id, heading, text, append=append, base=base_version))
 
     @server.tool(structured_output=True, annotations=ADD)
     @clear_errors
@@ -147,18 +145,18 @@ def _register_board(server: MCPServer[Any], ws: Callable[[], Workspace]) -> None
     def board_add(entry: EntryIn) -> results.EntryWritten:
         """Add a knowledge-board entry (same title and source date: updates it)."""
         from kbsync.app.board import add_entry, clock
+        from kbsync.app.shapes import entry_written
 
-        done = add_entry(ws(), entry.payload(), clock(None), "entry")
-        return {"key": done.key, "action": done.action}
+        return entry_written(add_entry(ws(), entry.payload(), clock(None), "entry"))
 
     @server.tool(structured_output=True, annotations=REPLACE)
     @clear_errors
-    def board_update(key: EntryKey, entry: EntryIn, base_version: BaseVersion = None) -> results.EntryReplaced:
+    def board_update(key: EntryKey, entry: EntryIn, base_version: BaseVersion = None) -> results.EntryWritten:
         """Replace an entry with its full new version."""
         from kbsync.app.board import entry_key, update_entry
+        from kbsync.app.shapes import entry_written
 
-        done = update_entry(ws(), entry_key(key), entry.payload(), "entry", base=base_version)
-        return {"key": done.key, "action": done.action, "was": done.was, "version": done.version}
+        return entry_written(update_entry(ws(), entry_key(key), entry.payload(), "entry", base=base_version))
 
     @server.tool(structured_output=True, annotations=ADD)
     @clear_errors
@@ -173,8 +171,9 @@ def _register_board(server: MCPServer[Any], ws: Callable[[], Workspace]) -> None
     def board_applied(keys: Annotated[list[EntryKey], Field(min_length=1)]) -> results.Applied:
         """Record that entries were applied now."""
         from kbsync.app.board import applied, clock, entry_key
+        from kbsync.app.shapes import applied as shape
 
-        return {"entries": [s.as_dict() for s in applied(ws(), [entry_key(k) for k in keys], clock(None))]}
+        return shape(applied(ws(), [entry_key(k) for k in keys], clock(None)))
 
 
 Entity = Annotated[str | None, Field(description="an entity's name: its own file memory/entities/<slug>.md")]

@@ -111,11 +111,6 @@ class Pack:
         """Each section's name, text and estimated tokens, in pack order."""
         return [(name, "".join(lines), estimate_tokens("".join(lines))) for name, lines in self.sections.items()]
 
-    def as_dict(self) -> dict[str, object]:
-        return {"budget": self.budget, "limit": self.limit, "tokens": self.tokens(),
-                "sections": {k: "".join(v) for k, v in self.sections.items()}, "notes": self.notes,
-                "flags": self.flags, "text": self.text()}
-
 
 class _Section:
     """Lines added to one section while they fit under `cap` (the section's heading costs too)."""

@@ -62,18 +62,6 @@ class Fused:
     passage: str = ""
     exact: Fraction = field(default=Fraction(0), compare=False, repr=False)
 
-    def as_dict(self) -> dict[str, object]:
-        out: dict[str, object] = {"key": self.key, "title": self.title, "sources": list(self.sources),
-                                  "score": self.score}
-        for name in ("path", "url", "summary"):
-            value = getattr(self, name)
-            if value:
-                out[name] = value
-        if self.passage:
-            out["passage"] = {"heading": self.heading, "text": self.passage}
-        out["flags"] = list(self.flags)
-        return out
-
     @property
     def families(self) -> list[str]:
         return list(dict.fromkeys(str(f["family"]) for f in self.flags))

@@ -15,7 +15,7 @@ import logging
 import random
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable, cast
 
 from kbsync import proc
 from kbsync.errors import EXIT_OK, EXIT_PROBLEMS, RemoteError, SecretFoundError
@@ -26,6 +26,9 @@ from kbsync.store.workspace import Workspace
 from kbsync.sync import merge as merging
 from kbsync.sync import state as syncstate
 from kbsync.sync.transports.base import RemoteHead, Transport
+
+if TYPE_CHECKING:
+    from kbsync.results import SyncReport
 
 log = logging.getLogger(__name__)
 
@@ -48,8 +51,8 @@ class SyncResult:
     def exit_code(self) -> int:
         return EXIT_PROBLEMS if self.conflicts or self.waiting else EXIT_OK
 
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def as_dict(self) -> SyncReport:
+        return cast("SyncReport", asdict(self))
 
     def __str__(self) -> str:
         if self.waiting:

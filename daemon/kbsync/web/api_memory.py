@@ -11,6 +11,7 @@ from typing import Annotated
 from fastapi import Path, Query, Response
 
 from kbsync.app import memory
+from kbsync.results import FactChange
 from kbsync.web import models as m
 from kbsync.web.deps import WS, BasedOn, etag
 from kbsync.web.routing import Router
@@ -39,16 +40,16 @@ def get_fact(ws: WS, key: Key, response: Response, entity: Entity = None, prefer
     return _fact(found)
 
 
-@router.put("/memory/{key:path}", response_model=m.FactWritten,
-            responses={201: {"model": m.FactWritten, "description": "the fact was added"}},
+@router.put("/memory/{key:path}", response_model=FactChange,
+            responses={201: {"model": FactChange, "description": "the fact was added"}},
             summary="set a fact: replaced in place when the key is there (200), else added (201); with If-Match, a "
                     "fact changed or forgotten since is 409 `stale`")
-def set_fact(ws: WS, key: Key, body: m.FactSet, base: BasedOn, response: Response) -> m.FactWritten:
+def set_fact(ws: WS, key: Key, body: m.FactSet, base: BasedOn, response: Response) -> FactChange:
     done = memory.set_fact(ws, key, body.value, preferences=body.preferences, entity=body.entity, base=base)
     response.status_code = 201 if done.action == "added" else 200
-    return m.FactWritten.model_validate(done.as_dict())
+    return done.as_dict()
 
 
-@router.delete("/memory/{key:path}", response_model=m.FactWritten, summary="forget a fact (every bullet with its key)")
-def forget_fact(ws: WS, key: Key, entity: Entity = None, preferences: Preferences = False) -> m.FactWritten:
-    return m.FactWritten.model_validate(memory.forget_fact(ws, key, preferences=preferences, entity=entity).as_dict())
+@router.delete("/memory/{key:path}", response_model=FactChange, summary="forget a fact (every bullet with its key)")
+def forget_fact(ws: WS, key: Key, entity: Entity = None, preferences: Preferences = False) -> FactChange:
+    return memory.forget_fact(ws, key, preferences=preferences, entity=entity).as_dict()

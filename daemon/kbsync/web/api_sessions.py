@@ -7,7 +7,8 @@ from typing import Annotated
 
 from fastapi import Path, Query, Response
 
-from kbsync.app import sessions
+from kbsync.app import sessions, shapes
+from kbsync.results import Logged, SectionWritten
 from kbsync.web import models as m
 from kbsync.web.deps import WS, BasedOn, etag
 from kbsync.web.routing import Router
@@ -47,24 +48,23 @@ def get_session(ws: WS, sid: SessionId) -> m.Session:
                                                         for (h, c), v in zip(view.sections, view.section_versions)])
 
 
-@router.put("/sessions/{sid}/sections/{heading}", response_model=m.SectionResult,
+@router.put("/sessions/{sid}/sections/{heading}", response_model=SectionWritten,
             summary="replace one section of a session (?append=true: add to it; with If-Match, a section changed "
                     "since is 409 `stale`)")
 def put_section(ws: WS, sid: SessionId, heading: str, body: m.SectionText, base: BasedOn, response: Response,
-                append: bool = False) -> m.SectionResult:
+                append: bool = False) -> SectionWritten:
     result = sessions.write_section(ws, sid, heading, body.text, append=append, base=base)
     response.headers.update(etag(result.version))
-    return m.SectionResult(path=result.relpath, section=result.section, changed=result.changed,
-                           version=result.version)
+    return shapes.section_written(result)
 
 
-@router.post("/logs/tool-calls", response_model=m.LogLine, status_code=201, tags=["logs"],
+@router.post("/logs/tool-calls", response_model=Logged, status_code=201, tags=["logs"],
              summary="append a line to logs/tool-calls.md")
-def post_tool_call(ws: WS, body: m.ToolCall) -> m.LogLine:
-    return m.LogLine(line=sessions.log_tool_call(ws, body.session, body.tool, body.status, body.detail))
+def post_tool_call(ws: WS, body: m.ToolCall) -> Logged:
+    return {"line": sessions.log_tool_call(ws, body.session, body.tool, body.status, body.detail)}
 
 
-@router.post("/logs/errors", response_model=m.LogLine, status_code=201, tags=["logs"],
+@router.post("/logs/errors", response_model=Logged, status_code=201, tags=["logs"],
              summary="append a line to logs/errors.md")
-def post_error(ws: WS, body: m.ErrorLog) -> m.LogLine:
-    return m.LogLine(line=sessions.log_error(ws, body.message))
+def post_error(ws: WS, body: m.ErrorLog) -> Logged:
+    return {"line": sessions.log_error(ws, body.message)}

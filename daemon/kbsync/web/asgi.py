@@ -17,6 +17,7 @@ from kbsync import __version__
 from kbsync.app.web import TokenCache
 from kbsync.app.workspace import Workspace
 from kbsync.web import api_board, api_conflicts, api_memory, api_sessions, api_workspace, problems
+from kbsync.web.describe import DescribedApi
 from kbsync.web.guard import Guard
 from kbsync.web.pages import site
 
@@ -36,7 +37,7 @@ def _api() -> APIRouter:
 
 def build(current: Callable[[], Workspace], *, base_url: str, mounts: Sequence[tuple[str, ASGIApp]] = ()) -> FastAPI:
     """The application for the workspace `current()` gives, served at `base_url`."""
-    app = FastAPI(title="kbsync", version=__version__, description=DESCRIPTION, openapi_url=OPENAPI_PATH,
+    app = DescribedApi(title="kbsync", version=__version__, description=DESCRIPTION, openapi_url=OPENAPI_PATH,
                   docs_url=None, redoc_url=None, servers=[{"url": base_url}])
     app.state.current = current
     problems.install(app)

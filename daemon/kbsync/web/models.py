@@ -53,70 +53,9 @@ class ErrorBody(BaseModel):
 
 # ---- status, commit, sync, stats ----------------------------------------------------------------------
 
-class Waiting(BaseModel):
-    """One thing that waits, and who settles it: a person, or time (a lock released, a file gone quiet)."""
-
-    path: str
-    reason: str = Field(description="why it waits and what to do, one line")
-    settle_by: Literal["person", "time"]
-    kind: str = Field(description="left-out, conflict-status, conflict-copy, temp-file, daemon, ...")
-
-
-class FlaggedRecord(BaseModel):
-    path: str
-    key: str = Field(description="the search record's key (a path, or LEARNING_BOARD.md#<title>@<date>)")
-    families: list[str]
-
-
-class Status(BaseModel):
-    """The report of `kbsync status --json`: git's last commit, what waits and why, the daemon's state."""
-
-    model_config = ConfigDict(extra="allow")
-    workspace: str
-    machine: str = Field(description="this machine's id, which names its conflict copies")
-    running: bool = Field(description="whether `kbsync run` watches this workspace")
-    waiting: list[Waiting] = Field(description="what waits, for a person or for time; empty when nothing does")
-    flagged: list[FlaggedRecord] = Field(default_factory=list, description="indexed records carrying an embedded "
-                                         "instruction, as last indexed")
-
 
 class CommitRequest(Request):
     message: str | None = Field(default=None, description="commit subject (default: what the commit holds)")
-
-
-class CommitResult(BaseModel):
-    sha: str | None = Field(description="the new commit, or null when there was nothing to commit")
-    message: str
-    committed: list[str]
-    skipped: dict[str, str] = Field(description="file -> why it was left out")
-    blocked: str | None = Field(description="why no commit could be made at all; then the answer is 409 instead")
-
-
-class SyncResult(BaseModel):
-    mode: str
-    remote_head: str | None
-    pushed: bool
-    pulled: list[str]
-    conflicts: list[str] = Field(description="conflict copies saved for a person")
-    rounds: int
-    committed: str | None
-
-
-class StatsGroup(BaseModel):
-    key: str
-    sessions: int
-    turns: int
-    tokens_in: int
-    tokens_out: int
-
-
-class Stats(BaseModel):
-    by: str
-    sessions: int
-    dirty: int
-    groups: list[StatsGroup]
-    dirty_files: list[str]
-    pushed: int | None = Field(default=None, description="sessions upserted into PostgreSQL when [stats] dsn is set")
 
 
 # ---- sessions and logs ----------------------------------------------------------------------------------
@@ -194,13 +133,6 @@ class SectionText(Request):
     text: str = Field(description="the section's new content (or what to append); a heading inside stays text")
 
 
-class SectionResult(BaseModel):
-    path: str
-    section: str = Field(description="the heading written (a synonym such as TODO is resolved)")
-    changed: bool
-    version: str = Field(description="the section's version after the write")
-
-
 class ToolCall(Request):
     session: str = Field(min_length=1, description="session id")
     tool: str = Field(min_length=1)
@@ -212,54 +144,7 @@ class ErrorLog(Request):
     message: str = Field(min_length=1, description="what happened, one line")
 
 
-class LogLine(BaseModel):
-    line: str = Field(description="the line appended")
-
-
 # ---- search and context ---------------------------------------------------------------------------------
-
-class Flag(BaseModel):
-    """An embedded instruction the detector found (docs/board.md): never the span's own words."""
-
-    family: str = Field(description="override, role, address, output, exfiltration, tool, secrecy, hidden (the rules) or "
-                        "classifier (the learned classifier, with the semantic leg on)")
-    span: list[int] = Field(description="[start, end) character offsets of the flagged text")
-    line: int = Field(description="1-based line where the span starts")
-    why: str
-
-
-class PackFlag(Flag):
-    section: str = Field(description="the pack's section it was withheld from")
-    entry: str = Field(description="the entry (a path, a board title, facts) it belongs to")
-    span: list[int] = Field(description="[start, end) offsets in the entry's piece as gathered, before withholding")
-
-
-class BestPassage(BaseModel):
-    heading: str = Field(description="the `##` heading it stands under (\"\" before the first)")
-    text: str = Field(description="the passage (an excerpt), with any flagged span withheld")
-
-
-class SearchHit(BaseModel):
-    key: str
-    title: str
-    sources: list[str]
-    score: float
-    path: str | None = None
-    url: str | None = None
-    summary: str | None = None
-    passage: BestPassage | None = Field(default=None, description="the record's best passage for the query")
-    flags: list[Flag] = Field(default_factory=list, description="the record's embedded-instruction flags, in its "
-                              "file's offsets; title and summary come with any flagged span withheld")
-
-
-class SourceFailure(BaseModel):
-    source: str
-    reason: str
-
-
-class SearchResult(BaseModel):
-    results: list[SearchHit] = Field(description="best first")
-    failures: list[SourceFailure] = Field(description="sources left out, and why; the others still answered")
 
 
 class ContextRequest(Request):
@@ -282,23 +167,6 @@ class MemoryBlock(BaseModel):
     withheld: int = Field(description="flagged spans withheld from it")
 
 
-class ContextPart(BaseModel):
-    name: str
-    text: str
-    tokens: int = Field(description="estimated tokens (docs/retrieval.md)")
-    flags: list[PackFlag] = Field(default_factory=list, description="the spans withheld from this part")
-
-
-class ContextPack(BaseModel):
-    budget: int
-    limit: int = Field(description="what the pack may use: budget x (1 - share_input)")
-    tokens: int
-    parts: list[ContextPart]
-    notes: list[str]
-    text: str = Field(description="the whole pack, ready for a prompt")
-    flags: list[PackFlag] = Field(default_factory=list, description="every span withheld, by section and entry")
-
-
 # ---- memory ---------------------------------------------------------------------------------------------
 
 class Fact(BaseModel):
@@ -316,14 +184,6 @@ class FactSet(Request):
     entity: str | None = Field(default=None, description="in memory/entities/<slug of the name>.md (made on first "
                                                          "use); not with preferences")
     preferences: bool = Field(default=False, description="in memory/preferences.md; not with entity")
-
-
-class FactWritten(BaseModel):
-    path: str = Field(description="the memory file written")
-    key: str
-    value: str
-    action: Literal["added", "replaced", "unchanged", "removed"]
-    version: str | None = Field(default=None, description="the fact's version after the write (none once removed)")
 
 
 # ---- conflicts ------------------------------------------------------------------------------------------

@@ -27,8 +27,8 @@ def register(subparsers: Any) -> None:
     ls.add_argument("--topic", help="only entries of this topic")
     ls.add_argument("--status", help="only entries with this status")
     ls.add_argument("--confidence", choices=("high", "medium", "low"), help="only entries with this confidence")
-    ls.add_argument("--query", metavar="WORDS", help="only entries holding every word (title, topic, summary, "
-                    "core content, scenarios, source)")
+    ls.add_argument("--query", metavar="WORDS", help="only the entries the search finds for these words (any of "
+                    "them, quoted phrases as written; the board page's and the API's q), most relevant first")
     _add(sub, "show", "print one entry and its feedback counters", _run_show, key=True)
     _add(sub, "retire", "set an entry's status to retired", _run_retire, key=True)
     fb = _add(sub, "feedback", "count one use of an entry as helpful or harmful (this machine only)", _run_feedback,

@@ -98,8 +98,8 @@ def report(what: str, timings: list[list[float]]) -> None:
 
 def run_page(browser: Browser, root: Path, home: Path, what: str, paths: list[str], runs: int) -> None:
     """Each of `paths` loaded back to back, then (for the sessions' listing) FRESH_S apart, so that each
-    load has the index catch up with the files first."""
-    from kbsync.app.browse import FRESH_S
+    load asks for a background catch-up of the index with the files (kbsync.app.catchup)."""
+    from kbsync.app.catchup import FRESH_S
 
     prepared(root, home)
     server = WebServer(root, home)

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from helpers.daemon import wait_for
-from kbsync.app import browse, sessions
+from kbsync.app import browse, catchup, sessions
 from kbsync.app.workspace import open_workspace
 from kbsync.errors import UsageError
 from kbsync.store.workspace import Workspace
@@ -93,7 +93,7 @@ def test_search_lists_only_sessions_counted_and_paged(ws: Workspace) -> None:
 
 def test_the_listing_catches_up_with_the_files_in_the_background(ws: Workspace,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(browse, "FRESH_S", 3600.0)
+    monkeypatch.setattr(catchup, "FRESH_S", 3600.0)
     before = len(browse.browse_sessions(ws).sessions)  # the first view catches up before it reads
     _save(ws, "e", "2025-07-01T09:00:00+00:00", [], "new")  # kbsync's own write: indexed before it returns
     assert len(browse.browse_sessions(ws).sessions) == before + 1
@@ -103,5 +103,5 @@ def test_the_listing_catches_up_with_the_files_in_the_background(ws: Workspace,
     copy.write_text(made.read_text(encoding="utf-8").replace("id: ", "id: x", 1), encoding="utf-8")
     before += 1
     assert len(browse.browse_sessions(ws).sessions) == before  # caught up less than FRESH_S ago
-    monkeypatch.setattr(browse, "FRESH_S", 0.0)
+    monkeypatch.setattr(catchup, "FRESH_S", 0.0)
     wait_for(lambda: len(browse.browse_sessions(ws).sessions) == before + 1)

@@ -1,25 +1,22 @@
 """Browsing and searching sessions as a person does on the web board: counts by month, day and tag beside
 a page of sessions, and search results with the query's words marked.
 
-Dates are the sessions' `ts` in UTC, as the search index and `kbsync stats` keep them. The first view in
-a process has the index catch up with the files; later ones read it as it is and have it catch up in the
-background (at most every FRESH_S seconds), so a listing can be one view behind a change the daemon's
-watcher has not indexed yet (with the daemon running, its watcher keeps the index current).
+Dates are the sessions' `ts` in UTC, as the search index and `kbsync stats` keep them. A listing reads the
+index as kbsync.app.catchup keeps it, so it can be one view behind a change the daemon's watcher has not
+indexed yet (with the daemon running, its watcher keeps the index current).
 """
 
 from __future__ import annotations
 
-import logging
 import re
-import threading
-import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable
 
+from kbsync.app.catchup import catch_up_due
 from kbsync.app.flagview import families
 from kbsync.app.sessions import SessionSummary, summary_of
 from kbsync.core.highlight import Segment
-from kbsync.errors import KbsyncError, UsageError
+from kbsync.errors import UsageError
 
 if TYPE_CHECKING:
     from kbsync.retrieval.db import Row
@@ -31,12 +28,6 @@ _DAY = re.compile(r"^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$")
 _HEADING = re.compile(r"^#{1,6}(\s|$)")
 SEARCH_PAGE = 25  # sessions a page of search results shows
 BROWSE_PAGE = 50  # sessions a page of the listing shows
-FRESH_S = 2.0
-CATCH_UP_DELAY_S = 0.5  # how long after a view its background catch-up starts
-_refreshed: dict[str, float] = {}  # workspace root -> when (time.monotonic) this process last refreshed its index
-_catching_up: set[str] = set()  # workspace roots whose index a background thread is bringing up to date
-_lock = threading.Lock()
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -111,42 +102,6 @@ def browse_sessions(ws: Workspace, *, month: str = "", day: str = "", tag: str =
     return Browse(month, day, tag, [Count(*m) for m in found.months], [Count(*d) for d in found.days],
                   [Count(*t) for t in found.tags], [summary_of(r) for r in shown.rows], shown.total, shown.page,
                   shown.pages, (shown.page - 1) * size + 1)
-
-
-def catch_up_due(ws: Workspace) -> bool:
-    """Whether this read (a page, a context pack) must have the index catch up with the files before it reads:
-    only the first in this process. Later reads use the index as it is (the daemon keeps it, and kbsync's own
-    writes index what they write) and, when this process last had it catch up FRESH_S or more ago, start that
-    in the background for the reads after them (a look at each of 12,000 files would otherwise be most of a
-    read's time)."""
-    now, key = time.monotonic(), str(ws.root)
-    with _lock:  # views are served on several threads: one catch-up at a time per workspace
-        last = _refreshed.get(key)
-        if last is not None and now - last < FRESH_S:
-            return False
-        _refreshed[key] = now
-        if last is None or key in _catching_up:
-            return last is None
-        _catching_up.add(key)
-    timer = threading.Timer(CATCH_UP_DELAY_S, _catch_up, args=(ws,))  # after the view, not competing with it
-    timer.daemon = True
-    timer.start()
-    return False
-
-
-def _catch_up(ws: Workspace) -> None:
-    from kbsync.retrieval import db as searchdb
-    from kbsync.retrieval import index as searchindex
-
-    try:
-        searchindex.refresh(ws)
-    except (KbsyncError, OSError, searchdb.Error) as exc:
-        log.warning("the search index did not catch up with the files: %s; the next view tries again", exc)
-        with _lock:
-            _refreshed.pop(str(ws.root), None)
-    finally:
-        with _lock:
-            _catching_up.discard(str(ws.root))
 
 
 def search_sessions(ws: Workspace, query: str, page: int = 1, size: int = SEARCH_PAGE) -> Found:

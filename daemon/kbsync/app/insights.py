@@ -102,7 +102,7 @@ def decay_grid(entries: list[Entry], stats: dict[str, Stats], now: dt.datetime, 
 
 def pictures(ws: Workspace, now: dt.datetime, days: float = DECAY_DAYS) -> Pictures:
     """Every picture of the stats page, from the index and the board as they are, and this machine's votes."""
-    from kbsync.app.browse import catch_up_due
+    from kbsync.app.catchup import catch_up_due
     from kbsync.board import feedback
     from kbsync.board import file as boardfile
     from kbsync.retrieval.stats import month_by_tag, session_rows

@@ -38,7 +38,7 @@ def split_tags(text: str) -> list[str]:
 def build_context(ws: Workspace, query: str, tags: list[str], budget: int | None = None) -> Pack:
     """The prompt pack for `query`: facts, recent summaries, full texts, references and board entries,
     within `budget` tokens (default: the config's); `tags` are stripped of spaces, empty ones dropped."""
-    from kbsync.app.browse import catch_up_due
+    from kbsync.app.catchup import catch_up_due
     from kbsync.retrieval.context import assemble
     from kbsync.retrieval.contextfiles import gather
 

@@ -45,7 +45,11 @@ def build(ws: Callable[[], Workspace]) -> MCPServer[Any]:
 
 
 def run_stdio(ws: Workspace) -> None:
-    """Serve one client on standard input and output until it closes them."""
+    """Serve one client on standard input and output until it closes them; the index catches up with the
+    files in the background, never before an answer (kbsync.app.catchup)."""
+    from kbsync.app.catchup import start
+
+    start(ws)
     build(lambda: ws).run("stdio")
 
 

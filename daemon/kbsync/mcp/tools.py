@@ -16,6 +16,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
+from kbsync.app.catchup import answering
 from kbsync.errors import KbsyncError
 from kbsync.mcp import results
 from kbsync.mcp.schemas import EntryIn, SessionIn
@@ -44,11 +45,13 @@ def one_line(message: str) -> str:
 
 def clear_errors(fn: F) -> F:
     """Raise kbsync's errors (and file system errors) as ToolError: one line for the model. The docstring,
-    which the SDK gives as the tool's description, is made one line too."""
+    which the SDK gives as the tool's description, is made one line too. The call is an answer being made
+    (kbsync.app.catchup.answering)."""
     @functools.wraps(fn)
     def call(*args: Any, **kwargs: Any) -> Any:
         try:
-            return fn(*args, **kwargs)
+            with answering():  # a background catch-up of the index steps aside meanwhile
+                return fn(*args, **kwargs)
         except KbsyncError as exc:
             raise ToolError(one_line(str(exc))) from exc
         except OSError as exc:

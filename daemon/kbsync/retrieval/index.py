@@ -19,7 +19,7 @@ import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 from kbsync import allocator, parallel
 from kbsync.core import protocol
@@ -188,14 +188,23 @@ def flagged(ws: Workspace) -> list[searchdb.Row]:
         conn.close()
 
 
-def refresh(ws: Workspace) -> int:
-    """Catch up with edits the daemon did not see: the number of files re-read or dropped."""
+def _go_on() -> None:
+    """Between two steps of a catch-up that nothing else waits for."""
+
+
+STEP_FILES = 256  # files a catch-up looks at between two calls of its `between` (a few milliseconds)
+
+
+def refresh(ws: Workspace, between: Callable[[], None] = _go_on) -> int:
+    """Catch up with edits the daemon did not see: the number of files re-read or dropped. `between` is called
+    every STEP_FILES files looked at and before each batch re-read (a background catch-up waits there while
+    answers are made)."""
     conn = open_index(ws)
     try:
         known = searchdb.indexed_files(conn)
-        current = current_states(ws)
+        current = current_states(ws, between)
         stale = [rp for rp, st in current.items() if known.get(rp) != st] + [rp for rp in known if rp not in current]
-        _index_many(conn, ws, stale)
+        _index_many(conn, ws, stale, between)
         return len(stale)
     finally:
         conn.close()
@@ -209,13 +218,15 @@ def _indexed_now(conn: searchdb.Connection, ws: Workspace, relpath: str) -> bool
         return False  # gone or unreadable: _index_many drops it
 
 
-def _index_many(conn: searchdb.Connection, ws: Workspace, relpaths: list[str]) -> int:
+def _index_many(conn: searchdb.Connection, ws: Workspace, relpaths: list[str],
+                between: Callable[[], None] = _go_on) -> int:
     """Index these files (or drop those gone or not indexable); the number indexed now. They are read and
     prepared outside the write transactions, over every core when there are many (a pull of thousands), and
     written CHUNK_FILES of them to a transaction (see `searchdb.in_chunks`)."""
     indexed = 0
     ready: list[tuple[str, searchdb.Prepared | str | None]] = []
     for batch, got in parallel.batches(functools.partial(_prepare_batch, ws), relpaths, size=BUILD_BATCH):
+        between()
         ready += zip(batch, got)
         if len(ready) >= searchdb.CHUNK_FILES:
             indexed, ready = indexed + _write_prepared(conn, ready), []
@@ -273,11 +284,14 @@ def _bodies_of(ws: Workspace, relpath: str) -> dict[str, str]:
     return out
 
 
-def current_states(ws: Workspace) -> dict[str, FileState]:
+def current_states(ws: Workspace, between: Callable[[], None] = _go_on) -> dict[str, FileState]:
     """The indexable files on disk now with their modification time and size, one lstat each: a symlink is
-    left out (as `left_out` says), and so is a file gone since the folder was listed."""
+    left out (as `left_out` says), and so is a file gone since the folder was listed. `between` is called
+    every STEP_FILES files."""
     out: dict[str, FileState] = {}
-    for rp, entry in ws.scan():
+    for n, (rp, entry) in enumerate(ws.scan(), 1):
+        if not n % STEP_FILES:
+            between()
         if not indexable(rp):
             continue
         try:

@@ -1,0 +1,126 @@
+"""The search index catching up with the files, off the answering path.
+
+A read (a context pack, a page of sessions) reads the index as it was last committed. What kbsync writes is
+indexed before the write returns, so a save is found at once; what something else wrote while no daemon
+watched is found once a catch-up (`retrieval.index.refresh`: a look at each file) has run:
+
+- the first read of a process that did not `start` catches up before it reads (a command: `kbsync context`);
+- a server calls `start` when it begins serving: its first read, as every later one, asks for a background
+  catch-up, and none of its reads waits for one;
+- later reads ask for one at most every FRESH_S seconds. One background thread runs them, DELAY_S after the
+  read that asked (so that it does not compete with that read's answer or page), and it steps aside while an
+  answer is being made (`answering`, around each MCP tool call): it looks at a few hundred files at a time and
+  waits for the answers in progress to end before the next few hundred, so it never holds an answer up for
+  more than one such step;
+- while the daemon runs, its watcher keeps the index current, and the background catch-up is left to it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import time
+from typing import TYPE_CHECKING, Iterator
+
+from kbsync.errors import KbsyncError
+
+if TYPE_CHECKING:
+    from kbsync.store.workspace import Workspace
+
+FRESH_S = 2.0  # a read asks for a catch-up when the last one started this long ago or more
+DELAY_S = 0.5  # how long after the read that asked for it a catch-up starts (after a web page is sent, too)
+_started: dict[str, float] = {}  # workspace root -> when (time.monotonic) its last catch-up was started or run
+_wanted: dict[str, Workspace] = {}  # workspaces whose catch-up the background thread is to run
+_lock = threading.Lock()
+_answers = threading.Condition()  # guards _in_progress; notified when the last answer in progress ends
+_in_progress = 0
+_worker: threading.Thread | None = None  # the background thread, while it runs
+THREAD = "kbsync index catch-up"
+log = logging.getLogger(__name__)
+
+
+@contextlib.contextmanager
+def answering() -> Iterator[None]:
+    """Around an answer (a tool call): a background catch-up waits until it ends before its next step."""
+    global _in_progress
+    with _answers:
+        _in_progress += 1
+    try:
+        yield
+    finally:
+        with _answers:
+            _in_progress -= 1
+            if not _in_progress:
+                _answers.notify_all()
+
+
+def step_aside() -> None:
+    """Between two steps of a background catch-up: wait while any answer is being made."""
+    with _answers:
+        _answers.wait_for(lambda: not _in_progress)
+
+
+def start(ws: Workspace) -> None:
+    """A server begins serving `ws`: its first read asks for a background catch-up as the later ones do, and
+    no read of this process waits for one."""
+    with _lock:
+        _started.setdefault(str(ws.root), time.monotonic() - FRESH_S)
+
+
+def catch_up_due(ws: Workspace) -> bool:
+    """Whether this read must have the index catch up with the files before it reads: only the first read of a
+    process that did not `start`. Any other read asks for a background catch-up when the last one started
+    FRESH_S or more ago, and reads the index as it is."""
+    now, key = time.monotonic(), str(ws.root)
+    with _lock:  # reads are served on several threads
+        last = _started.get(key)
+        if last is not None and now - last < FRESH_S:
+            return False
+        _started[key] = now
+        if last is None:
+            return True
+        _want(ws)
+    return False
+
+
+def _want(ws: Workspace) -> None:
+    """Have the background thread catch `ws` up (started when none runs; the caller holds _lock)."""
+    global _worker
+    _wanted.setdefault(str(ws.root), ws)
+    if _worker is None:
+        _worker = threading.Thread(target=_work, name=THREAD, daemon=True)
+        _worker.start()
+
+
+def _work() -> None:
+    """Run the catch-ups wanted, until none is; then end (the next one wanted starts another thread)."""
+    global _worker
+    while True:
+        with _lock:
+            if not _wanted:
+                _worker = None
+                return
+            ws = _wanted.pop(next(iter(_wanted)))
+        try:
+            _catch_up(ws)
+        except BaseException:  # an unforeseen error ends this thread: the next catch-up wanted starts another
+            with _lock:
+                _worker = None
+            raise
+
+
+def _catch_up(ws: Workspace) -> None:
+    time.sleep(DELAY_S)
+    step_aside()  # the answer that asked for it first, and its imports
+    from kbsync.app.status import daemon_pid
+    from kbsync.retrieval import db as searchdb
+    from kbsync.retrieval import index as searchindex
+
+    try:
+        if daemon_pid(ws) is None:  # a running daemon's watcher keeps the index: nothing to do here
+            searchindex.refresh(ws, step_aside)
+    except (KbsyncError, OSError, searchdb.Error) as exc:
+        log.warning("the search index did not catch up with the files: %s; the next read tries again", exc)
+        with _lock:
+            _started[str(ws.root)] = time.monotonic() - FRESH_S  # due again at the next read

@@ -25,7 +25,7 @@ from kbsync.errors import EXIT_OK, EXIT_PROBLEMS, KbsyncError
 from kbsync.git import commit as committer
 from kbsync.git import history, inprogress
 from kbsync.git import repo as gitrepo
-from kbsync.store import fsio
+from kbsync.store import fsio, listings
 from kbsync.store.machine import machine_id
 from kbsync.store.unreadable import unreadable_files
 from kbsync.store.workspace import Workspace
@@ -94,13 +94,15 @@ class Waiting:
 
 @dataclass
 class Scene:
-    """What every check looks at, gathered once: the files that differ from HEAD, one walk of the workspace."""
+    """What every check looks at, gathered once: the files that differ from HEAD, one walk of the workspace
+    (kbsync.store.listings)."""
 
     ws: Workspace
     now: float
     changed: list[str]
-    walked: list[str]
+    walked: list[str]  # the .md and temp files, sorted
     saved: dict[str, Any] = field(default_factory=dict)  # the daemon's status file, while it runs
+    folders: list[listings.Folder] = field(default_factory=list)  # the walk's folders, each with its listing
 
 
 Check = Callable[[Scene], list[Waiting]]
@@ -163,7 +165,7 @@ def git_operation(scene: Scene) -> list[Waiting]:
 def unreadable(scene: Scene) -> list[Waiting]:
     """Entries that cannot be read as content (a FIFO, socket, device, dangling symlink, no permission): left
     out of every commit until fixed."""
-    return [Waiting(rel, why, kind="unreadable") for rel, why in unreadable_files(scene.ws).items()]
+    return [Waiting(rel, why, kind="unreadable") for rel, why in unreadable_files(scene.folders).items()]
 
 
 def git_ignored(scene: Scene) -> list[Waiting]:
@@ -234,8 +236,9 @@ def scene_of(ws: Workspace, saved: dict[str, Any], now: float | None = None) -> 
         changed = [p for p in gitrepo.changed_paths(ws.root) if not committer.is_runtime_path(p)]
     except KbsyncError:
         changed = []
-    walked = list(ws.iter_files(suffix=(".md", fsio.TEMP_SUFFIX)))
-    return Scene(ws, time.time() if now is None else now, changed, walked, saved)
+    folders = listings.walk(ws.root)  # the folders unchanged since this process's last walk are not listed again
+    walked = listings.files(folders, (".md", fsio.TEMP_SUFFIX))
+    return Scene(ws, time.time() if now is None else now, changed, walked, saved, folders)
 
 
 def report(ws: Workspace, now: float | None = None) -> Report:

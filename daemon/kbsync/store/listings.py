@@ -1,0 +1,110 @@
+"""One walk of a workspace's folders for `kbsync status`, each folder's listing kept between walks while the
+folder stays as it was.
+
+A folder's entries change only with its inode's change time (a file made, removed or renamed in it moves its
+mtime and ctime; a chmod or chown of the folder moves its ctime), so a walk looks at each folder (one stat)
+and lists again only those whose device, inode or ctime differ from when they were listed, and those that
+changed less than RACY_NS before they were listed (a second change in the same tick of the file system's
+clock would leave the ctime as it was). Whether an entry is a folder, a regular file, a symlink or something
+else comes from the listing itself, without a look at each entry. Nothing about the files themselves is kept:
+what can change in a file without its folder changing (its text, its permissions) is looked at by the caller.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from kbsync.core import protocol
+
+DIR, FILE, LINK, OTHER = range(4)  # what an entry is, from its folder's listing
+RACY_NS = 2_000_000_000
+
+
+@dataclass(frozen=True)
+class Folder:
+    rel: str  # its workspace-relative prefix: "" for the root, else ending in "/"
+    path: str
+    entries: tuple[tuple[str, int], ...]  # (name, kind) of each entry, in the listing's order
+    error: str | None = None  # why it could not be listed (then it has no entries)
+
+    def path_of(self, name: str) -> str:
+        return os.path.join(self.path, name)
+
+
+_kept: dict[str, dict[str, tuple[tuple[int, int, int], Folder]]] = {}  # root -> folder path -> (its key, listing)
+_lock = threading.Lock()
+
+
+def walk(root: Path) -> list[Folder]:
+    """Every folder of the workspace at `root` (.git and .kbsync at the top left out, a symlink to a folder not
+    entered), each with its listing: kept from the last walk while the folder is unchanged, listed again
+    otherwise. A folder that cannot be listed comes with the reason; one gone meanwhile is left out."""
+    with _lock:
+        kept = _kept.get(str(root), {})
+    seen: dict[str, tuple[tuple[int, int, int], Folder]] = {}
+    out: list[Folder] = []
+    stack = [("", str(root))]
+    while stack:
+        rel, path = stack.pop()
+        folder = _listing(rel, path, kept, seen)
+        if folder is None:
+            continue
+        out.append(folder)
+        stack += [(f"{rel}{name}/", folder.path_of(name)) for name, kind in folder.entries
+                  if kind == DIR and not (rel == "" and name in protocol.IGNORED_DIRS)]
+    with _lock:
+        _kept[str(root)] = seen  # folders gone since are forgotten
+    return out
+
+
+def _listing(rel: str, path: str, kept: dict[str, tuple[tuple[int, int, int], Folder]],
+             seen: dict[str, tuple[tuple[int, int, int], Folder]]) -> Folder | None:
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return Folder(rel, path, (), _reason(exc))
+    key = (st.st_dev, st.st_ino, st.st_ctime_ns)
+    was = kept.get(path)
+    if was is not None and was[0] == key:
+        seen[path] = was
+        return was[1]
+    listed_at = time.time_ns()
+    try:
+        with os.scandir(path) as listing:
+            folder = Folder(rel, path, tuple((e.name, _kind(e)) for e in listing))
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return Folder(rel, path, (), _reason(exc))
+    if listed_at - st.st_ctime_ns >= RACY_NS:
+        seen[path] = (key, folder)
+    return folder
+
+
+def _kind(entry: os.DirEntry[str]) -> int:
+    try:
+        if entry.is_dir(follow_symlinks=False):
+            return DIR
+        if entry.is_file(follow_symlinks=False):
+            return FILE
+        return LINK if entry.is_symlink() else OTHER
+    except OSError:
+        return OTHER
+
+
+def _reason(exc: OSError) -> str:
+    return (exc.strerror or str(exc)).lower()
+
+
+def files(folders: list[Folder], suffix: str | tuple[str, ...]) -> list[str]:
+    """The workspace-relative paths of the files ending in `suffix`, sorted, as `Workspace.iter_files` lists
+    them (a symlink to a folder is not one; a FIFO or a dangling symlink so named is)."""
+    return sorted(f"{folder.rel}{name}" for folder in folders for name, kind in folder.entries
+                  if kind != DIR and name.endswith(suffix)
+                  and not (kind == LINK and os.path.isdir(folder.path_of(name))))

@@ -9,9 +9,9 @@ watched is found once a catch-up (`retrieval.index.refresh`: a look at each file
   catch-up, and none of its reads waits for one;
 - later reads ask for one at most every FRESH_S seconds. One background thread runs them, DELAY_S after the
   read that asked (so that it does not compete with that read's answer or page), and it steps aside while an
-  answer is being made (`answering`, around each MCP tool call): it looks at a few hundred files at a time and
-  waits for the answers in progress to end before the next few hundred, so it never holds an answer up for
-  more than one such step;
+  answer is being made (`answering`, around each MCP tool call): it looks at a few hundred files at a time and,
+  before the next few hundred, waits until no answer has been in progress for QUIET_S, so a client calling
+  again and again is not slowed by it, and an answer is never held up for more than one such step;
 - while the daemon runs, its watcher keeps the index current, and the background catch-up is left to it.
 """
 
@@ -30,11 +30,13 @@ if TYPE_CHECKING:
 
 FRESH_S = 2.0  # a read asks for a catch-up when the last one started this long ago or more
 DELAY_S = 0.5  # how long after the read that asked for it a catch-up starts (after a web page is sent, too)
+QUIET_S = 0.1  # how long after the last answer ended a background catch-up takes its next step
 _started: dict[str, float] = {}  # workspace root -> when (time.monotonic) its last catch-up was started or run
 _wanted: dict[str, Workspace] = {}  # workspaces whose catch-up the background thread is to run
 _lock = threading.Lock()
-_answers = threading.Condition()  # guards _in_progress; notified when the last answer in progress ends
+_answers = threading.Condition()  # guards _in_progress and _last_answer; notified when an answer ends
 _in_progress = 0
+_last_answer = -float("inf")  # when (time.monotonic) the last answer ended
 _worker: threading.Thread | None = None  # the background thread, while it runs
 THREAD = "kbsync index catch-up"
 log = logging.getLogger(__name__)
@@ -42,8 +44,9 @@ log = logging.getLogger(__name__)
 
 @contextlib.contextmanager
 def answering() -> Iterator[None]:
-    """Around an answer (a tool call): a background catch-up waits until it ends before its next step."""
-    global _in_progress
+    """Around an answer (a tool call): a background catch-up waits until it ends, and QUIET_S more, before
+    its next step."""
+    global _in_progress, _last_answer
     with _answers:
         _in_progress += 1
     try:
@@ -51,14 +54,19 @@ def answering() -> Iterator[None]:
     finally:
         with _answers:
             _in_progress -= 1
-            if not _in_progress:
-                _answers.notify_all()
+            _last_answer = time.monotonic()
+            _answers.notify_all()
 
 
 def step_aside() -> None:
-    """Between two steps of a background catch-up: wait while any answer is being made."""
+    """Between two steps of a background catch-up: wait while any answer is being made, and until none has
+    been for QUIET_S (a client that calls again and again is answered without the catch-up in between)."""
     with _answers:
-        _answers.wait_for(lambda: not _in_progress)
+        while True:
+            left = _last_answer + QUIET_S - time.monotonic()
+            if not _in_progress and left <= 0:
+                return
+            _answers.wait(None if _in_progress else left)
 
 
 def start(ws: Workspace) -> None:

@@ -128,7 +128,7 @@ def conflict_status(scene: Scene) -> list[Waiting]:
 def conflict_copies(scene: Scene) -> list[Waiting]:
     return [Waiting(rel, "conflict copy; compare it with its file, keep what is right, delete the copy",
                     kind="conflict-copy")
-            for rel in scene.walked if rel.endswith(".md") and protocol.is_conflict_copy(rel)]
+            for rel in scene.walked if ".conflict-" in rel and protocol.is_conflict_copy(rel)]
 
 
 def temp_files(scene: Scene) -> list[Waiting]:
@@ -171,9 +171,10 @@ def unreadable(scene: Scene) -> list[Waiting]:
 def git_ignored(scene: Scene) -> list[Waiting]:
     """Protocol files git's ignore rules cover (a `.gitignore` line, perhaps a remote's). kbsync commits them all
     the same, but git itself would not: a person's `git add`, a clone's `git status`."""
-    files = [rel for rel in scene.walked if protocol.is_protocol_file(rel)]
+    if not gitrepo.is_repo(scene.ws.root):
+        return []
     try:
-        rules = gitrepo.ignore_rules(scene.ws.root, files) if gitrepo.is_repo(scene.ws.root) else {}
+        rules = gitrepo.ignore_rules(scene.ws.root, [rel for rel in scene.walked if protocol.is_protocol_file(rel)])
     except KbsyncError:
         return []
     return [Waiting(rel, f"git would ignore it ({rule}); kbsync commits it all the same: remove that rule so git "

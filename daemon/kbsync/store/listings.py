@@ -15,8 +15,9 @@ from __future__ import annotations
 import os
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from kbsync.core import protocol
 
@@ -30,9 +31,27 @@ class Folder:
     path: str
     entries: tuple[tuple[str, int], ...]  # (name, kind) of each entry, in the listing's order
     error: str | None = None  # why it could not be listed (then it has no entries)
+    # what is derived from the listing, kept with it (its files by suffix, its entries by kind)
+    derived: dict[object, tuple[str, ...]] = field(default_factory=dict, compare=False, repr=False)
 
     def path_of(self, name: str) -> str:
-        return os.path.join(self.path, name)
+        return f"{self.path}{os.sep}{name}"
+
+    def named(self, suffix: str | tuple[str, ...]) -> tuple[str, ...]:
+        """The workspace-relative paths of its entries ending in `suffix` that are not folders, in listing order
+        (its symlinks so named among them: whether one points to a folder is for the caller to ask)."""
+        return self._derive(suffix, lambda: tuple(f"{self.rel}{name}" for name, kind in self.entries
+                                                  if kind != DIR and name.endswith(suffix)))
+
+    def of_kind(self, kind: int) -> tuple[str, ...]:
+        """The names of its entries of this kind, in listing order."""
+        return self._derive(kind, lambda: tuple(name for name, k in self.entries if k == kind))
+
+    def _derive(self, key: object, make: Callable[[], tuple[str, ...]]) -> tuple[str, ...]:
+        got = self.derived.get(key)
+        if got is None:
+            got = self.derived[key] = make()
+        return got
 
 
 _kept: dict[str, dict[str, tuple[tuple[int, int, int], Folder]]] = {}  # root -> folder path -> (its key, listing)
@@ -105,6 +124,10 @@ def _reason(exc: OSError) -> str:
 def files(folders: list[Folder], suffix: str | tuple[str, ...]) -> list[str]:
     """The workspace-relative paths of the files ending in `suffix`, sorted, as `Workspace.iter_files` lists
     them (a symlink to a folder is not one; a FIFO or a dangling symlink so named is)."""
-    return sorted(f"{folder.rel}{name}" for folder in folders for name, kind in folder.entries
-                  if kind != DIR and name.endswith(suffix)
-                  and not (kind == LINK and os.path.isdir(folder.path_of(name))))
+    out: list[str] = []
+    for folder in folders:
+        named = folder.named(suffix)
+        links = {f"{folder.rel}{name}" for name in folder.of_kind(LINK) if os.path.isdir(folder.path_of(name))}
+        out += [rel for rel in named if rel not in links] if links else named
+    out.sort()
+    return out

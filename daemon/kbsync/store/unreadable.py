@@ -24,12 +24,13 @@ def unreadable_files(folders: list[listings.Folder]) -> dict[str, str]:
     for folder in folders:
         if folder.error is not None:
             found[folder.rel.rstrip("/") or "."] = f"unreadable folder: {folder.error}"
-        for name, kind in folder.entries:
-            if kind == listings.DIR or (folder.rel == "" and name in protocol.IGNORED_DIRS):
-                continue
-            path = folder.path_of(name)
-            why = (None if os.access(path, os.R_OK) else "unreadable: permission denied") \
-                if kind == listings.FILE else fsio.unreadable_reason(Path(path))
+        top = folder.rel == ""
+        prefix = folder.path_of("")
+        for name in folder.of_kind(listings.FILE):
+            if not os.access(prefix + name, os.R_OK) and not (top and name in protocol.IGNORED_DIRS):
+                found[folder.rel + name] = "unreadable: permission denied"
+        for name in folder.of_kind(listings.LINK) + folder.of_kind(listings.OTHER):
+            why = None if top and name in protocol.IGNORED_DIRS else fsio.unreadable_reason(Path(prefix + name))
             if why:
                 found[folder.rel + name] = why
     return dict(sorted(found.items()))

@@ -55,6 +55,7 @@ class Folder:
 
 
 _kept: dict[str, dict[str, tuple[tuple[int, int, int], Folder]]] = {}  # root -> folder path -> (its key, listing)
+_sorted: dict[tuple[str, object], tuple[list[Folder], list[str]]] = {}  # (root, suffix) -> (the walk, its files)
 _lock = threading.Lock()
 
 
@@ -73,8 +74,8 @@ def walk(root: Path) -> list[Folder]:
         if folder is None:
             continue
         out.append(folder)
-        stack += [(f"{rel}{name}/", folder.path_of(name)) for name, kind in folder.entries
-                  if kind == DIR and not (rel == "" and name in protocol.IGNORED_DIRS)]
+        stack += [(f"{rel}{name}/", folder.path_of(name)) for name in folder.of_kind(DIR)
+                  if not (rel == "" and name in protocol.IGNORED_DIRS)]
     with _lock:
         _kept[str(root)] = seen  # folders gone since are forgotten
     return out
@@ -123,11 +124,17 @@ def _reason(exc: OSError) -> str:
 
 def files(folders: list[Folder], suffix: str | tuple[str, ...]) -> list[str]:
     """The workspace-relative paths of the files ending in `suffix`, sorted, as `Workspace.iter_files` lists
-    them (a symlink to a folder is not one; a FIFO or a dangling symlink so named is)."""
-    out: list[str] = []
-    for folder in folders:
-        named = folder.named(suffix)
-        links = {f"{folder.rel}{name}" for name in folder.of_kind(LINK) if os.path.isdir(folder.path_of(name))}
-        out += [rel for rel in named if rel not in links] if links else named
-    out.sort()
-    return out
+    them (a symlink to a folder is not one; a FIFO or a dangling symlink so named is). The sorted list is kept
+    until a walk gives another folder or listing."""
+    key = (folders[0].path if folders else "", suffix)
+    with _lock:
+        was = _sorted.get(key)
+    if was is not None and len(was[0]) == len(folders) and all(a is b for a, b in zip(was[0], folders)):
+        named = was[1]
+    else:
+        named = sorted(rel for folder in folders for rel in folder.named(suffix))
+        with _lock:
+            _sorted[key] = (list(folders), named)
+    links = {f"{folder.rel}{name}" for folder in folders for name in folder.of_kind(LINK)
+             if os.path.isdir(folder.path_of(name))}
+    return [rel for rel in named if rel not in links] if links else list(named)

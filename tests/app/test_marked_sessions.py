@@ -51,3 +51,16 @@ def test_outside_a_repository_each_session_is_read(ws_root: Path) -> None:
     conflicts._looked.clear()
     ws = open_workspace(str(ws_root), None)
     assert conflicts.marked_sessions(ws, rels) == [rels[5]]
+
+
+def test_a_first_look_outside_a_repository_takes_what_the_index_holds_of_the_sessions_unchanged_since(
+        ws_root: Path) -> None:
+    from kbsync.app.retrieval import rebuild_search
+
+    rels = [_session(ws_root, i, "conflict" if i == 5 else "open") for i in range(SESSIONS)]
+    ws = open_workspace(str(ws_root), None)
+    rebuild_search(ws)
+    _session(ws_root, 8, "conflict")  # changed since it was indexed: read
+    _session(ws_root, 5, "open")
+    conflicts._looked.clear()
+    assert conflicts.marked_sessions(ws, rels) == [rels[8]]

@@ -128,8 +128,9 @@ def marked_sessions(ws: Workspace, rels: Iterable[str]) -> list[str]:
 
     out: list[str] = []
     unseen: list[tuple[str, str, tuple[int, ...]]] = []
+    root = str(ws.root)
     for rel in rels:
-        path = os.path.join(ws.root, rel)
+        path = f"{root}{os.sep}{rel}"
         try:
             st = os.lstat(path)
         except OSError:
@@ -140,6 +141,8 @@ def marked_sessions(ws: Workspace, rels: Iterable[str]) -> list[str]:
             out += [rel] if held[1] else []
         else:
             unseen.append((rel, path, stamp))
+    if len(unseen) > GREP_OVER:
+        unseen = _from_index(ws, unseen, out)
     grepped: set[str] | None = None
     if len(unseen) > GREP_OVER and gitrepo.is_repo(ws.root):
         try:
@@ -151,6 +154,30 @@ def marked_sessions(ws: Workspace, rels: Iterable[str]) -> list[str]:
         _looked[path] = (stamp, marked)
         out += [rel] if marked else []
     return sorted(out)
+
+
+def _from_index(ws: Workspace, unseen: list[tuple[str, str, tuple[int, ...]]],
+                out: list[str]) -> list[tuple[str, str, tuple[int, ...]]]:
+    """Of the sessions `unseen` (rel, path, stamp), those the search index does not hold as they are now (same
+    modification time and size, a frontmatter it could read); the status of the others is the index's (those
+    marked are added to `out`)."""
+    from kbsync.retrieval import db as searchdb
+    from kbsync.retrieval.index import session_statuses
+
+    try:
+        indexed = session_statuses(ws)
+    except (KbsyncError, OSError, searchdb.Error):
+        return unseen
+    left = []
+    for rel, path, stamp in unseen:
+        got = indexed.get(rel)
+        if got is None or (got[0].mtime_ns, got[0].size) != (stamp[2], stamp[1]):
+            left.append((rel, path, stamp))
+            continue
+        marked = got[1] == "conflict"
+        _looked[path] = (stamp, marked)
+        out += [rel] if marked else []
+    return left
 
 
 def _marked(ws: Workspace, rel: str) -> bool:

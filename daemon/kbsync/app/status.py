@@ -120,7 +120,7 @@ def conflict_status(scene: Scene) -> list[Waiting]:
     from kbsync.app.conflicts import marked_sessions
 
     sessions = [rel for rel in scene.walked
-                if protocol.classify(rel) == "session" and not protocol.is_conflict_copy(rel)]
+                if protocol.classify(rel) == "session" and not (".conflict-" in rel and protocol.is_conflict_copy(rel))]
     return [Waiting(rel, "status: conflict; check its fields and text, then set its status to open or closed",
                     kind="conflict-status") for rel in marked_sessions(scene.ws, sessions)]
 

@@ -275,6 +275,14 @@ def indexed_files(conn: sqlite3.Connection, prefix: str = "") -> dict[str, FileS
     return {r[0]: FileState(r[1], r[2]) for r in rows}
 
 
+def indexed_statuses(conn: sqlite3.Connection, kind: str) -> dict[str, tuple[FileState, str]]:
+    """relpath -> (its state when indexed, its record's status), for the files of `kind` records whose
+    frontmatter could be read."""
+    rows = conn.execute("SELECT f.relpath, f.mtime_ns, f.size, d.status FROM docs d JOIN files f ON f.relpath = "
+                        "d.relpath WHERE d.kind = ? AND d.broken = ''", (kind,))
+    return {r[0]: (FileState(r[1], r[2]), r[3]) for r in rows}
+
+
 def indexed_state(conn: sqlite3.Connection, relpath: str) -> FileState | None:
     """The mtime and size `relpath` had when it was indexed; None when it is not indexed."""
     row = conn.execute("SELECT mtime_ns, size FROM files WHERE relpath = ?", (relpath,)).fetchone()

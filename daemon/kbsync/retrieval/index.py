@@ -175,6 +175,20 @@ def written(ws: Workspace, relpaths: Iterable[str]) -> None:
         log.warning("search index: %s not indexed yet (%s); the daemon will index it", ", ".join(relpaths), exc)
 
 
+def session_statuses(ws: Workspace) -> dict[str, tuple[FileState, str]]:
+    """relpath -> (its modification time and size when indexed, its `status`), for every indexed session whose
+    frontmatter could be read ({} when the index has not been built yet or is of an older layout; reading it
+    never builds it)."""
+    path = searchdb.db_path(ws.state_dir)
+    if searchdb.needs_build(path):
+        return {}
+    conn = searchdb.connect(path)
+    try:
+        return searchdb.indexed_statuses(conn, "session")
+    finally:
+        conn.close()
+
+
 def flagged(ws: Workspace) -> list[searchdb.Row]:
     """The indexed records of the workspace that carry an embedded-instruction flag, as last indexed (none when
     the index has not been built yet or is of an older layout; reading it never builds it)."""

@@ -88,6 +88,7 @@ def server_params(ws: Path, tree: Path | None = None) -> StdioServerParameters:
 
 
 async def measure(ws: Path, calls: int, tree: Path | None = None) -> dict[str, Any]:
+    before = load()
     began = time.perf_counter()
     label = tree.name if tree else "this"
     async with Client(server_params(ws, tree)) as client:
@@ -105,10 +106,11 @@ async def measure(ws: Path, calls: int, tree: Path | None = None) -> dict[str, A
             "sections": {"结论": f"第 {i} 次保存。"}}}))
         rss, peak = rss_mb(server_pid())
     return {"tree": label, "ready": ready, "first": first, "search": search, "read": read, "save": save, "rss": rss,
-            "peak": peak, "get_context": context, "status": status}
+            "peak": peak, "get_context": context, "status": status, "load": f"{before}, after {load()}"}
 
 
 def report(got: dict[str, Any]) -> None:
+    print(f"[{got['tree']}] load average before the calls {got['load']}")
     print(f"[{got['tree']}] server start to first answer: {got['ready']:.3f} s to the initialize answer, "
           f"{got['first']:.3f} s to the first search answer  (target < 0.5 s)")
     for name, target in (("search", "targets < 20 ms, < 40 ms"), ("read", "targets < 20 ms, < 40 ms"),

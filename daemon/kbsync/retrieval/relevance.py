@@ -14,7 +14,8 @@ frequencies of the text itself:
   the record holds: a record holding more of the query comes first among records of similar score.
 
 A term is a folded word or a CJK bigram (kbsync.retrieval.text.query_terms); a lone CJK character is a
-prefix term, counted wherever a token starts with it. The text is not tokenised: the terms are counted in it
+prefix term, counted wherever a token starts with it; a word is counted wherever one of its forms stands
+(kbsync.retrieval.stem: camped, camping for camp). The text is not tokenised: the terms are counted in it
 in one pass (`Counts`), and a passage's length is its estimated tokens.
 """
 
@@ -31,6 +32,7 @@ from ahocorasick_rs import AhoCorasick
 
 from kbsync.retrieval.context import estimate_tokens
 from kbsync.retrieval.passages import Passage, split
+from kbsync.retrieval.stem import forms
 from kbsync.retrieval.text import CJK_RUN
 
 K1, B = 1.2, 0.75
@@ -82,9 +84,14 @@ class Counts:
     wherever it stands, which is the number of tokens it starts."""
 
     def __init__(self, terms: Sequence[str]) -> None:
-        self.terms = list(terms)
-        self.word = [not CJK_RUN.match(t) for t in self.terms]
-        self.finder = AhoCorasick(self.terms) if self.terms else None
+        of: dict[str, list[str]] = {}  # a pattern: the terms it counts for (a word's forms, kbsync.retrieval.stem)
+        for t in terms:
+            for f in ((t,) if CJK_RUN.match(t) else forms(t)):
+                of.setdefault(f, []).append(t)
+        self.patterns = list(of)
+        self.terms = list(of.values())
+        self.word = [not CJK_RUN.match(p) for p in self.patterns]
+        self.finder = AhoCorasick(self.patterns) if self.patterns else None
 
     def __call__(self, text: str) -> Counter[str]:
         got: Counter[str] = Counter()
@@ -95,7 +102,7 @@ class Counts:
         for i, a, b in self.finder.find_matches_as_indexes(text, overlapping=True):
             if self.word[i] and ((a > 0 and _inside_word(text[a - 1])) or (b < end and _inside_word(text[b]))):
                 continue
-            got[self.terms[i]] += 1
+            got.update(self.terms[i])
         return got
 
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kbsync.core.highlight import CJK as _CJK
+from kbsync.retrieval.stem import forms
 from kbsync.retrieval.when import window
 
 CJK_RUN = re.compile(f"[{_CJK}]+")
@@ -240,8 +241,12 @@ def query_terms(query: Query) -> tuple[str, ...]:
 
 
 def match_term(term: str) -> str:
-    """The FTS5 MATCH expression of one term: a prefix query for a lone CJK character, else the token."""
-    return f'"{term}"*' if len(term) == 1 and CJK_RUN.match(term) else f'"{term}"'
+    """The FTS5 MATCH expression of one term: a prefix query for a lone CJK character, else the token or any of
+    the word's forms (kbsync.retrieval.stem)."""
+    if len(term) == 1 and CJK_RUN.match(term):
+        return f'"{term}"*'
+    found = forms(term)
+    return f'"{term}"' if len(found) == 1 else "(" + " OR ".join(f'"{f}"' for f in found) + ")"
 
 
 def long_runs(terms: tuple[str, ...]) -> tuple[str, ...]:

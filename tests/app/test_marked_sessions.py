@@ -12,6 +12,7 @@ import pytest
 from helpers.retrieval import session_text, sid_for, write
 from kbsync.app import conflicts, status
 from kbsync.app.workspace import open_workspace
+from kbsync.store.daemonstatus import DaemonStatus
 from kbsync.store.workspace import Workspace
 
 SESSIONS = conflicts.GREP_OVER + 36  # more than a first look reads one by one
@@ -42,7 +43,7 @@ def test_a_first_look_finds_the_marked_sessions_and_later_looks_see_every_change
     _session(ws.root, 9, "conflict")  # marked by a repair
     os.utime(ws.path(rels[9]), ns=(1, 1))  # even with a time set back, its size and ctime changed
     assert conflicts.marked_sessions(ws, rels) == sorted([rels[9], rels[40]])
-    assert [w.path for w in status.conflict_status(status.scene_of(ws, {}))] == sorted([rels[9], rels[40]])
+    assert [w.path for w in status.conflict_status(status.scene_of(ws, DaemonStatus()))] == sorted([rels[9], rels[40]])
     assert [i.path for i in conflicts.list_conflicts(ws) if i.kind == "status"] == sorted([rels[9], rels[40]])
 
 

@@ -1,11 +1,11 @@
-"""`kbsync status`: the truth about a workspace, with or without a running daemon; and the daemon's status file.
+"""`kbsync status`: the truth about a workspace, with or without a running daemon.
 
 What the report says is read from where it is true: the last commit is git's HEAD (whoever made it), what
 waits is found in the work tree itself (what the next commit would leave out and why, sessions marked
 `status: conflict`, conflict copies, temp files that killed writers left), and only what the daemon alone
 knows (whether it runs, its queue, its last event, repair and sync) comes from `.kbsync/status.json`, which
-the daemon rewrites atomically as it works. Whether the daemon still runs is decided from the workspace
-lock (its pid alive on this host), never from the file alone.
+the daemon rewrites atomically as it works (one typed record, kbsync.store.daemonstatus). Whether the daemon
+still runs is decided from the workspace lock (its pid alive on this host), never from the file alone.
 
 Each thing that waits is a `Waiting` item (path, reason, and whether a person or time settles it), made by
 one of the `CHECKS`; a new kind of waiting is one more check in that tuple.
@@ -25,7 +25,8 @@ from kbsync.errors import EXIT_OK, EXIT_PROBLEMS, KbsyncError
 from kbsync.git import commit as committer
 from kbsync.git import history, inprogress
 from kbsync.git import repo as gitrepo
-from kbsync.store import fsio, listings
+from kbsync.store import daemonstatus, fsio, listings
+from kbsync.store.daemonstatus import DaemonStatus
 from kbsync.store.machine import machine_id
 from kbsync.store.unreadable import unreadable_files
 from kbsync.store.workspace import Workspace
@@ -36,32 +37,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-STATUS_FILE = ".kbsync/status.json"
-
-
-def status_path(ws: Workspace) -> Path:
-    return ws.root / STATUS_FILE
-
-
 def lock_target(ws: Workspace) -> Path:
     """The path whose `.lock` is the workspace lock (`.kbsync/workspace.lock`)."""
     return ws.root / protocol.WORKSPACE_LOCK.removesuffix(protocol.LOCK_SUFFIX)
-
-
-def read_status(ws: Workspace) -> dict[str, Any]:
-    """The last status the daemon wrote, or {} if there is none (or it cannot be read)."""
-    try:
-        data = json.loads(status_path(ws).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
-    except (OSError, ValueError) as exc:
-        log.warning("%s: unreadable (%s); ignoring it", STATUS_FILE, exc)
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def write_status(ws: Workspace, data: dict[str, Any]) -> None:
-    fsio.atomic_write(status_path(ws), json.dumps(data, ensure_ascii=False, indent=1).encode("utf-8"))
 
 
 def daemon_pid(ws: Workspace) -> int | None:
@@ -101,7 +79,7 @@ class Scene:
     now: float
     changed: list[str]
     walked: list[str]  # the .md and temp files, sorted
-    saved: dict[str, Any] = field(default_factory=dict)  # the daemon's status file, while it runs
+    saved: DaemonStatus = field(default_factory=DaemonStatus)  # the daemon's status file, while it runs
     folders: list[listings.Folder] = field(default_factory=list)  # the walk's folders, each with its listing
 
 
@@ -148,7 +126,7 @@ def temp_files(scene: Scene) -> list[Waiting]:
 
 def daemon_findings(scene: Scene) -> list[Waiting]:
     """What the running daemon found wrong in files that git holds as they are (a file pulled in invalid)."""
-    skipped: dict[str, str] = scene.saved.get("skipped", {})
+    skipped = scene.saved.skipped
     changed = set(scene.changed)
     return [Waiting(rel, why, kind="daemon") for rel, why in sorted(skipped.items())
             if rel not in changed and not why.startswith(WAITS_FOR_TIME) and scene.ws.path(rel).exists()]
@@ -232,7 +210,7 @@ class Report:
                 "flagged": self.flagged, "semantic": self.semantic, "classified": self.classified}
 
 
-def scene_of(ws: Workspace, saved: dict[str, Any], now: float | None = None) -> Scene:
+def scene_of(ws: Workspace, saved: DaemonStatus, now: float | None = None) -> Scene:
     try:
         changed = [p for p in gitrepo.changed_paths(ws.root) if not committer.is_runtime_path(p)]
     except KbsyncError:
@@ -245,13 +223,13 @@ def scene_of(ws: Workspace, saved: dict[str, Any], now: float | None = None) -> 
 def report(ws: Workspace, now: float | None = None) -> Report:
     """Everything `kbsync status` shows: git's HEAD, what waits (from the work tree), the daemon's state."""
     pid = daemon_pid(ws)
-    saved = read_status(ws) if pid else {}
+    saved = daemonstatus.read(ws.root) if pid else DaemonStatus()
     scene = scene_of(ws, saved, now)
     waiting = _once([w for check in CHECKS for w in check(scene)])
-    daemon = {k: saved.get(k) for k in ("updated", "last_event", "last_repair")}
+    daemon = {"updated": saved.updated, "last_event": saved.last_event, "last_repair": saved.last_repair}
     return Report(str(ws.root), pid is not None, pid, history.head_commit(ws.root),
-                  last_sync(saved.get("jobs", {}).get("sync"), syncstate.load(ws)), waiting, len(scene.changed),
-                  saved.get("pending", []), {**daemon, "jobs": saved.get("jobs", {})}, machine_id(ws),
+                  last_sync(saved.jobs.get("sync"), syncstate.load(ws)), waiting, len(scene.changed),
+                  saved.pending, {**daemon, "jobs": saved.jobs}, machine_id(ws),
                   flagged_records(ws), semantic_state(ws), classified_records(ws))
 
 
@@ -354,11 +332,6 @@ def _semantic_line(sem: dict[str, Any] | None) -> str:
 
 def _label(w: Waiting) -> str:
     return "left out of commits: " if w.kind == "left-out" else ""
-
-
-def stamp(now: float | None = None) -> str:
-    """An ISO 8601 UTC time for the status file."""
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now if now is not None else time.time()))
 
 
 def recent_errors(ws: Workspace, count: int = 20) -> list[str]:

@@ -2,8 +2,8 @@
 
 Threads: the main thread holds the workspace lock, handles signals and waits;
 watchdog's thread only enqueues (kbsync.service.watch); the one worker thread does every
-write: it validates and repairs files once they are quiet, runs the catch-up
-scan and the commits, and keeps the status file; the registered jobs
+write: it validates and repairs files once they are quiet (kbsync.service.checker), runs the catch-up
+scan and the commits, and keeps the status file (kbsync.store.daemonstatus); the registered jobs
 (kbsync.service.jobs: sync, scan, the search index) run on the job thread, each
 with a deadline (kbsync.service.jobrunner), so none can hold the worker. While
 git is in the middle of an operation (kbsync.git.inprogress) the worker holds
@@ -18,6 +18,7 @@ them: the daemon imports no front door. Each runs on a thread of its own from st
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 import os
@@ -25,32 +26,27 @@ import signal
 import socket
 import threading
 import time
-from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
 import schedule
 
 from kbsync import allocator, openfiles, proc
 from kbsync.app import status
-from kbsync.core import protocol
-from kbsync.core.findings import has_errors
-from kbsync.core.validate import validate_text
-from kbsync.errors import InputError, KbsyncError, LockedError
+from kbsync.errors import KbsyncError, LockedError
 from kbsync.git import commit as committer
 from kbsync.git import inprogress, quiet
 from kbsync.git import repo as gitrepo
-from kbsync.service import appendonly, jobrunner, jobs, watch
+from kbsync.service import jobrunner, jobs, watch
 from kbsync.service.catchup import CatchUp
-from kbsync.service.seen import Seen
-from kbsync.store import appendscan, fsio
-from kbsync.store.repairfile import RepairOutcome, repair_file
-from kbsync.store.workspace import Workspace, decode, left_out
+from kbsync.service.checker import LOCK_RECHECK_S, Checker
+from kbsync.store import daemonstatus, fsio
+from kbsync.store.daemonstatus import DaemonStatus
+from kbsync.store.workspace import Workspace
 
 log = logging.getLogger(__name__)
 
 LOCK_TTL_S = 10 * 365 * 86400  # the daemon's lock lives as long as its pid
 STOP_GRACE_S = 9.0
-LOCK_RECHECK_S = 0.5
 STATUS_EVERY_S = 0.5
 MTIME_SLACK_NS = 2_000_000_000
 COMMIT_RETRY_S = 5.0  # after git's index.lock, or a file still changing, kept something out of a commit
@@ -85,20 +81,15 @@ class Daemon:
         self.stopping = threading.Event()
         self._reload = threading.Event()
         self._scheduler = schedule.Scheduler()
-        self._seen = Seen()  # bounded: a file dropped from it is checked again at its next event
-        self._checked: dict[str, appendonly.Checked] = {}  # append-only files as last found valid
-        self._locked: set[str] = set()
-        self._skipped: dict[str, str] = {}
+        self.checker = Checker(self.ws, self.queue)  # each quiet file's check, on the worker thread
         self._commit_wanted: str | None = None
         self._commit_retry_at = 0.0
         self._scan_mark: int | None = None
         self._catchup = CatchUp(set(), set())
-        self._state: dict[str, Any] = {}
+        self._status = DaemonStatus()  # what the status file holds beside the checker's findings and the queue
+        self._left_out: dict[str, str] = {}  # what the last commit left out, and why
         self._dirty = True
         self._saved_at = 0.0
-        self._locks_checked = 0.0
-        self._last_event: dict[str, str] | None = None
-        self._scan = committer.secret_scanner(self.ws)
         self.failed = False
         # a job that ends wakes the worker: what waited for that job (the next paths to index) goes to it at once
         self._jobs = jobrunner.JobRunner(self.ws.config.daemon.job_deadline_s, on_end=self.queue.wake)
@@ -115,8 +106,9 @@ class Daemon:
         openfiles.raise_soft_limit()  # before the server sizes what it holds from it
         self._take_workspace_lock()
         try:
-            self._state = {k: v for k, v in status.read_status(self.ws).items()
-                           if k in ("last_scan_ns", "last_commit", "last_repair", "jobs")}
+            saved = daemonstatus.read(self.ws.root)
+            self._status = DaemonStatus(last_scan_ns=saved.last_scan_ns, last_commit=saved.last_commit,
+                                        last_repair=saved.last_repair, jobs=saved.jobs)
             self._install_signals()
             handler = watch.Handler(self.ws.root, self.queue, self._note_event)
             self._watches = watch.start_observer(self.ws.root, handler, self.queue)
@@ -190,7 +182,7 @@ class Daemon:
 
     def _note_event(self, relpath: str) -> None:
         """Called on watchdog's thread: one attribute assignment, read by the worker."""
-        self._last_event = {"path": relpath, "time": status.stamp()}
+        self._status.last_event = {"path": relpath, "time": daemonstatus.stamp()}
         self._catchup.touched(relpath)
         self._dirty = True
 
@@ -220,16 +212,16 @@ class Daemon:
         if batch:
             self._process_batch(batch)
         self._tend_jobs()
-        self._recheck_locked()
+        self.checker.recheck_locked()
         if not len(self.queue) and self._scan_mark is not None:
-            self._state["last_scan_ns"], self._scan_mark = self._scan_mark, None
+            self._status.last_scan_ns, self._scan_mark = self._scan_mark, None
         if self._commit_wanted and not len(self.queue) and time.monotonic() >= self._commit_retry_at:
             reason, self._commit_wanted = self._commit_wanted, None
             self._commit(reason)
         self._scheduler.run_pending()
         self._save_status()
         idle = self._scheduler.idle_seconds
-        nap = LOCK_RECHECK_S if self._locked else HELD_RECHECK_S if self._held else STATUS_EVERY_S if self._dirty else 5.0
+        nap = LOCK_RECHECK_S if self.checker.locked else HELD_RECHECK_S if self._held else STATUS_EVERY_S if self._dirty else 5.0
         self.queue.wait(min(nap, max(idle if idle is not None else nap, 0.0)))
 
     def _reload_config(self) -> None:
@@ -240,7 +232,7 @@ class Daemon:
         except KbsyncError as exc:
             log.error("configuration not reloaded: %s", exc)
         else:
-            self.ws = Workspace(self.ws.root, ws.config)
+            self.ws = self.checker.ws = Workspace(self.ws.root, ws.config)
             self.queue.quiet_s = ws.config.daemon.quiet_ms / 1000
             self._schedule()
             log.info("configuration reloaded")
@@ -255,7 +247,7 @@ class Daemon:
     def _catch_up(self) -> None:
         """Queue what changed while nobody watched: uncommitted files and files newer than the last scan."""
         started = time.time_ns()
-        since = int(self._state.get("last_scan_ns", 0)) - MTIME_SLACK_NS
+        since = self._status.last_scan_ns - MTIME_SLACK_NS
         try:
             dirty = {p for p in gitrepo.changed_paths(self.ws.root) if not committer.is_runtime_path(p)}
         except KbsyncError as exc:
@@ -275,157 +267,12 @@ class Daemon:
         log.info("catch-up scan: %d file(s) to check", len(self._catchup.queued))
 
     def _process_batch(self, batch: list[str]) -> None:
-        changed: list[str] = []
-        self._scan = committer.secret_scanner(self.ws)
-        for i, rel in enumerate(batch):
-            if self.stopping.is_set():
-                for rest in batch[i:]:
-                    self.queue.touch(rest, now=True)
-                break
-            try:
-                if self._process(rel):
-                    changed.append(rel)
-            except fsio.UnreadableError as exc:  # e.g. swapped for a FIFO between the checks
-                self._left_unreadable(rel, exc.message)
-            except Exception as exc:  # one bad file must not stop the daemon
-                log.exception("%s: not processed", rel)
-                self._skipped[rel] = f"error: {exc}"
-            if rel not in self.queue:
-                self._catchup.checked(rel)
-        if changed:
-            self._run_post_write(changed)
-        self._dirty = True
-
-    def _process(self, rel: str) -> bool:
-        """Validate and repair one quiet file; True if it changed since last seen."""
-        path = self.ws.path(rel)
-        unreadable = fsio.unreadable_reason(path)
-        if unreadable:
-            self._left_unreadable(rel, unreadable)
-            return False
-        why = left_out(path)
-        if why:
-            self._leave_out(rel, why)
-            return False
-        fp = fsio.fingerprint(path) if path.is_file() else None
-        if fp is None:
-            self._forget(rel)
-            return True
-        if self._seen.same(rel, fp):
-            return False
-        if time.time() - fp.mtime_ns / 1e9 < self.queue.quiet_s:
-            self.queue.touch(rel)
-            return False
-        data = fsio.read_regular(path)[0] if rel.endswith(".md") else b""
-        if self._appended_clean(rel, path, data):
-            outcome = RepairOutcome(rel, "valid")
-        else:
-            if rel.endswith(".md") and not self._secret_free(rel, data):
-                self._checked.pop(rel, None)
-                self._seen.note(rel, fp)
-                return False
-            outcome = self._check_whole(rel, data) if rel.endswith(".md") else RepairOutcome(rel, "valid")
-        if outcome.status in ("locked", "changed"):
-            self._wait_for(rel, outcome)
-            return False
-        self._record(rel, outcome)
-        new_fp = fsio.fingerprint(path)
-        if new_fp is not None:
-            self._seen.note(rel, new_fp)
-        log.debug("%s: checked (%s)", rel, outcome.status)
-        news = outcome.status == "repaired" or not self._catchup.untouched(rel)
-        if (news and outcome.ok and protocol.classify(rel) == "session"  # never index.md read again for it
-                and committer.is_closed_session(rel, fsio.read_regular(path)[0])):
-            log.info("%s: closed session written; committing once the queue is empty", rel)
+        found = self.checker.check(batch, self.stopping, self._catchup)
+        if found.session_closed:
             self._commit_wanted = "session"
-        return True
-
-    def _appended_clean(self, rel: str, path: Path, data: bytes) -> bool:
-        """True when an append-only file only gained lines since it was last found valid and secret-free, and
-        those lines are valid and secret-free too (kbsync.service.appendonly)."""
-        if not appendonly.applies(rel):
-            return False
-        new = appendonly.appended(self._checked.get(rel), data)
-        if new is None or fsio.lock_held(path) or self._scan(rel, new.scan):
-            return False
-        try:
-            text = decode(new.head, rel) + decode(new.lines, rel)
-        except InputError:
-            return False
-        if has_errors(validate_text(rel, text, self.ws.config)):
-            return False
-        log.debug("%s: checked the %d appended bytes", rel, len(new.lines))
-        self._checked[rel] = new.checked  # the next append is checked from here
-        return True
-
-    def _check_whole(self, rel: str, data: bytes) -> RepairOutcome:
-        """Validate a file whole, and repair it if it has errors; an append-only file found valid is remembered
-        as these bytes (already secret-scanned), so that its next appends are checked alone."""
-        self._checked.pop(rel, None)
-        if appendonly.applies(rel):
-            try:
-                findings = appendscan.text_findings(rel, data)  # never decoded whole: it grows without bound
-            except InputError:
-                findings = None
-            if findings is not None and not has_errors(findings):
-                self._checked[rel] = appendonly.Checked.of(data)
-                return RepairOutcome(rel, "valid", findings=findings)
-        return repair_file(self.ws, rel)
-
-    def _leave_out(self, rel: str, why: str) -> None:
-        if self._skipped.get(rel) != why:
-            log.warning("%s: left out: %s", rel, why)
-        self._forget(rel)
-        self._skipped[rel] = why
-
-    def _secret_free(self, rel: str, data: bytes) -> bool:
-        found = self._scan(rel, data)
-        if found:
-            log.warning("%s: skipped, a secret was found: %s", rel, found[0])
-            self._skipped[rel] = f"secret: {found[0]}"
-            return False
-        return True
-
-    def _left_unreadable(self, rel: str, why: str) -> None:
-        if self._skipped.get(rel) != why:
-            log.warning("%s: left out: %s", rel, why)
-        self._skipped[rel] = why
-
-    def _wait_for(self, rel: str, outcome: RepairOutcome) -> None:
-        if outcome.status == "locked":
-            if rel not in self._locked:
-                log.info("%s: locked by a writer; will process it once the lock goes", rel)
-            self._locked.add(rel)
-            self._skipped[rel] = "locked"
-        else:
-            self.queue.touch(rel)
-
-    def _record(self, rel: str, outcome: RepairOutcome) -> None:
-        self._locked.discard(rel)
-        if outcome.status == "repaired":
-            log.info("%s: repaired (%s)", rel, "; ".join(outcome.fixes))
-            self._state["last_repair"] = {"path": rel, "time": status.stamp(), "fixes": outcome.fixes}
-        if outcome.status == "invalid":
-            first = next((f for f in outcome.findings if f.level == "error"), None)
-            log.warning("%s: invalid, left as it is: %s", rel, first)
-            self._skipped[rel] = f"invalid: {first}"
-        else:
-            self._skipped.pop(rel, None)
-
-    def _forget(self, rel: str) -> None:
-        self._seen.forget(rel)
-        self._checked.pop(rel, None)
-        self._locked.discard(rel)
-        self._skipped.pop(rel, None)
-
-    def _recheck_locked(self) -> None:
-        if not self._locked or time.monotonic() - self._locks_checked < LOCK_RECHECK_S:
-            return
-        self._locks_checked = time.monotonic()
-        for rel in list(self._locked):
-            if not fsio.lock_held(self.ws.path(rel)):
-                self._locked.discard(rel)
-                self.queue.touch(rel, now=True)
+        if found.changed:
+            self._run_post_write(found.changed)
+        self._dirty = True
 
     # ---- jobs and commits ---------------------------------------------------------------
 
@@ -449,8 +296,7 @@ class Daemon:
         timed = {job.name for job in jobs.TIMED}
         for done in self._jobs.finished():
             if done.name in timed:
-                self._state.setdefault("jobs", {})[done.name] = {"time": status.stamp(), "ok": done.ok,
-                                                                  "result": str(done.result)}
+                self._status.jobs[done.name] = {"time": daemonstatus.stamp(), "ok": done.ok, "result": str(done.result)}
                 self._dirty = True
 
     def _run_timed(self, job: jobs.TimedJob) -> None:
@@ -463,11 +309,9 @@ class Daemon:
             result = jobs.resolve(job.target)(self.ws)
         except Exception as exc:
             log.exception("job %s failed", job.name)
-            self._state.setdefault("jobs", {})[job.name] = {"time": status.stamp(), "ok": False,
-                                                             "result": str(exc)}
+            self._status.jobs[job.name] = {"time": daemonstatus.stamp(), "ok": False, "result": str(exc)}
             return
-        self._state.setdefault("jobs", {})[job.name] = {"time": status.stamp(), "ok": True,
-                                                         "result": str(result)}
+        self._status.jobs[job.name] = {"time": daemonstatus.stamp(), "ok": True, "result": str(result)}
         if isinstance(result, committer.CommitResult):
             self._note_commit(result, committer.scheduled_reason(self.ws))
 
@@ -495,11 +339,11 @@ class Daemon:
             self._retry_commit(reason)  # e.g. a file this worker just repaired: it goes in once it is quiet
         if result.sha:
             log.info("committed %s: %s", result.sha[:7], result.message.splitlines()[0])
-            self._state["last_commit"] = {"sha": result.sha, "time": status.stamp(),
-                                          "message": result.message.splitlines()[0]}
+            self._status.last_commit = {"sha": result.sha, "time": daemonstatus.stamp(),
+                                        "message": result.message.splitlines()[0]}
             if reason != "shutdown":
                 self._sync_now()
-        self._state["left_out"] = result.skipped
+        self._left_out = result.skipped
         self._dirty = True
 
     # ---- git in the middle of an operation ------------------------------------------------
@@ -533,14 +377,14 @@ class Daemon:
     def _save_status(self, *, force: bool = False) -> None:
         if not force and (not self._dirty or time.monotonic() - self._saved_at < STATUS_EVERY_S):
             return
-        skipped = {**self._state.get("left_out", {}), **self._skipped}
-        data = {**self._state, "pid": os.getpid(), "updated": status.stamp(), "skipped": skipped,
-                "last_event": self._last_event or self._state.get("last_event"),
-                "pending": sorted(set(self.queue.pending()) | self._locked)[:200],
-                "pending_count": len(self.queue) + len(self._locked)}
-        data.pop("left_out", None)
+        locked = self.checker.locked
+        record = dataclasses.replace(
+            self._status, pid=os.getpid(), updated=daemonstatus.stamp(), skipped={**self._left_out, **self.checker.skipped},
+            last_repair=self.checker.last_repair or self._status.last_repair,
+            pending=sorted(set(self.queue.pending()) | locked)[:daemonstatus.PENDING_SHOWN],
+            pending_count=len(self.queue) + len(locked))
         try:
-            status.write_status(self.ws, data)
+            daemonstatus.write(self.ws.root, record)
         except OSError as exc:
-            log.warning("%s: not written (%s)", status.STATUS_FILE, exc)
+            log.warning("%s: not written (%s)", daemonstatus.STATUS_FILE, exc)
         self._saved_at, self._dirty = time.monotonic(), False

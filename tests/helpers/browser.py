@@ -8,7 +8,7 @@ import os
 import re
 import subprocess
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from helpers.cli import kbsync
 from helpers.web import WebServer, configure
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
 CHROMIUM = "/usr/bin/chromium"
 REPO = Path(__file__).resolve().parent.parent.parent
+AXE = REPO / ".venv" / "node" / "node_modules" / "axe-core" / "axe.min.js"  # scripts/test installs it from npm
 VIEWPORT: ViewportSize = {"width": 1000, "height": 800}
 PHONE: ViewportSize = {"width": 390, "height": 844}
 
@@ -122,3 +123,13 @@ def assert_keyboard_ready(page: Page) -> None:
     assert re.search(r"onclick|href=\"#\"", page.content()) is None
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.textContent") in ("Skip to content", "跳到正文")
+
+
+def violations(page: Page) -> list[dict[str, Any]]:
+    """axe's violations of serious or critical impact (and empty table headers) on the page as it stands (the
+    page's context opened with bypass_csp, so that the script can be injected)."""
+    page.add_script_tag(path=str(AXE))
+    found: list[dict[str, Any]] = page.evaluate(
+        "async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
+        ".map(v => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map(n => n.target.join(' '))}))")
+    return [v for v in found if v["impact"] in ("serious", "critical") or v["id"] == "empty-table-header"]

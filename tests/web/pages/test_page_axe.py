@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 import pytest
@@ -17,11 +17,10 @@ from helpers.board import payload
 from helpers.cli import kbsync
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, Page
+    from playwright.sync_api import Browser
 
     from helpers.web import WebServer
 
-AXE = b.REPO / ".venv" / "node" / "node_modules" / "axe-core" / "axe.min.js"
 SESSION: dict[str, str] = {}
 PAGES = ("/board", "/board?q=%E9%94%81%E6%96%87%E4%BB%B6", "/board/entry?key={key}", "/board/edit?key={key}",
          "/board/new", "/candidates", "/sessions", "/sessions?q=%E5%90%88%E5%90%8C", "/sessions/{sid}",
@@ -58,18 +57,9 @@ def site_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def violations(page: Page) -> list[dict[str, Any]]:
-    """axe's violations of serious or critical impact on the page as it stands."""
-    page.add_script_tag(path=str(AXE))
-    found: list[dict[str, Any]] = page.evaluate(
-        "async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
-        ".map(v => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map(n => n.target.join(' '))}))")
-    return [v for v in found if v["impact"] in ("serious", "critical") or v["id"] == "empty-table-header"]
-
-
 @pytest.mark.parametrize("lang", ["en", "zh-CN"])
 def test_no_serious_or_critical_violation_on_any_page(browser: Browser, site: WebServer, lang: str) -> None:
-    assert AXE.exists(), f"{AXE} is missing: scripts/test installs axe-core from npm"
+    assert b.AXE.exists(), f"{b.AXE} is missing: scripts/test installs axe-core from npm"
     page = b.open_logged_in(browser, site, lang=lang, bypass_csp=True)
     found = {}
     try:
@@ -77,7 +67,7 @@ def test_no_serious_or_critical_violation_on_any_page(browser: Browser, site: We
         for path in PAGES:
             page.goto(site.url + path.format(key=key, sid=SESSION["id"]))
             page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")  # folded parts too
-            bad = violations(page)
+            bad = b.violations(page)
             if bad:
                 found[path] = bad
     finally:
@@ -91,6 +81,6 @@ def test_the_check_finds_violations_on_a_page_made_to_fail(browser: Browser) -> 
         page = context.new_page()
         page.set_content('<html><body><img src="x.png"><table><tr><th></th></tr><tr><td>1</td></tr></table>'
                          '<div style="overflow:scroll;height:20px"><p>a</p><p>b</p><p>c</p></div></body></html>')
-        assert {v["id"] for v in violations(page)} >= {"image-alt", "html-has-lang", "empty-table-header"}
+        assert {v["id"] for v in b.violations(page)} >= {"image-alt", "html-has-lang", "empty-table-header"}
     finally:
         context.close()

@@ -44,9 +44,9 @@ Connection = sqlite3.Connection
 Error = sqlite3.Error
 
 DB_NAME = "search.sqlite"
-SCHEMA_VERSION = 8  # 2: a session's title is its `title` field where it has one; 3: docs.flags; 4: contentless;
+SCHEMA_VERSION = 9  # 2: a session's title is its `title` field where it has one; 3: docs.flags; 4: contentless;
 # 5: totals; 6: the keys and triggers apart from the tables (a rebuild makes them last); 7: a range of ids per kind;
-# 8: a session's body keeps its `## ` headings (its passages are its sections)
+# 8: a session's body keeps its `## ` headings (its passages are its sections); 9: docs_broken
 _TABLES = """
 CREATE TABLE kinds (kind TEXT PRIMARY KEY, base INTEGER NOT NULL UNIQUE) WITHOUT ROWID;
 CREATE TABLE files (relpath TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL) WITHOUT ROWID;
@@ -69,6 +69,7 @@ _KEYS = (
     "CREATE UNIQUE INDEX docs_key ON docs(key)",
     "CREATE INDEX docs_relpath ON docs(relpath)",
     "CREATE INDEX docs_kind_date ON docs(kind, date)",
+    "CREATE INDEX docs_broken ON docs(kind) WHERE broken != ''",  # the few records whose frontmatter is unreadable
     "CREATE TRIGGER lengths_added AFTER INSERT ON lengths BEGIN\n"
     "  UPDATE totals SET records = records + 1, length = length + new.n; END",
     "CREATE TRIGGER lengths_dropped AFTER DELETE ON lengths BEGIN\n"

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers.cli import Cli, kbsync
-from helpers.retrieval import BROKEN_NAME, make_workspace
+from helpers.retrieval import BROKEN_NAME, BROKEN_TEXT, make_workspace, write
 from kbsync.config import ContextConfig
 from kbsync.retrieval.context import BoardItem, Materials, PassageItem, SessionItem, assemble, estimate_tokens
 
@@ -89,6 +89,21 @@ def test_broken_frontmatter_is_skipped_with_a_note(planted: tuple[Path, dict[str
     assert any(BROKEN_NAME in n and "skipped" in n for n in data["notes"])  # type: ignore[attr-defined]
     plain = cli("context", "--query", "合同", ws=planted[0])
     assert plain.returncode == 0 and BROKEN_NAME in plain.stderr and BROKEN_NAME not in plain.stdout
+
+
+def test_the_sessions_with_unreadable_frontmatter_the_query_did_not_find_are_counted(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    make_workspace(root, noise=5)
+
+    def unseen() -> list[str]:
+        notes: list[str] = pack(root, "--query", "回滚", "--budget", "20000")["notes"]  # type: ignore[assignment]
+        return [n for n in notes if "not considered" in n]
+
+    assert unseen() == ["1 other session(s) with unreadable frontmatter were not considered"]
+    write(root, "sessions/2025-03-26/1200-c0c0c0c-又一条.md", BROKEN_TEXT)
+    assert unseen() == ["2 other session(s) with unreadable frontmatter were not considered"]
+    (root / BROKEN_NAME).unlink()
+    assert unseen() == ["1 other session(s) with unreadable frontmatter were not considered"]
 
 
 def test_tags_alone_rank_by_overlap_then_recency(planted: tuple[Path, dict[str, str]]) -> None:

@@ -5,7 +5,9 @@ not import one another; the front doors (cli, and the web and MCP servers beside
 nothing but kbsync.main, and import nothing but app, their own folder and the root floor (and, for cli
 only, service, whose daemon `kbsync run` starts). kbsync.main finds each command in kbsync/cli or in a
 door's command.py, and composes the doors (the daemon's servers). An import
-written as a string (`importlib.import_module("kbsync....")`, a job spec "kbsync.x.y:func") counts.
+written as a string (`importlib.import_module("kbsync....")`, a job spec "kbsync.x.y:func") counts. A door names
+the types it handles through app as well (app re-exports them: `from kbsync.app.repo import HookReport` under
+TYPE_CHECKING), so that a door reads nothing of the floors below but what app hands it.
 """
 
 from __future__ import annotations
@@ -71,6 +73,16 @@ def imported_modules(source: str) -> set[str]:
             visit(child)
 
     visit(ast.parse(source))
+    return found
+
+
+def type_only_imports(source: str) -> set[str]:
+    """Dotted names of the modules imported inside the `if TYPE_CHECKING:` blocks of `source`."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.If) and _is_type_checking(node):
+            block = ast.Module(body=node.body, type_ignores=[])
+            found |= imported_modules(ast.unparse(block))
     return found
 
 
@@ -160,10 +172,34 @@ def test_the_ast_walk_sees_every_form_of_import() -> None:
     ("kbsync.service.daemon", "from kbsync.cli import common\n", "only kbsync.main may"),
     ("kbsync.cli.board", "from kbsync.store.fsio import atomic_write\n", "call kbsync.app instead"),
     ("kbsync.app.status", "import_module(f'kbsync.cli.{name}')\n", "only kbsync.main may"),
+    ("kbsync.cli.hook", "def run():\n    from kbsync.git.hook import HookReport\n", "call kbsync.app instead"),
+    ("kbsync.cli.repair", "from kbsync.store import repairfile\n", "call kbsync.app instead"),
+    ("kbsync.mcp.present", "import kbsync.retrieval.search\n", "call kbsync.app instead"),
+    ("kbsync.web.api_workspace", "from kbsync.retrieval.fusion import Fused\n", "call kbsync.app instead"),
 ])
 def test_a_forbidden_import_is_caught_in_every_form(importer: str, source: str, says: str) -> None:
     found = violations(importer, imported_modules(source))
     assert found and says in found[0]
+
+
+def _door_modules() -> list[Path]:
+    return [p for p in _modules() if floor(module_name(p)) in FRONT_DOORS]
+
+
+@pytest.mark.parametrize("path", _door_modules(), ids=lambda p: module_name(p))
+def test_front_doors_name_the_types_they_handle_through_app(path: Path) -> None:
+    bad = violations(module_name(path), type_only_imports(path.read_text(encoding="utf-8")))
+    if bad:
+        pytest.fail("\n".join(f"{line} (under TYPE_CHECKING: import the type from the app module that hands it out)"
+                              for line in bad), pytrace=False)
+
+
+def test_type_only_imports_are_told_apart() -> None:
+    source = ("from typing import TYPE_CHECKING\nfrom kbsync.app import repo\n"
+              "if TYPE_CHECKING:\n    from kbsync.git.hook import HookReport\n")
+    assert "kbsync.git.hook" not in imported_modules(source)
+    assert type_only_imports(source) == {"kbsync.git.hook", "kbsync.git.hook.HookReport"}
+    assert "call kbsync.app instead" in violations("kbsync.cli.hook", type_only_imports(source))[0]
 
 
 def test_main_may_import_the_front_doors() -> None:

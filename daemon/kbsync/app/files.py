@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Iterator
 from kbsync.errors import InputError, UsageError
 
 if TYPE_CHECKING:
-    from kbsync.core.findings import Finding
+    from kbsync.core.findings import Finding as Finding  # the doors name it through the app layer
     from kbsync.store.export import Exported, Format, ImageMode
     from kbsync.store.rebuild import Rebuilt
-    from kbsync.store.repairfile import RepairOutcome
+    from kbsync.store.repairfile import RepairOutcome as RepairOutcome  # the doors name it through the app layer
     from kbsync.store.workspace import Workspace
 
 

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING
 from kbsync.errors import ConfigError
 
 if TYPE_CHECKING:
-    from kbsync.core.detect.secrets import SecretFinding
+    from kbsync.core.detect.secrets import SecretFinding as SecretFinding  # the doors name it through the app layer
     from kbsync.git.commit import CommitResult
-    from kbsync.git.hook import HookReport
+    from kbsync.git.hook import HookReport as HookReport  # the doors name it through the app layer
     from kbsync.store.workspace import Workspace
     from kbsync.sync.syncer import SyncResult
 

@@ -9,8 +9,9 @@ from kbsync.errors import UsageError
 
 if TYPE_CHECKING:
     from kbsync.retrieval.context import Pack
+    from kbsync.retrieval.fusion import Fused as Fused  # the doors name it through the app layer
     from kbsync.retrieval.index import BuildResult
-    from kbsync.retrieval.search import Outcome
+    from kbsync.retrieval.search import Outcome as Outcome  # the doors name it through the app layer
     from kbsync.retrieval.semanticstore import Progress as SemanticProgress
     from kbsync.retrieval.stats import Stats
     from kbsync.store.workspace import Workspace

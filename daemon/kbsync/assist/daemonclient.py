@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from kbsync.app.recall import Block
-    from kbsync.store.workspace import Workspace
+    from kbsync.app.workspace import Workspace
 
 TIMEOUT_S = 2.0
 MAX_ANSWER = 4 * 1024 * 1024

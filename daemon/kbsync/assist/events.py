@@ -19,7 +19,7 @@ from kbsync.errors import InputError
 
 if TYPE_CHECKING:
     from kbsync.app.recall import Block
-    from kbsync.store.workspace import Workspace
+    from kbsync.app.workspace import Workspace
 
 INJECTING = ("SessionStart", "UserPromptSubmit")
 

@@ -13,7 +13,7 @@ import time
 from typing import TYPE_CHECKING, Sequence
 
 if TYPE_CHECKING:
-    from kbsync.store.workspace import Workspace
+    from kbsync.app.workspace import Workspace
 
 ASSISTANTS = ("claude-code", "codex")  # kbsync.core.assistants.ASSISTANTS, named here to keep start-up light
 HOOK_EVENTS = ("SessionStart", "UserPromptSubmit", "Stop", "SessionEnd")

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any, Iterable
 from kbsync.errors import InputError
 
 if TYPE_CHECKING:
+    from kbsync.app.workspace import Workspace
     from kbsync.config import Config
-    from kbsync.store.workspace import Workspace
 
 
 def context(args: argparse.Namespace) -> tuple[Path, Config]:

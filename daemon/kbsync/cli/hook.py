@@ -11,8 +11,7 @@ from typing import TYPE_CHECKING, Any
 from kbsync.errors import EXIT_OK, EXIT_PROBLEMS
 
 if TYPE_CHECKING:
-    from kbsync.core.detect.secrets import SecretFinding
-    from kbsync.git.hook import HookReport
+    from kbsync.app.repo import HookReport, SecretFinding
 
 
 def register(subparsers: Any) -> None:

@@ -10,7 +10,7 @@ from kbsync.cli.common import print_json, workspace
 from kbsync.cliargs import Subparsers
 
 if TYPE_CHECKING:
-    from kbsync.store.repairfile import RepairOutcome
+    from kbsync.app.files import RepairOutcome
 
 
 def register(sub: Subparsers) -> None:

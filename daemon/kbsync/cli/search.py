@@ -13,7 +13,7 @@ from kbsync.errors import EXIT_OK, EXIT_PROBLEMS
 HELP = "search the workspace and other configured sources (tag: status: type: since: until: source: filters)"
 
 if TYPE_CHECKING:
-    from kbsync.store.workspace import Workspace
+    from kbsync.app.workspace import Workspace
 
 
 def register(subparsers: Subparsers) -> None:

@@ -9,7 +9,7 @@ from kbsync.cli.common import print_json_items, workspace
 from kbsync.cliargs import Subparsers
 
 if TYPE_CHECKING:
-    from kbsync.core.findings import Finding
+    from kbsync.app.files import Finding
 
 
 def register(sub: Subparsers) -> None:

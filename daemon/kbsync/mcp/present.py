@@ -16,10 +16,9 @@ if TYPE_CHECKING:
     from kbsync.app.guard import Learned
     from kbsync.app.memory import FactWritten
     from kbsync.app.reading import Item
+    from kbsync.app.retrieval import Fused, Outcome
     from kbsync.results import ContextPart
     from kbsync.results import Pack as Shared
-    from kbsync.retrieval.fusion import Fused
-    from kbsync.retrieval.search import Outcome
 
 PACK_LEFT_OUT = ("text", "flags")  # the pack's whole text and every flag again: each part holds its own
 

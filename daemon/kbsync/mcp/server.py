@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from mcp.server import MCPServer
     from starlette.applications import Starlette
 
-    from kbsync.store.workspace import Workspace
+    from kbsync.app.workspace import Workspace
 
 INSTRUCTIONS = ("kbsync keeps this assistant's memory. Before a task call get_context (or use the start_task "
                 "prompt) and read what it names; after it save_session, log_tool_call, and board_feedback on the "

@@ -24,7 +24,7 @@ from kbsync.mcp.schemas import EntryIn, SessionIn
 if TYPE_CHECKING:
     from mcp.server import MCPServer
 
-    from kbsync.store.workspace import Workspace
+    from kbsync.app.workspace import Workspace
 
 F = TypeVar("F", bound=Callable[..., Any])
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)

@@ -255,6 +255,22 @@ class Decay(TypedDict):  # entries not applied for a while, or more harmful than
     """the entries whose status was set to decaying (`kbsync board decay --mark`)"""
 
 
+class Review(TypedDict):  # the weekly review (`kbsync board review --json`)
+    since: str
+    base_commit: str | None
+    commits: list[str]
+    added: list[str]
+    changed: list[str]
+    retired: list[str]
+    removed: list[str]
+    counts: dict[str, dict[str, int]]
+    """entries by type, topic and status"""
+    entries: int
+    decay: list[DecayCandidate]
+    drift: list[str]
+    """where the feedback counters or the search index disagree with the board"""
+
+
 class Candidate(TypedDict):  # an item of a candidate list
     id: str
     list: str
@@ -307,3 +323,105 @@ class FactChange(TypedDict):
     action: FactAction
     version: str | None
     """the fact's version after the write; null once it is removed"""
+
+
+class Fact(TypedDict):  # a fact as its memory file holds it
+    path: str
+    """the memory file that holds it"""
+    key: str
+    """the key as written in the file"""
+    value: str
+    line: int
+    """1-based line of its bullet"""
+    version: str
+    """the fact's version: send it as If-Match with an update of the fact"""
+
+
+class MemoryBlock(TypedDict):  # what an assistant's hook injects before a prompt
+    text: str
+    """the fenced block, ready to put before the prompt; empty when nothing applies"""
+    keys: list[str]
+    """the entries and passages it names, as MCP `read` takes them"""
+    tokens: int
+    """estimated tokens (docs/retrieval.md)"""
+    withheld: int
+    """flagged spans withheld from it"""
+
+
+class SessionSummary(TypedDict):  # a session as a listing gives it
+    id: str
+    title: str
+    ts: str
+    path: str
+    tags: list[str]
+    status: str
+    summary: str
+    problem: str
+    """why the frontmatter could not be read; empty when it could"""
+
+
+class SessionPage(TypedDict):
+    sessions: list[SessionSummary]
+    next_cursor: str | None
+    """pass as `cursor` for the next page; null on the last page"""
+
+
+class Section(TypedDict):
+    heading: str
+    content: str
+    version: str
+    """the section's version: send it as If-Match with an update of the section"""
+
+
+class Session(TypedDict):  # one session read
+    id: str
+    path: str
+    frontmatter: dict[str, Any]
+    """the protocol's fields, typed"""
+    extra_frontmatter: list[str]
+    """lines of fields the protocol does not know, as written"""
+    preamble: str
+    """body text before the first section"""
+    sections: list[Section]
+    """in file order"""
+
+
+# ---- conflicts ------------------------------------------------------------------------------------------------
+
+class Version(TypedDict):  # one version of a file in conflict
+    path: str
+    time: str | None
+    """ISO 8601: of the last commit that touched it, or its modification time"""
+    machine: str | None
+    """the machine id that made it, where known"""
+
+
+class Conflict(TypedDict):
+    path: str
+    """what to settle: the conflict copy, or the file marked `status: conflict`"""
+    original: str
+    """the file it belongs to"""
+    kind: Literal["copy", "status"]
+    mine: Version
+    """the copy (for a status conflict: the file itself)"""
+    theirs: Version | None
+    """the file as it stands; null for a status conflict"""
+
+
+class ConflictShown(Conflict):  # one conflict with both texts
+    mine_text: str
+    """the text of mine"""
+    theirs_text: str | None
+    """the text of theirs; null for a status conflict or a file that is gone"""
+    diff: str
+    """unified diff from theirs to mine; empty for a status conflict or equal versions"""
+
+
+class Resolved(TypedDict):
+    path: str
+    """the file written"""
+    removed: str | None
+    """the conflict copy removed (a backup stays in .kbsync/backup/)"""
+    keep: str
+    commit: str | None
+    """the commit of both paths; null when the workspace is no git repository"""

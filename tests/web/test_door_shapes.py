@@ -82,7 +82,11 @@ def doors(tmp_path_factory: pytest.TempPathFactory, home: Path) -> Iterator[dict
         srv.call("POST", "/sessions", body={"session_id": "shape-1", "title": "部署记录", "tags": ["部署"],
                                              "summary": "部署笔记", "sections": {"结论": f"部署完成。\n\n{PLANTED}\n"}})
         key = srv.call("POST", "/board/entries", body=payload()).json()["key"]
+        set_by = {"http": srv.call("PUT", "/memory/language", body={"value": "中文"}).json()}
+        srv.call("POST", "/commit", body={})  # the review reads the board's history
         srv.call("GET", "/sessions", params={"limit": 1})  # brings the search index up to date
+
+        now = "2026-01-05T09:00:00+00:00"
 
         def cli(*args: str) -> Any:
             done = kbsync(*args, "--json", ws=root)
@@ -93,13 +97,16 @@ def doors(tmp_path_factory: pytest.TempPathFactory, home: Path) -> Iterator[dict
         got: dict[str, Any] = {
             "cli": {"search": cli("search", "部署"), "context": cli("context", "--tags", "部署", "--budget", "4000"),
                     "board": cli("board", "list"), "show": cli("board", "show", key), "status": cli("status"),
-                    "stats": cli("stats"), "candidates": cli("candidates", "list")},
+                    "stats": cli("stats"), "candidates": cli("candidates", "list"), "memory": cli("memory", "list"),
+                    "review": cli("board", "review", "--now", now)},
             "http": {"search": srv.call("GET", "/search", params={"q": "部署"}).json(),
                      "context": srv.call("POST", "/context", body=context).json(),
                      "board": srv.call("GET", "/board/entries").json(),
                      "show": srv.call("GET", f"/board/entries/{key}").json(),
                      "status": srv.call("GET", "/status").json(), "stats": srv.call("GET", "/stats").json(),
-                     "candidates": srv.call("GET", "/candidates").json()}}
+                     "candidates": srv.call("GET", "/candidates").json(),
+                     "memory": srv.call("GET", "/memory").json(),
+                     "review": srv.call("GET", "/board/review", params={"now": now}).json(), "fact": set_by["http"]}}
     finally:
         srv.kill()
 
@@ -107,9 +114,11 @@ def doors(tmp_path_factory: pytest.TempPathFactory, home: Path) -> Iterator[dict
         async with http(root) as client:
             return {"search": data(await client.call_tool("search", {"query": "部署"})),
                     "context": data(await client.call_tool("get_context", {"tags": [" 部署 "], "budget_tokens": 4000})),
-                    "status": data(await client.call_tool("status", {}))}
+                    "status": data(await client.call_tool("status", {})),
+                    "fact": data(await client.call_tool("remember", {"key": "shell", "value": "zsh"}))}
 
-    got["mcp"] = anyio.run(ask)
+    got["mcp"] = anyio.run(ask)  # its fact written last, after every door has read
+    got["cli"]["fact"] = cli("memory", "set", "editor", "vim")
     yield got
 
 
@@ -143,6 +152,15 @@ def test_status_and_stats_have_one_shape_in_every_door(doors: dict[str, Any]) ->
     assert undeclared(doors["http"]["status"], results.StatusReport) == set()
     assert doors["cli"]["stats"] == doors["http"]["stats"]
     assert set(doors["http"]["stats"]) == set(typing_extensions.get_type_hints(results.StatsReport))
+
+
+def test_memory_and_the_review_have_one_shape_in_every_door(doors: dict[str, Any]) -> None:
+    cli, web = doors["cli"], doors["http"]
+    assert [f for f in cli["memory"] if f["key"] == "language"] == [f for f in web["memory"] if f["key"] == "language"]
+    assert undeclared(web["memory"], list[results.Fact]) == set()
+    assert cli["review"] == web["review"] and undeclared(web["review"], results.Review) == set()
+    facts = {door: set(doors[door]["fact"]) for door in ("cli", "http", "mcp")}
+    assert facts["cli"] == facts["http"] == facts["mcp"] == set(typing_extensions.get_type_hints(results.FactChange))
 
 
 def test_the_api_document_describes_each_shape_field_by_its_docstring() -> None:

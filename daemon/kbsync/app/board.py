@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from kbsync.core import boardentry, versions
 from kbsync.errors import InputError, NotFoundError, StaleError, UsageError
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from kbsync.board.feedback import DecayCandidate, Stats
     from kbsync.core.board import Board
     from kbsync.core.boardentry import Entry
+    from kbsync.results import Review
     from kbsync.store.workspace import Workspace
 
 BOARD_FILE = "LEARNING_BOARD.md"
@@ -307,7 +308,7 @@ def search_drift(ws: Workspace, board_text: str) -> list[str]:
     return out
 
 
-def review(ws: Workspace, now: dt.datetime, since: str | None, days: float) -> dict[str, Any]:
+def review(ws: Workspace, now: dt.datetime, since: str | None, days: float) -> Review:
     """The weekly review: changes since `since` (default a week before `now`), counts, decay, drift."""
     from kbsync.board import feedback
     from kbsync.board import file as boardfile
@@ -316,10 +317,10 @@ def review(ws: Workspace, now: dt.datetime, since: str | None, days: float) -> d
     since = since or (now - dt.timedelta(days=7)).isoformat(timespec="seconds")
     text = boardfile.read_board(ws)
     report = reviewer.review(ws.root, text, since)
-    report["decay"] = [{"key": c.key, "reasons": list(c.reasons)} for c in decay_candidates(ws, now, days)]
+    decay = [{"key": c.key, "reasons": list(c.reasons)} for c in decay_candidates(ws, now, days)]
     with feedback.FeedbackStore(ws.state_dir) as store:
-        report["drift"] = reviewer.drift(set(store.all()), text) + search_drift(ws, text)
-    return report
+        drift = reviewer.drift(set(store.all()), text) + search_drift(ws, text)
+    return cast("Review", {**report, "decay": decay, "drift": drift})
 
 
 def render_entry(entry: Entry) -> str:
@@ -329,7 +330,7 @@ def render_entry(entry: Entry) -> str:
     return render(entry)
 
 
-def render_review(report: dict[str, Any]) -> str:
+def render_review(report: Review) -> str:
     """The review as Markdown for a person who updates 长期趋势."""
     from kbsync.board.review import render_report
 

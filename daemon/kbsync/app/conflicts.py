@@ -13,13 +13,15 @@ from __future__ import annotations
 import difflib
 import time
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal
+from typing import TYPE_CHECKING, Callable, Iterable, Literal, cast
 
 from kbsync.errors import InputError, KbsyncError, NothingFoundError, UsageError
 
 if TYPE_CHECKING:
     from kbsync.core.clashes import Clash
     from kbsync.core.worddiff import Row
+    from kbsync.results import Conflict
+    from kbsync.results import Resolved as ResolvedShape
     from kbsync.store.workspace import Workspace
 
 Keep = Literal["mine", "theirs", "both"]
@@ -41,8 +43,8 @@ class ConflictItem:
     mine: Version  # the copy (for a status conflict: the file itself)
     theirs: Version | None  # the file as it stands (None for a status conflict: there is no other version)
 
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def as_dict(self) -> Conflict:
+        return cast("Conflict", asdict(self))
 
 
 @dataclass(frozen=True)
@@ -60,8 +62,8 @@ class Resolved:
     keep: str
     commit: str | None
 
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def as_dict(self) -> ResolvedShape:
+        return cast("ResolvedShape", asdict(self))
 
 
 # ---- listing --------------------------------------------------------------------------

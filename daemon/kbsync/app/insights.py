@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 from collections import Counter
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kbsync.errors import UsageError
 
@@ -125,7 +125,7 @@ def weekly_review(ws: Workspace, now: dt.datetime, since: str = "", days: float 
         raise UsageError(f"since={since!r}: write a date such as 2025-06-04 or a time such as 2025-06-04T09:00:00Z")
     if days <= 0:
         raise UsageError(f"days={days:g}: give a positive number of days")
-    r: dict[str, Any] = review(ws, now, since or None, days)
+    r = review(ws, now, since or None, days)
     return Review(r["since"], r["base_commit"], r["commits"], r["added"], r["changed"], r["retired"], r["removed"],
                   r["counts"], r["entries"], [(d["key"], "; ".join(d["reasons"])) for d in r["decay"]], r["drift"])
 

@@ -9,13 +9,13 @@ against the validator before it stays.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, cast
 
 from kbsync.core.versions import version_of
 from kbsync.errors import InputError, NothingFoundError, StaleError
 
 if TYPE_CHECKING:
-    from kbsync.results import FactAction, FactChange
+    from kbsync.results import Fact, FactAction, FactChange
     from kbsync.store.workspace import Workspace
 
 
@@ -44,8 +44,8 @@ class FactItem:
         """What an update of this fact sends back as its `base`."""
         return version_of(self.value)
 
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self) | {"version": self.version}
+    def as_dict(self) -> Fact:
+        return cast("Fact", asdict(self) | {"version": self.version})
 
 
 def memory_file(*, preferences: bool = False, entity: str | None = None) -> str:

@@ -21,6 +21,7 @@ from kbsync.errors import KbsyncError
 
 if TYPE_CHECKING:
     from kbsync.core.detect.injectionclassifier import Learned
+    from kbsync.results import MemoryBlock
     from kbsync.retrieval.fusion import Fused
     from kbsync.store.workspace import Workspace
 
@@ -48,7 +49,7 @@ class Block:
     tokens: int = 0
     withheld: int = 0  # flagged spans withheld
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> MemoryBlock:
         return {"text": self.text, "keys": self.keys, "tokens": self.tokens, "withheld": self.withheld}
 
     @classmethod

@@ -7,6 +7,7 @@ Workspace text a door hands out (a hit's title, summary and passage) is guarded:
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Any, cast
 
 from kbsync.app.guard import content, field_flags, record_flags
@@ -15,8 +16,10 @@ if TYPE_CHECKING:
     from kbsync.app.board import Shown, Written
     from kbsync.app.candidates import Accepted as Accept
     from kbsync.app.candidates import Row
+    from kbsync.app.conflicts import ConflictView
     from kbsync.app.guard import Learned
     from kbsync.app.retrieval import StatsResult
+    from kbsync.app.sessions import SessionPage, SessionView
     from kbsync.board.feedback import DecayCandidate, Stats
     from kbsync.core.boardentry import Entry
     from kbsync.results import (
@@ -24,6 +27,7 @@ if TYPE_CHECKING:
         Applied,
         BoardEntry,
         Candidate,
+        ConflictShown,
         Decay,
         EntryWritten,
         Found,
@@ -31,10 +35,13 @@ if TYPE_CHECKING:
         Pack,
         Rejected,
         SectionWritten,
+        Session,
+        SessionSummary,
         ShownEntry,
         SourceFailure,
         StatsReport,
     )
+    from kbsync.results import SessionPage as Sessions
     from kbsync.retrieval.context import Pack as Assembled
     from kbsync.retrieval.fusion import Fused
     from kbsync.retrieval.search import Outcome
@@ -134,3 +141,22 @@ def section_written(done: SectionResult) -> SectionWritten:
 
 def stats(result: StatsResult) -> StatsReport:
     return cast("StatsReport", {**result.stats.as_dict(), "pushed": result.pushed})
+
+
+def session_page(page: SessionPage) -> Sessions:
+    return {"sessions": [cast("SessionSummary", asdict(s)) for s in page.sessions], "next_cursor": page.next_cursor}
+
+
+def session(view: SessionView) -> Session:
+    """A session read: its frontmatter, and each section with its version (what an update of it sends back)."""
+    return {"id": view.id, "path": view.path, "frontmatter": view.frontmatter,
+            "extra_frontmatter": view.extra_frontmatter, "preamble": view.preamble,
+            "sections": [{"heading": h, "content": c, "version": v}
+                         for (h, c), v in zip(view.sections, view.section_versions)]}
+
+
+# ---- conflicts ------------------------------------------------------------------------------------------
+
+def conflict_shown(view: ConflictView) -> ConflictShown:
+    """One conflict with both texts and the diff from theirs to mine."""
+    return {**view.item.as_dict(), "mine_text": view.mine, "theirs_text": view.theirs, "diff": view.diff}

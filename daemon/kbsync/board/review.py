@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from kbsync.core.board import Board, Entry, parse_board
 from kbsync.core.protocol import BOARD_MD
@@ -89,7 +89,7 @@ def drift(counter_keys: set[str], board_text: str) -> list[str]:
             for k in sorted(counter_keys - keys)]
 
 
-def render_report(report: dict[str, Any]) -> str:
+def render_report(report: Mapping[str, Any]) -> str:
     """The review as Markdown for a person who updates 长期趋势."""
     lines = [f"# 看板周报 (since {report['since']})", ""]
     for name in ("added", "changed", "retired", "removed"):

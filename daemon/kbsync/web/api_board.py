@@ -12,7 +12,17 @@ from fastapi import Path, Query, Response
 
 from kbsync.app import board, candidates, shapes
 from kbsync.app.guard import learned
-from kbsync.results import Accepted, BoardEntry, Candidate, Decay, EntryWritten, FeedbackCounts, Rejected, ShownEntry
+from kbsync.results import (
+    Accepted,
+    BoardEntry,
+    Candidate,
+    Decay,
+    EntryWritten,
+    FeedbackCounts,
+    Rejected,
+    Review,
+    ShownEntry,
+)
 from kbsync.web import boardmodels as b
 from kbsync.web.deps import WS, BasedOn, etag
 from kbsync.web.models import Empty
@@ -81,11 +91,11 @@ def decay(ws: WS, now: When = None, days: Days = 90.0) -> Decay:
     return shapes.decay(board.decay_candidates(ws, board.clock(now), days))
 
 
-@router.get("/board/review", response_model=b.Review, summary="the weekly review")
+@router.get("/board/review", response_model=Review, summary="the weekly review")
 def review(ws: WS, now: When = None, days: Days = 90.0,
            since: Annotated[str | None, Query(description="date or time to compare with (default: a week "
-                                                           "before now)")] = None) -> b.Review:
-    return b.Review.model_validate(board.review(ws, board.clock(now), since, days))
+                                                           "before now)")] = None) -> Review:
+    return board.review(ws, board.clock(now), since, days)
 
 
 # ---- candidates ----------------------------------------------------------------------------------------

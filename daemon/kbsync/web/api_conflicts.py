@@ -11,7 +11,8 @@ from typing import Annotated
 
 from fastapi import Path
 
-from kbsync.app import conflicts
+from kbsync.app import conflicts, shapes
+from kbsync.results import Conflict, ConflictShown, Resolved
 from kbsync.web import models as m
 from kbsync.web.deps import WS
 from kbsync.web.routing import Router
@@ -21,25 +22,19 @@ WsPath = Annotated[str, Path(description="the conflict copy's path from the work
                                          "one copy", examples=["memory/facts.conflict-20250611T143207Z-a1b2c3.md"])]
 
 
-def _conflict(item: conflicts.ConflictItem) -> m.Conflict:
-    return m.Conflict.model_validate(item.as_dict())
-
-
-@router.get("/conflicts", response_model=list[m.Conflict],
+@router.get("/conflicts", response_model=list[Conflict],
             summary="every conflict copy and every file marked status: conflict, with both versions' times and machines")
-def list_conflicts(ws: WS) -> list[m.Conflict]:
-    return [_conflict(i) for i in conflicts.list_conflicts(ws)]
+def list_conflicts(ws: WS) -> list[Conflict]:
+    return [i.as_dict() for i in conflicts.list_conflicts(ws)]
 
 
-@router.get("/conflicts/{path:path}", response_model=m.ConflictShown,
+@router.get("/conflicts/{path:path}", response_model=ConflictShown,
             summary="one conflict: both versions and the diff from theirs to mine")
-def show_conflict(ws: WS, path: WsPath) -> m.ConflictShown:
-    view = conflicts.show(ws, conflicts.named(ws, path))
-    return m.ConflictShown.model_validate(view.item.as_dict() | {"mine_text": view.mine, "theirs_text": view.theirs,
-                                                                  "diff": view.diff})
+def show_conflict(ws: WS, path: WsPath) -> ConflictShown:
+    return shapes.conflict_shown(conflicts.show(ws, conflicts.named(ws, path)))
 
 
-@router.post("/conflicts/{path:path}/resolve", response_model=m.Resolved,
+@router.post("/conflicts/{path:path}/resolve", response_model=Resolved,
              summary="settle a conflict: write the kept version, remove the copy, commit both paths")
-def resolve(ws: WS, path: WsPath, body: m.Keep) -> m.Resolved:
-    return m.Resolved.model_validate(conflicts.resolve(ws, conflicts.named(ws, path), body.keep).as_dict())
+def resolve(ws: WS, path: WsPath, body: m.Keep) -> Resolved:
+    return conflicts.resolve(ws, conflicts.named(ws, path), body.keep).as_dict()

@@ -11,7 +11,7 @@ from typing import Annotated
 from fastapi import Path, Query, Response
 
 from kbsync.app import memory
-from kbsync.results import FactChange
+from kbsync.results import Fact, FactChange
 from kbsync.web import models as m
 from kbsync.web.deps import WS, BasedOn, etag
 from kbsync.web.routing import Router
@@ -23,21 +23,17 @@ Entity = Annotated[str | None, Query(description="the entity's file, memory/enti
 Preferences = Annotated[bool, Query(description="memory/preferences.md")]
 
 
-def _fact(item: memory.FactItem) -> m.Fact:
-    return m.Fact.model_validate(item.as_dict())
-
-
-@router.get("/memory", response_model=list[m.Fact],
+@router.get("/memory", response_model=list[Fact],
             summary="every fact of every memory file (with preferences or entity: of that file only)")
-def list_facts(ws: WS, entity: Entity = None, preferences: Preferences = False) -> list[m.Fact]:
-    return [_fact(f) for f in memory.list_facts(ws, preferences=preferences, entity=entity)]
+def list_facts(ws: WS, entity: Entity = None, preferences: Preferences = False) -> list[Fact]:
+    return [f.as_dict() for f in memory.list_facts(ws, preferences=preferences, entity=entity)]
 
 
-@router.get("/memory/{key:path}", response_model=m.Fact, summary="one fact")
-def get_fact(ws: WS, key: Key, response: Response, entity: Entity = None, preferences: Preferences = False) -> m.Fact:
+@router.get("/memory/{key:path}", response_model=Fact, summary="one fact")
+def get_fact(ws: WS, key: Key, response: Response, entity: Entity = None, preferences: Preferences = False) -> Fact:
     found = memory.get_fact(ws, key, preferences=preferences, entity=entity)
     response.headers.update(etag(found.version))
-    return _fact(found)
+    return found.as_dict()
 
 
 @router.put("/memory/{key:path}", response_model=FactChange,

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import Annotated
 
 from fastapi import Path, Query, Response
 
 from kbsync.app import sessions, shapes
-from kbsync.results import Logged, SectionWritten
+from kbsync.results import Logged, SectionWritten, Session, SessionPage
 from kbsync.web import models as m
 from kbsync.web.deps import WS, BasedOn, etag
 from kbsync.web.routing import Router
@@ -26,26 +25,22 @@ def post_session(ws: WS, body: m.SessionSave, response: Response) -> m.SessionRe
     return m.SessionRecord.model_validate(result.record)
 
 
-@router.get("/sessions", response_model=m.SessionPage, summary="sessions newest first, filtered, a page at a time")
+@router.get("/sessions", response_model=SessionPage, summary="sessions newest first, filtered, a page at a time")
 def get_sessions(ws: WS, tag: str | None = None, status: str | None = None,
                  since: Annotated[str | None, Query(description="YYYY-MM-DD")] = None,
                  until: Annotated[str | None, Query(description="YYYY-MM-DD")] = None,
                  q: Annotated[str, Query(description="words the session must hold")] = "",
                  limit: Annotated[int, Query(ge=1, le=sessions.MAX_PAGE)] = 50,
                  cursor: Annotated[str | None, Query(description="next_cursor of the previous page")] = None,
-                 ) -> m.SessionPage:
+                 ) -> SessionPage:
     page = sessions.list_sessions(ws, tag=tag, status=status, since=since, until=until, q=q, limit=limit,
                                   cursor=cursor)
-    return m.SessionPage(sessions=[m.SessionSummary.model_validate(asdict(s)) for s in page.sessions],
-                         next_cursor=page.next_cursor)
+    return shapes.session_page(page)
 
 
-@router.get("/sessions/{sid}", response_model=m.Session, summary="one session: frontmatter, sections, path")
-def get_session(ws: WS, sid: SessionId) -> m.Session:
-    view = sessions.read_session(ws, sid)
-    return m.Session(id=view.id, path=view.path, frontmatter=view.frontmatter, extra_frontmatter=view.extra_frontmatter,
-                     preamble=view.preamble, sections=[m.Section(heading=h, content=c, version=v)
-                                                        for (h, c), v in zip(view.sections, view.section_versions)])
+@router.get("/sessions/{sid}", response_model=Session, summary="one session: frontmatter, sections, path")
+def get_session(ws: WS, sid: SessionId) -> Session:
+    return shapes.session(sessions.read_session(ws, sid))
 
 
 @router.put("/sessions/{sid}/sections/{heading}", response_model=SectionWritten,

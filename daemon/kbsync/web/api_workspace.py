@@ -9,7 +9,7 @@ from fastapi import Query
 
 from kbsync.app import conversation, repo, retrieval, shapes, status
 from kbsync.errors import LockedError
-from kbsync.results import CommitReport, Found, Pack, StatsReport, StatusReport, SyncReport
+from kbsync.results import CommitReport, Found, MemoryBlock, Pack, StatsReport, StatusReport, SyncReport
 from kbsync.web import models as m
 from kbsync.web.deps import WS
 from kbsync.web.routing import Router
@@ -43,9 +43,9 @@ def get_search(ws: WS, q: Annotated[str, Query(min_length=1, description="words 
     return shapes.found(retrieval.search(ws, q, sources=source, top=top))
 
 
-@router.post("/memory-block", response_model=m.MemoryBlock, summary="the memory block an assistant's hook injects")
-def post_memory_block(ws: WS, body: m.MemoryBlockRequest) -> m.MemoryBlock:
-    return m.MemoryBlock.model_validate(conversation.block_for(ws, body.query, body.budget, body.session).as_dict())
+@router.post("/memory-block", response_model=MemoryBlock, summary="the memory block an assistant's hook injects")
+def post_memory_block(ws: WS, body: m.MemoryBlockRequest) -> MemoryBlock:
+    return conversation.block_for(ws, body.query, body.budget, body.session).as_dict()
 
 
 @router.post("/context", response_model=Pack, summary="the prompt pack within a token budget")

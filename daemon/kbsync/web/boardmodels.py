@@ -1,13 +1,12 @@
-"""The knowledge board's and the candidate lists' requests and responses."""
+"""The knowledge board's and the candidate lists' requests (their answers are shapes of kbsync.results)."""
 
 from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from kbsync.app import board
-from kbsync.results import DecayCandidate
 from kbsync.web.models import Request, one_of
 
 BOARD_KEY = ("An entry's key: its title, `@`, its source date as YYYY-MM-DD (`部署回滚流程@2025-06-11`), "
@@ -35,24 +34,6 @@ class Vote(Request):
 
 class Applied(Request):
     now: str | None = Field(default=None, description="when it was applied, ISO 8601 (default: now)")
-
-
-
-
-class Review(BaseModel):
-    """The weekly review (`kbsync board review --json`)."""
-
-    since: str
-    base_commit: str | None
-    commits: list[str]
-    added: list[str]
-    changed: list[str]
-    retired: list[str]
-    removed: list[str]
-    counts: dict[str, dict[str, int]] = Field(description="entries by type, topic and status")
-    entries: int
-    decay: list[DecayCandidate]
-    drift: list[str] = Field(description="where the feedback counters or the search index disagree with the board")
 
 
 # ---- candidates ----------------------------------------------------------------------------------------

@@ -1,5 +1,7 @@
-"""The API's requests and responses (besides the board's, in boardmodels): the OpenAPI document is
-generated from these classes. Requests refuse unknown keys; the core checks every value again."""
+"""The API's requests (besides the board's, in boardmodels), its error body and a saved session's record: the
+OpenAPI document is generated from these classes and, for every other answer, from the shapes of
+kbsync.results that the command line and the MCP tools give too. Requests refuse unknown keys; the core checks
+every value again."""
 
 from __future__ import annotations
 
@@ -98,37 +100,6 @@ class SessionRecord(BaseModel):
     summary: str | None = None
 
 
-class Section(BaseModel):
-    heading: str
-    content: str
-    version: str = Field(description="the section's version: send it as If-Match with an update of the section")
-
-
-class Session(BaseModel):
-    id: str
-    path: str
-    frontmatter: dict[str, Any] = Field(description="the protocol's fields, typed")
-    extra_frontmatter: list[str] = Field(description="lines of fields the protocol does not know, as written")
-    preamble: str = Field(description="body text before the first section")
-    sections: list[Section] = Field(description="in file order")
-
-
-class SessionSummary(BaseModel):
-    id: str
-    title: str
-    ts: str
-    path: str
-    tags: list[str]
-    status: str
-    summary: str
-    problem: str = Field(description="why the frontmatter could not be read; empty when it could")
-
-
-class SessionPage(BaseModel):
-    sessions: list[SessionSummary]
-    next_cursor: str | None = Field(description="pass as `cursor` for the next page; null on the last page")
-
-
 class SectionText(Request):
     text: str = Field(description="the section's new content (or what to append); a heading inside stays text")
 
@@ -160,21 +131,7 @@ class MemoryBlockRequest(Request):
                          "own session is left out")
 
 
-class MemoryBlock(BaseModel):
-    text: str = Field(description="the fenced block, ready to put before the prompt; empty when nothing applies")
-    keys: list[str] = Field(description="the entries and passages it names, as MCP `read` takes them")
-    tokens: int = Field(description="estimated tokens (docs/retrieval.md)")
-    withheld: int = Field(description="flagged spans withheld from it")
-
-
 # ---- memory ---------------------------------------------------------------------------------------------
-
-class Fact(BaseModel):
-    path: str = Field(description="the memory file that holds it")
-    key: str = Field(description="the key as written in the file")
-    value: str
-    line: int = Field(description="1-based line of its bullet")
-    version: str = Field(description="the fact's version: send it as If-Match with an update of the fact")
 
 
 class FactSet(Request):
@@ -188,34 +145,8 @@ class FactSet(Request):
 
 # ---- conflicts ------------------------------------------------------------------------------------------
 
-class Version(BaseModel):
-    path: str
-    time: str | None = Field(description="ISO 8601: of the last commit that touched it, or its modification time")
-    machine: str | None = Field(description="the machine id that made it, where known")
-
-
-class Conflict(BaseModel):
-    path: str = Field(description="what to settle: the conflict copy, or the file marked `status: conflict`")
-    original: str = Field(description="the file it belongs to")
-    kind: Literal["copy", "status"]
-    mine: Version = Field(description="the copy (for a status conflict: the file itself)")
-    theirs: Version | None = Field(description="the file as it stands; null for a status conflict")
-
-
-class ConflictShown(Conflict):
-    mine_text: str = Field(description="the text of mine")
-    theirs_text: str | None = Field(description="the text of theirs; null for a status conflict or a file that is "
-                                                "gone")
-    diff: str = Field(description="unified diff from theirs to mine; empty for a status conflict or equal versions")
-
 
 class Keep(Request):
     keep: Literal["mine", "theirs", "both"] = Field(description="mine: the copy's version; theirs: the file's; both: "
                                                                 "both versions of each fact (memory files only)")
 
-
-class Resolved(BaseModel):
-    path: str = Field(description="the file written")
-    removed: str | None = Field(description="the conflict copy removed (a backup stays in .kbsync/backup/)")
-    keep: str
-    commit: str | None = Field(description="the commit of both paths; null when the workspace is no git repository")

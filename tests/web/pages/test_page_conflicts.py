@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from helpers import browser as b
+from helpers.cli import kbsync
 from helpers.web import WebServer
 
 if TYPE_CHECKING:
@@ -107,6 +108,8 @@ def test_keep_both_entries(page: Page, site: WebServer) -> None:
     assert "- 项目名: Alpha\n  Beta\n" in on_disk and "- 语言: 中文" in on_disk
     assert shown.strip() == on_disk.strip()
     _committed(site.root, "memory/facts.md", "both")
+    checked = kbsync("validate", ws=site.root)  # one key stays one fact: nothing for validate to warn about
+    assert checked.returncode == 0 and "memory/facts.md" not in checked.stdout + checked.stderr
     page.goto(f"{site.url}/conflicts")
     assert page.locator("article").count() == 0
     assert "No conflicts" in page.locator("main").inner_text()

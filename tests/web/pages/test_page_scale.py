@@ -9,6 +9,7 @@ checked here are the keyword search's."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 from pathlib import Path
@@ -247,3 +248,25 @@ def test_no_serious_or_critical_violation_on_any_page_at_this_size(browser: Brow
     finally:
         page.context.close()
     assert not found, json.dumps(found, ensure_ascii=False, indent=1)
+
+
+def test_a_board_conflict_among_500_entries_shows_and_settles_only_its_entries(page: Page, site: WebServer) -> None:
+    from kbsync.core.board import NEW_BOARD, parse_board, upsert
+
+    board = (site.root / "LEARNING_BOARD.md").read_text(encoding="utf-8")
+    clashing = [b.entry for b in parse_board(board).entries()][100:105]
+    copy = NEW_BOARD
+    for e in clashing:  # the copy holds only the entries in conflict, as a sync writes it
+        copy = upsert(copy, dataclasses.replace(e, summary=e.summary + "（另一台机器）"))[0]
+    name = "LEARNING_BOARD.conflict-20250611T143207Z-a1b2c3.md"
+    (site.root / name).write_text(copy, encoding="utf-8")
+    page.goto(f"{site.url}/conflicts")
+    art = page.locator("article", has_text=name)
+    assert art.locator("section.clash").count() == 5 and art.locator("section.clash tr.changed").count() == 5
+    assert page.evaluate("document.documentElement.scrollHeight") < 10_000  # not a line diff of the whole board
+    with page.expect_navigation():
+        art.get_by_role("button", name="Keep mine").click()
+    after = {b.entry.key: b.entry for b in parse_board((site.root / "LEARNING_BOARD.md").read_text("utf-8")).entries()}
+    assert len(after) == ENTRIES and not (site.root / name).exists()
+    assert all(after[e.key].summary == e.summary + "（另一台机器）" for e in clashing)  # mine, for those five
+    assert sum(1 for e in after.values() if "另一台机器" in e.summary) == 5  # and nothing else changed

@@ -24,18 +24,19 @@ def meaning(*items: tuple[str, float]) -> list[Hit]:
 
 def test_scores_blend_by_hand() -> None:
     got = blend(words(("a", 10.0), ("b", 5.0)), meaning(("b", 6.0), ("c", 3.0)), 1.0, 10)
-    # share 1/2, confidence 1: a = .5*1 + .5*3/6 (the semantic floor); b = .5*.5 + .5*1; c = 0 + .5*.5
-    assert [h.key for h in got] == ["a", "b", "c"]
-    assert [h.score for h in got] == pytest.approx([0.5 + 0.25, 0.25 + 0.5, 0.25])
+    # share 1/2, confidence 1: a = .5*1 + .5*3/S (the semantic floor); b = .5*.5 + .5*6/S; c = 0 + .5*3/S
+    assert [h.key for h in got] == ["b", "a", "c"]
+    half = 0.5 / MEANING_SCALE
+    assert [h.score for h in got] == pytest.approx([0.25 + 6 * half, 0.5 + 3 * half, 3 * half])
     assert [h.rank for h in got] == [1, 2, 3] and {h.source for h in got} == {"sessions"}
-    assert [h.via for h in got] == [("sessions",), ("sessions", "semantic"), ("semantic",)]
+    assert [h.via for h in got] == [("sessions", "semantic"), ("sessions",), ("semantic",)]
 
 
 def test_a_keyword_leg_that_matched_little_of_the_query_weighs_little() -> None:
-    # the first hit holds a fifth of the query's weight (a name in a question of other words): confidence 1/25
-    got = blend(words(("name", 30.0), cover=0.2), meaning(("answer", 5.0), ("name", 1.0)), 1.0, 10)
+    # the first hit holds a tenth of the query's weight (a name in a question of other words): confidence 1/10
+    got = blend(words(("name", 30.0), cover=0.1), meaning(("answer", 5.0), ("name", 1.0)), 1.0, 10)
     assert [h.key for h in got] == ["answer", "name"]
-    assert got[1].score == pytest.approx(0.5 * 0.04 + 0.5 * 1.0 / MEANING_SCALE)
+    assert got[1].score == pytest.approx(0.5 * 0.1 + 0.5 * 1.0 / MEANING_SCALE)
 
 
 def test_semantic_weight_sets_the_share_and_one_leg_alone_keeps_its_order() -> None:

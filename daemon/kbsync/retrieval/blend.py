@@ -11,8 +11,8 @@ session matches its speakers' names and nothing else) casts full votes. A blend 
 
 - `keyword / best keyword`: the keyword relevance (kbsync.retrieval.relevance) over the list's first;
 - `confidence`: how much of the query the keyword leg matched at all, its first hit's share of the query's
-  weight (the idf of the terms it holds over all of the query's, terms found nowhere counting most), squared:
-  near 1 for a question in the texts' own words, near 0 for one whose words are not in them;
+  weight (the idf of the terms it holds over all of the query's, terms found nowhere counting most): near 1
+  for a question in the texts' own words, near 0 for one whose words are not in them;
 - `meaning`: the semantic score (a cosine above its script's mean, in standard deviations:
   kbsync.retrieval.semanticsearch), over MEANING_SCALE, which brings a clear answer near 1;
 - `share`: 1 / (1 + `[search] semantic_weight`), one half by default.
@@ -29,8 +29,7 @@ from typing import Sequence
 
 from kbsync.retrieval.fusion import Hit
 
-MEANING_SCALE = 6.0
-CONFIDENCE_POWER = 2
+MEANING_SCALE = 4.0
 
 
 def blend(words: Sequence[Hit], meaning: Sequence[Hit], semantic_weight: float, limit: int) -> list[Hit]:
@@ -42,7 +41,7 @@ def blend(words: Sequence[Hit], meaning: Sequence[Hit], semantic_weight: float, 
     name = words[0].source if words else meaning[0].source
     share = 1.0 / (1.0 + semantic_weight)
     best = max((h.score for h in words), default=0.0)
-    confidence = (words[0].cover if words else 0.0) ** CONFIDENCE_POWER
+    confidence = words[0].cover if words else 0.0
     floor = min(h.score for h in meaning)
     by_words = {h.identity: h for h in words}
     by_meaning = {h.identity: h for h in meaning}

@@ -348,6 +348,22 @@ class MemoryBlock(TypedDict):  # what an assistant's hook injects before a promp
     """flagged spans withheld from it"""
 
 
+class SessionRecord(TypedDict):  # a session saved: its frontmatter's fields (those it has), title and path
+    id: str
+    ts: str
+    title: str
+    path: str
+    role: NotRequired[str]
+    parent: NotRequired[str | None]
+    tags: NotRequired[list[str]]
+    model: NotRequired[str]
+    turns: NotRequired[int]
+    tokens_in: NotRequired[int]
+    tokens_out: NotRequired[int]
+    status: NotRequired[str]
+    summary: NotRequired[str]
+
+
 class SessionSummary(TypedDict):  # a session as a listing gives it
     id: str
     title: str

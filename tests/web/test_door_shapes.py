@@ -79,8 +79,9 @@ def doors(tmp_path_factory: pytest.TempPathFactory, home: Path) -> Iterator[dict
     configure(root)
     srv = WebServer(root, home)
     try:
-        srv.call("POST", "/sessions", body={"session_id": "shape-1", "title": "部署记录", "tags": ["部署"],
-                                             "summary": "部署笔记", "sections": {"结论": f"部署完成。\n\n{PLANTED}\n"}})
+        saved = {"http": srv.call("POST", "/sessions", body={
+            "session_id": "shape-1", "title": "部署记录", "tags": ["部署"], "summary": "部署笔记",
+            "sections": {"结论": f"部署完成。\n\n{PLANTED}\n"}}).json()}
         key = srv.call("POST", "/board/entries", body=payload()).json()["key"]
         set_by = {"http": srv.call("PUT", "/memory/language", body={"value": "中文"}).json()}
         srv.call("POST", "/commit", body={})  # the review reads the board's history
@@ -119,6 +120,9 @@ def doors(tmp_path_factory: pytest.TempPathFactory, home: Path) -> Iterator[dict
 
     got["mcp"] = anyio.run(ask)  # its fact written last, after every door has read
     got["cli"]["fact"] = cli("memory", "set", "editor", "vim")
+    again = kbsync("session", "save", "--json", ws=root, stdin=json.dumps({"session_id": "shape-2", "title": "备忘",
+                                                                          "tags": ["部署"], "summary": "另一条"}))
+    got["cli"]["saved"], got["http"]["saved"] = json.loads(again.stdout), saved["http"]
     yield got
 
 
@@ -154,11 +158,12 @@ def test_status_and_stats_have_one_shape_in_every_door(doors: dict[str, Any]) ->
     assert set(doors["http"]["stats"]) == set(typing_extensions.get_type_hints(results.StatsReport))
 
 
-def test_memory_and_the_review_have_one_shape_in_every_door(doors: dict[str, Any]) -> None:
+def test_memory_the_review_and_a_session_saved_have_one_shape_in_every_door(doors: dict[str, Any]) -> None:
     cli, web = doors["cli"], doors["http"]
     assert [f for f in cli["memory"] if f["key"] == "language"] == [f for f in web["memory"] if f["key"] == "language"]
     assert undeclared(web["memory"], list[results.Fact]) == set()
     assert cli["review"] == web["review"] and undeclared(web["review"], results.Review) == set()
+    assert set(doors["cli"]["saved"]) == set(web["saved"]) and undeclared(web["saved"], results.SessionRecord) == set()
     facts = {door: set(doors[door]["fact"]) for door in ("cli", "http", "mcp")}
     assert facts["cli"] == facts["http"] == facts["mcp"] == set(typing_extensions.get_type_hints(results.FactChange))
 

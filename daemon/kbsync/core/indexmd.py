@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from kbsync.core import protocol
 from kbsync.core.findings import Finding
@@ -36,7 +36,7 @@ def render_row(row: Row) -> str:
     return "| " + " | ".join(cell(c) for c in cells) + " |"
 
 
-def row_for(record: dict[str, Any], title: str) -> Row:
+def row_for(record: Mapping[str, Any], title: str) -> Row:
     """The index row of a saved session record (fields plus `path`)."""
     ts = protocol.parse_ts(str(record.get("ts", "")))
     tags = record.get("tags") or []

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from kbsync.core import indexmd, limits, protocol
 from kbsync.core.findings import has_errors
@@ -18,11 +18,14 @@ from kbsync.store import fsio, pathgate, sessionnames
 from kbsync.store.conflicts import save_conflict_copy
 from kbsync.store.workspace import Workspace, decode
 
+if TYPE_CHECKING:
+    from kbsync.results import SessionRecord
+
 
 @dataclass(frozen=True)
 class SaveResult:
     relpath: str
-    record: dict[str, Any]
+    record: SessionRecord  # the frontmatter's fields, title and path (what `session save --json` prints)
     created: bool
     kept: list[str] = field(default_factory=list)  # what a save again kept although the caller gave another
 
@@ -177,7 +180,7 @@ def save_session(ws: Workspace, payload: dict[str, Any], where: str = "<stdin>")
     with fsio.locked(ws.state_dir / "locks" / protocol.h7(inp.raw_id), ttl_s=cfg.lock_ttl_s, wait_s=cfg.lock_wait_s):
         relpath, doc, expected, kept = _save_locked(ws, inp)
     title = str(doc.fields.get("title") or _title_of(relpath))
-    record = {**doc.fields, "title": title, "path": relpath}
+    record = cast("SessionRecord", {**doc.fields, "title": title, "path": relpath})
     append_index_row(ws, indexmd.row_for(record, title))
     return SaveResult(relpath, record, expected is None, kept)
 

@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import Path, Query, Response
 
 from kbsync.app import sessions, shapes
-from kbsync.results import Logged, SectionWritten, Session, SessionPage
+from kbsync.results import Logged, SectionWritten, Session, SessionPage, SessionRecord
 from kbsync.web import models as m
 from kbsync.web.deps import WS, BasedOn, etag
 from kbsync.web.routing import Router
@@ -16,13 +16,13 @@ router = Router(tags=["sessions"])
 SessionId = Annotated[str, Path(pattern=sessions.ID_PATTERN, description="YYYYMMDD-HHMM-<7 hex>")]
 
 
-@router.post("/sessions", response_model=m.SessionRecord, status_code=201,
-             responses={200: {"model": m.SessionRecord, "description": "an existing session updated"}},
+@router.post("/sessions", response_model=SessionRecord, status_code=201,
+             responses={200: {"model": SessionRecord, "description": "an existing session updated"}},
              summary="save a session (201 created; 200 when that session_id existed and was updated)")
-def post_session(ws: WS, body: m.SessionSave, response: Response) -> m.SessionRecord:
+def post_session(ws: WS, body: m.SessionSave, response: Response) -> SessionRecord:
     result = sessions.save_session(ws, body.model_dump(exclude_unset=True), "request body")
     response.status_code = 201 if result.created else 200
-    return m.SessionRecord.model_validate(result.record)
+    return result.record
 
 
 @router.get("/sessions", response_model=SessionPage, summary="sessions newest first, filtered, a page at a time")

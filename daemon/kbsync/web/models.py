@@ -1,4 +1,4 @@
-"""The API's requests (besides the board's, in boardmodels), its error body and a saved session's record: the
+"""The API's requests (besides the board's, in boardmodels) and its error body: the
 OpenAPI document is generated from these classes and, for every other answer, from the shapes of
 kbsync.results that the command line and the MCP tools give too. Requests refuse unknown keys; the core checks
 every value again."""
@@ -83,21 +83,6 @@ class SessionSave(Request):
     summary: str | None = None
     parent: str | None = Field(default=None, pattern=sessions.ID_PATTERN)
     sections: dict[str, str] | None = Field(default=None, description="heading -> text, e.g. {\"结论\": \"...\"}")
-
-
-class SessionRecord(BaseModel):
-    """The saved session's frontmatter, its title and its path."""
-
-    model_config = ConfigDict(extra="allow")
-    id: str
-    ts: str
-    title: str
-    path: str
-    role: str | None = None
-    parent: str | None = None
-    tags: list[str] = []
-    status: str | None = None
-    summary: str | None = None
 
 
 class SectionText(Request):

@@ -6,7 +6,7 @@ Prints:
  (a) latency from a file's last write to the repaired file on disk, p50 and p95 over --writes
      writes (one at a time), minus quiet_ms;
  (b) the daemon's CPU over --idle seconds of idleness (% of one core) and its resident memory;
- (c) an hourly commit of 100 changed files (kbsync.committer.commit_pending, in process, and
+ (c) an hourly commit of 100 changed files (kbsync.git.commit.commit_pending, in process, and
      `kbsync commit` as a new process) against `git add -A && git commit` on a copy of the same
      repository in the same run, medians of --runs;
  (d) the time for a burst of --burst new files (10% needing a repair) to settle: every file

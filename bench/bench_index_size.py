@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Callable, Iterator
 
-from kbsync.retrieval import index as searchindex
+from kbsync.retrieval import index
 from kbsync.retrieval.db import sqlite3
 from kbsync.retrieval.records import records_for
 from kbsync.retrieval.text import index_text
@@ -46,7 +46,7 @@ def rows(root: Path) -> Iterator[tuple[int, str, str, str]]:
     ws = Workspace(root)
     n = 0
     for rel in ws.iter_files():
-        if searchindex.indexable(rel):
+        if index.indexable(rel):
             for r in records_for(rel, ws.read_text(rel), ws.config.protocol.default_offset, flagged=False):
                 n += 1
                 yield n, r.kind, index_text(" ".join([r.title, r.summary, *r.tags])), index_text(r.body)

@@ -21,8 +21,7 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from kbsync.retrieval import db as searchdb
-from kbsync.retrieval import index as searchindex
+from kbsync.retrieval import db, index
 from kbsync.retrieval.records import records_for
 from kbsync.store.workspace import Workspace
 
@@ -42,23 +41,23 @@ def main() -> None:
     upto = STAGES.index(a.stage)
     rows = []
     for rel in paths:
-        got = searchindex._read(ws, rel)
+        got = index._read(ws, rel)
         if upto < STAGES.index("records") or not isinstance(got, tuple):
             continue
         records = records_for(rel, got[0], ws.config.protocol.default_offset, flagged=a.stage == "all")
         if upto >= STAGES.index("rows"):
-            rows.append(searchdb.prepared(rel, got[1], records))
+            rows.append(db.prepared(rel, got[1], records))
     if upto >= STAGES.index("write"):
         write(rows)
 
 
-def write(rows: list[searchdb.Prepared]) -> None:
+def write(rows: list[db.Prepared]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        conn = searchdb.new_database(Path(tmp) / "bench.sqlite")
-        with searchdb.transaction(conn):
-            for at in range(0, len(rows), searchindex.BUILD_BATCH):
-                searchdb.put_rows(conn, rows[at:at + searchindex.BUILD_BATCH])
-            finish = getattr(searchdb, "finish", None)  # absent before schema 6 (an older checkout on PYTHONPATH)
+        conn = db.new_database(Path(tmp) / "bench.sqlite")
+        with db.transaction(conn):
+            for at in range(0, len(rows), index.BUILD_BATCH):
+                db.put_rows(conn, rows[at:at + index.BUILD_BATCH])
+            finish = getattr(db, "finish", None)  # absent before schema 6 (an older checkout on PYTHONPATH)
             if finish is not None:
                 finish(conn)
         conn.close()

@@ -81,13 +81,13 @@ def bench_reference(ws: Path) -> None:
 def bench_index(ws: Path, qs: list[str]) -> None:
     wall, cpu, mb, code = spawned([*KBSYNC, "-w", str(ws), "index", "rebuild", "--search"])
     assert code == 0, f"index rebuild exit {code}"
-    from kbsync.retrieval import db as searchdb
+    from kbsync.retrieval import db
 
-    db = searchdb.db_path(ws / ".kbsync").stat().st_size
+    db_bytes = db.db_path(ws / ".kbsync").stat().st_size
     text = int(subprocess.run(["du", "-sb", "sessions"], cwd=ws, capture_output=True, text=True).stdout.split()[0])
     files = sum(1 for _ in (ws / "sessions").rglob("*.md"))
     print(f"  index rebuild --search: {wall:.1f} s wall, {cpu:.1f} s CPU ({cpu / files * 1000:.2f} ms a session), "
-          f"{mb} MB; database {db / 1e6:.0f} MB for {text / 1e6:.0f} MB of sessions ({db / text:.2f}x)  [{load()}]")
+          f"{mb} MB; database {db_bytes / 1e6:.0f} MB for {text / 1e6:.0f} MB of sessions ({db_bytes / text:.2f}x)  [{load()}]")
     from kbsync.retrieval import search
     from kbsync.store.workspace import Workspace
 

@@ -25,9 +25,7 @@ from typing import Callable
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 
-from kbsync.retrieval import db as searchdb
-from kbsync.retrieval import index as searchindex
-from kbsync.retrieval import ranking, search
+from kbsync.retrieval import db, index, ranking, search
 from kbsync.retrieval.db import sqlite3
 from kbsync.retrieval.text import CJK_RUN, parse_query
 from kbsync.store.workspace import Workspace
@@ -72,9 +70,9 @@ def bench_build(ws: Workspace, runs: int) -> None:
     times = []
     for _ in range(runs):
         start = time.perf_counter()
-        got = searchindex.rebuild(ws)
+        got = index.rebuild(ws)
         times.append(time.perf_counter() - start)
-    size = searchdb.db_path(ws.state_dir).stat().st_size / 1e6
+    size = db.db_path(ws.state_dir).stat().st_size / 1e6
     print(f"build: median {statistics.median(times):.2f} s of {runs} ({got.files} files, {got.records} records, "
           f"{got.broken} broken; database {size:.0f} MB)")
 
@@ -87,7 +85,7 @@ def bench_update(ws: Workspace, n: int = 40) -> None:
         with open(ws.path(rel), "a", encoding="utf-8") as fh:
             fh.write("\n追加一行 appended line\n")
         start = time.perf_counter()
-        searchindex.update(ws, [rel])
+        index.update(ws, [rel])
         times.append(time.perf_counter() - start)
     print(f"update one file: p50 {ms(pct(times, 0.5))}, p95 {ms(pct(times, 0.95))} over {n} files")
 
@@ -96,12 +94,12 @@ def bench_search(ws: Workspace, qs: list[str], runs: int) -> None:
     fed: list[float] = []
     one: list[float] = []
     rg: list[float] = []
-    conn = searchdb.connect(searchdb.db_path(ws.state_dir))
+    conn = db.connect(db.db_path(ws.state_dir))
     hits = 0
     for q in qs:
         parsed = parse_query(q)
         fed.append(min(_time(lambda: search.federated(ws, q)) for _ in range(runs)))
-        one.append(min(_time(lambda: ranking.search(conn, parsed, "session", 5, bodies=searchindex.bodies(ws))) for _ in range(runs)))
+        one.append(min(_time(lambda: ranking.search(conn, parsed, "session", 5, bodies=index.bodies(ws))) for _ in range(runs)))
         argv = ["rg", "-l", "-F", "-e", parsed.terms[0], str(ws.root / "sessions")]
         rg.append(min(_time(lambda: subprocess.run(argv, stdout=subprocess.DEVNULL)) for _ in range(runs)))
         hits += bool(search.federated(ws, q).results)
@@ -135,13 +133,13 @@ def recall_table() -> None:
         root = Path(tmp)
         names = make_workspace(root, noise=300)
         ws = Workspace(root)
-        searchindex.rebuild(ws)
-        conn = searchdb.connect(searchdb.db_path(ws.state_dir))
+        index.rebuild(ws)
+        conn = db.connect(db.db_path(ws.state_dir))
         by_key = {v: k for k, v in names.items()}
         texts = {n: (root / p).read_text(encoding="utf-8") for n, p in names.items() if p.startswith("sessions/")}
         runners = {
             "CJK bigrams (kbsync)": lambda q: {by_key.get(r.key, "") for r in
-                                               ranking.search(conn, parse_query(q), "session", 10, bodies=searchindex.bodies(ws))},
+                                               ranking.search(conn, parse_query(q), "session", 10, bodies=index.bodies(ws))},
             "unicode61 alone": _baseline(texts, "unicode61"),
             "trigram": _baseline(texts, "trigram"),
         }
@@ -162,14 +160,14 @@ def _recall(labelled: list[tuple[str, frozenset[str]]], run: Callable[[str], set
 
 def _baseline(texts: dict[str, str], tokenizer: str) -> Callable[[str], set[str]]:
     """Plain FTS5 with a stock tokenizer over the raw file text, every word required."""
-    db = sqlite3.connect(":memory:")
-    db.execute(f"CREATE VIRTUAL TABLE t USING fts5(name, body, tokenize = '{tokenizer}')")
-    db.executemany("INSERT INTO t VALUES (?, ?)", list(texts.items()))
+    fts = sqlite3.connect(":memory:")
+    fts.execute(f"CREATE VIRTUAL TABLE t USING fts5(name, body, tokenize = '{tokenizer}')")
+    fts.executemany("INSERT INTO t VALUES (?, ?)", list(texts.items()))
 
     def run(q: str) -> set[str]:
         expr = " AND ".join(f'"{w}"' for w in parse_query(q).terms)
         try:
-            return {r[0] for r in db.execute("SELECT name FROM t WHERE t MATCH ? LIMIT 10", (expr,))}
+            return {r[0] for r in fts.execute("SELECT name FROM t WHERE t MATCH ? LIMIT 10", (expr,))}
         except sqlite3.OperationalError:
             return set()
     return run

@@ -46,9 +46,7 @@ def main() -> None:
 
     from kbsync.app import browse, retrieval
     from kbsync.app.workspace import open_workspace
-    from kbsync.retrieval import db as searchdb
-    from kbsync.retrieval import index as searchindex
-    from kbsync.retrieval import ranking
+    from kbsync.retrieval import db, index, ranking
     from kbsync.retrieval.text import parse_query
 
     with tempfile.TemporaryDirectory(prefix="kbsync-sessions-search-") as tmp:
@@ -60,18 +58,18 @@ def main() -> None:
         browse.browse_sessions(ws)  # the page's first view: the index catches up with the files
         print(f"{a.sessions} sessions, {a.runs} runs each; median (slowest) ms")
         for q in QUERIES:
-            with searchdb.reading(searchdb.db_path(ws.state_dir)) as conn:
+            with db.reading(db.db_path(ws.state_dir)) as conn:
                 total = ranking.count(conn, parse_query(q), "session")
             last = max(1, -(-total // browse.SEARCH_PAGE))
             base = timed(lambda: retrieval.search(ws, q, top=20), a.runs)
 
             def count() -> None:
-                with searchdb.reading(searchdb.db_path(ws.state_dir)) as conn:
+                with db.reading(db.db_path(ws.state_dir)) as conn:
                     ranking.count(conn, parse_query(q), "session")
 
             def first_window() -> None:
-                with searchdb.reading(searchdb.db_path(ws.state_dir)) as conn:
-                    ranking.window(conn, parse_query(q), "session", 0, 50, bodies=searchindex.bodies(ws))
+                with db.reading(db.db_path(ws.state_dir)) as conn:
+                    ranking.window(conn, parse_query(q), "session", 0, 50, bodies=index.bodies(ws))
 
             rows = [("federated search, top 20 (baseline)", base), ("count alone", timed(count, a.runs)),
                     ("page 1's ranking alone (ranking.window)", timed(first_window, a.runs))]

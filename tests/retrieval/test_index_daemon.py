@@ -6,7 +6,7 @@ from pathlib import Path
 
 from helpers.daemon import DaemonProcess, wait_for
 from helpers.retrieval import assert_index_matches_rebuild, keys, make_workspace, session_text, sid_for, write
-from kbsync.retrieval import index as searchindex
+from kbsync.retrieval import index
 from kbsync.store.workspace import Workspace
 
 
@@ -14,7 +14,7 @@ def test_daemon_keeps_the_search_index_in_step(tmp_path: Path) -> None:
     root = tmp_path / "ws"
     make_workspace(root, noise=3)
     ws = Workspace(root)
-    searchindex.rebuild(ws)
+    index.rebuild(ws)
     daemon = DaemonProcess(root)
     try:
         ts = "2025-07-01T09:00:00+08:00"

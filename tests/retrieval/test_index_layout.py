@@ -9,9 +9,7 @@ from pathlib import Path
 import pytest
 
 from helpers.retrieval import keys, make_workspace, session_text, sid_for, write
-from kbsync.retrieval import db as searchdb
-from kbsync.retrieval import index as searchindex
-from kbsync.retrieval import listing, ranking, search
+from kbsync.retrieval import db, index, listing, ranking, search
 from kbsync.retrieval.db import sqlite3
 from kbsync.retrieval.text import index_text, index_tokens, parse_query
 from kbsync.store.workspace import Workspace
@@ -30,12 +28,12 @@ def _built(root: Path, noise: int) -> Workspace:
     """A generated workspace with its search index built."""
     make_workspace(root, noise=noise)
     ws = Workspace(root)
-    searchindex.rebuild(ws)
+    index.rebuild(ws)
     return ws
 
 
 def _raw_matches(ws: Workspace, expression: str) -> int:
-    conn = searchdb.connect(searchdb.db_path(ws.state_dir))
+    conn = db.connect(db.db_path(ws.state_dir))
     try:
         return int(conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (expression,)).fetchone()[0])
     finally:
@@ -44,7 +42,7 @@ def _raw_matches(ws: Workspace, expression: str) -> int:
 
 def test_the_full_text_table_stores_no_text_and_no_positions(tmp_path: Path) -> None:
     ws = _built(tmp_path, noise=2)
-    conn = sqlite3.connect(searchdb.db_path(ws.state_dir))
+    conn = sqlite3.connect(db.db_path(ws.state_dir))
     try:
         sql = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'fts'").fetchone()[0]
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
@@ -57,14 +55,14 @@ def test_the_full_text_table_stores_no_text_and_no_positions(tmp_path: Path) -> 
 def test_a_changed_or_deleted_file_no_longer_matches_its_old_words(tmp_path: Path) -> None:
     ws = _built(tmp_path, noise=2)
     rel = _session(tmp_path, "水果", "first", "苹果 apple")
-    searchindex.update(ws, [rel])
+    index.update(ws, [rel])
     assert _raw_matches(ws, '"苹果"') == 1 and _raw_matches(ws, '"apple"') == 1
     _session(tmp_path, "水果", "second", "香蕉 banana")
-    searchindex.update(ws, [rel])
+    index.update(ws, [rel])
     assert _raw_matches(ws, '"苹果"') == 0 and _raw_matches(ws, '"apple"') == 0  # in the index itself, not only hidden
     assert keys(ws, "banana") == [rel]
     (tmp_path / rel).unlink()
-    searchindex.update(ws, [rel])
+    index.update(ws, [rel])
     assert _raw_matches(ws, '"香蕉"') == 0 and _raw_matches(ws, '"banana"') == 0 and keys(ws, "香蕉") == []
 
 
@@ -80,19 +78,19 @@ def apart(tmp_path_factory: pytest.TempPathFactory) -> tuple[Workspace, dict[str
         "split": _session(root, "戊", "合同很多", "同风格 风险可控", "2025-07-05T09:00:00+08:00"),
     }
     ws = Workspace(root)
-    searchindex.rebuild(ws)
+    index.rebuild(ws)
     return ws, made
 
 
-def _names(made: dict[str, str], rows: list[searchdb.Row]) -> list[str]:
+def _names(made: dict[str, str], rows: list[db.Row]) -> list[str]:
     by_key = {v: k for k, v in made.items()}
     return [by_key[r.key] for r in rows]
 
 
-def _search(ws: Workspace, text: str) -> list[searchdb.Row]:
-    conn = searchdb.connect(searchdb.db_path(ws.state_dir))
+def _search(ws: Workspace, text: str) -> list[db.Row]:
+    conn = db.connect(db.db_path(ws.state_dir))
     try:
-        return ranking.search(conn, parse_query(text), "session", 10, bodies=searchindex.bodies(ws))
+        return ranking.search(conn, parse_query(text), "session", 10, bodies=index.bodies(ws))
     finally:
         conn.close()
 
@@ -122,7 +120,7 @@ def test_a_listing_keeps_only_records_holding_the_run(apart: tuple[Workspace, di
 def test_the_check_reads_the_file_as_it_is_now(tmp_path: Path) -> None:
     ws = Workspace(tmp_path)
     rel = _session(tmp_path, "己", "周报", "本周处理合同风险。")
-    searchindex.rebuild(ws)
+    index.rebuild(ws)
     write(tmp_path, rel, (tmp_path / rel).read_text(encoding="utf-8").replace("合同风险", "合同，同风，风险"))
     assert keys(ws, '"合同风险"') == []  # not yet re-indexed: the index still holds the bigrams; the file no longer the run
     assert keys(ws, "合同风险") == [rel]  # unquoted, the bigrams are enough
@@ -137,14 +135,14 @@ def test_short_cjk_and_english_queries_need_no_check(apart: tuple[Workspace, dic
 
 
 def test_an_older_database_is_rebuilt_on_open(tmp_path: Path) -> None:
-    path = tmp_path / searchdb.DB_NAME
+    path = tmp_path / db.DB_NAME
     old = sqlite3.connect(path)
     old.executescript("CREATE TABLE docs (id INTEGER PRIMARY KEY, key TEXT);"
                       "CREATE VIRTUAL TABLE fts USING fts5(kind, head, body); PRAGMA user_version = 3;")
     old.close()
-    conn = searchdb.connect(path)
+    conn = db.connect(path)
     try:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == searchdb.SCHEMA_VERSION
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == db.SCHEMA_VERSION
         sql = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'fts'").fetchone()[0]
     finally:
         conn.close()
@@ -157,7 +155,7 @@ def test_a_build_on_every_core_writes_what_a_serial_build_writes(tmp_path: Path,
     ws = Workspace(tmp_path)
 
     def dump() -> list[tuple[object, ...]]:
-        conn = searchdb.connect(searchdb.db_path(ws.state_dir))
+        conn = db.connect(db.db_path(ws.state_dir))
         try:
             return conn.execute("SELECT d.id, d.key, d.title, d.flags, l.n FROM docs d JOIN lengths l ON l.id = d.id"
                                 " ORDER BY d.id").fetchall()
@@ -165,24 +163,24 @@ def test_a_build_on_every_core_writes_what_a_serial_build_writes(tmp_path: Path,
             conn.close()
 
     monkeypatch.setenv("KBSYNC_WORKERS", "2")
-    searchindex.rebuild(ws)
+    index.rebuild(ws)
     parallel_rows = dump()
     monkeypatch.setenv("KBSYNC_WORKERS", "1")
-    searchindex.rebuild(ws)
+    index.rebuild(ws)
     assert dump() == parallel_rows and len(parallel_rows) > 450
 
 
 def test_the_totals_the_ranking_reads_follow_every_write(tmp_path: Path) -> None:
     ws = _built(tmp_path, noise=3)
     rel = _session(tmp_path, "水果", "first", "苹果 apple")
-    searchindex.update(ws, [rel])
+    index.update(ws, [rel])
     _session(tmp_path, "水果", "second", "香蕉 banana and a longer body than before")
-    searchindex.update(ws, [rel])
+    index.update(ws, [rel])
     other = _session(tmp_path, "蔬菜", "third", "白菜")
-    searchindex.update(ws, [other])
+    index.update(ws, [other])
     (tmp_path / other).unlink()
-    searchindex.update(ws, [other])
-    conn = searchdb.connect(searchdb.db_path(ws.state_dir))
+    index.update(ws, [other])
+    conn = db.connect(db.db_path(ws.state_dir))
     try:
         counted = conn.execute("SELECT count(*), sum(n) FROM lengths").fetchone()
         kept = conn.execute("SELECT records, length FROM totals").fetchone()
@@ -230,22 +228,22 @@ def test_each_kind_keeps_to_its_own_range_of_ids(tmp_path: Path) -> None:
     for kind, rel in (("memory", "memory/斑马.md"), ("artifact", "artifacts/2025-07-01/斑马.md")):
         write(tmp_path, rel, "# 斑马鱼\n\nzebrafish notes\n")
         made[kind] = [rel]
-        searchindex.update(ws, made["session"] + [rel])
+        index.update(ws, made["session"] + [rel])
     made["session"].append(_session(tmp_path, "斑马二", "斑马鱼 second", "zebrafish two"))
-    searchindex.update(ws, made["session"][1:])
-    conn = searchdb.connect(searchdb.db_path(ws.state_dir))
+    index.update(ws, made["session"][1:])
+    conn = db.connect(db.db_path(ws.state_dir))
     try:
         for kind in ("session", "board", "memory", "artifact"):
-            span = searchdb.kind_span(conn, kind)
-            assert span is not None and span[1] - span[0] == searchdb.KIND_SPAN
+            span = db.kind_span(conn, kind)
+            assert span is not None and span[1] - span[0] == db.KIND_SPAN
             ids = [i for (i,) in conn.execute("SELECT id FROM docs WHERE kind = ?", (kind,))]
             assert ids and all(span[0] < i < span[1] for i in ids), kind
             assert conn.execute("SELECT count(*) FROM docs WHERE id > ? AND id < ?", span).fetchone()[0] == len(ids)
         for kind, rels in made.items():
-            got = ranking.search(conn, parse_query("zebrafish"), kind, 10, bodies=searchindex.bodies(ws))
+            got = ranking.search(conn, parse_query("zebrafish"), kind, 10, bodies=index.bodies(ws))
             assert sorted(r.relpath for r in got) == sorted(rels), kind
-        assert searchdb.kind_span(conn, "folder:none") is None
-        assert ranking.search(conn, parse_query("zebrafish"), "folder:none", 10, bodies=searchindex.bodies(ws)) == []
+        assert db.kind_span(conn, "folder:none") is None
+        assert ranking.search(conn, parse_query("zebrafish"), "folder:none", 10, bodies=index.bodies(ws)) == []
     finally:
         conn.close()
 
@@ -255,24 +253,24 @@ def test_an_index_of_an_older_layout_is_built_anew_before_a_search(tmp_path: Pat
     found nothing before, an empty index made in place of the old one)."""
     ws = _built(tmp_path, noise=2)
     rel = _session(tmp_path, "旧版", "旧版索引", "legacylayout words")
-    searchindex.update(ws, [rel])
+    index.update(ws, [rel])
     assert [h.path for h in search.federated(ws, "legacylayout").results] == [rel]
-    path = searchdb.db_path(ws.state_dir)
+    path = db.db_path(ws.state_dir)
     made = path.with_name("older.sqlite")  # what the version before left: another file in its place
     shutil.copyfile(path, made)
     old = sqlite3.connect(made)
     old.execute("DELETE FROM docs")
     old.commit()
-    old.execute(f"PRAGMA user_version = {searchdb.SCHEMA_VERSION - 1}")
+    old.execute(f"PRAGMA user_version = {db.SCHEMA_VERSION - 1}")
     old.close()
-    assert searchdb.needs_build(made)
+    assert db.needs_build(made)
     os.replace(made, path)
-    assert searchindex.flagged(ws) == []  # a read that never builds leaves the old one for the search to replace
+    assert index.flagged(ws) == []  # a read that never builds leaves the old one for the search to replace
     got = search.federated(ws, "legacylayout")
     assert [h.path for h in got.results] == [rel] and not got.failures
     conn = sqlite3.connect(path)
     try:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == searchdb.SCHEMA_VERSION
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == db.SCHEMA_VERSION
     finally:
         conn.close()
     path.unlink()

@@ -12,8 +12,7 @@ import time
 from pathlib import Path
 
 from helpers.retrieval import keys, make_workspace
-from kbsync.retrieval import db as searchdb
-from kbsync.retrieval import index as searchindex
+from kbsync.retrieval import db, index
 from kbsync.store.workspace import Workspace
 
 
@@ -28,7 +27,7 @@ def _killed_mid_build(root: Path) -> None:
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     state = root / ".kbsync"
     deadline = time.monotonic() + 60
-    while not list(state.glob(f"{searchdb.DB_NAME}.*.tmp")) and time.monotonic() < deadline:
+    while not list(state.glob(f"{db.DB_NAME}.*.tmp")) and time.monotonic() < deadline:
         assert proc.poll() is None, "the rebuild ended before it could be killed"
         time.sleep(0.005)
     os.killpg(proc.pid, signal.SIGKILL)
@@ -38,13 +37,13 @@ def _killed_mid_build(root: Path) -> None:
 def test_a_rebuild_killed_half_way_leaves_the_index_it_was_replacing(tmp_path: Path) -> None:
     make_workspace(tmp_path, noise=600)  # past parallel.MIN_PARALLEL files: a pool of workers is killed too
     ws = Workspace(tmp_path)
-    searchindex.rebuild(ws)
-    live = searchdb.db_path(ws.state_dir)
+    index.rebuild(ws)
+    live = db.db_path(ws.state_dir)
     before, found = _digest(live), keys(ws, "合同")
     _killed_mid_build(tmp_path)
     assert _digest(live) == before and keys(ws, "合同") == found
     assert list(ws.state_dir.glob("*.tmp*"))  # the half-built copy, beside it, never in its place
-    searchindex.rebuild(ws)
+    index.rebuild(ws)
     assert not list(ws.state_dir.glob("*.tmp*"))  # the next build deleted what the killed one left
     assert keys(ws, "合同") == found
 
@@ -53,24 +52,24 @@ def test_a_first_build_killed_half_way_leaves_no_index(tmp_path: Path) -> None:
     make_workspace(tmp_path, noise=600)
     _killed_mid_build(tmp_path)
     ws = Workspace(tmp_path)
-    assert not searchdb.db_path(ws.state_dir).exists()
+    assert not db.db_path(ws.state_dir).exists()
     assert keys(ws, "合同")  # the next search builds it whole
 
 
 def test_a_rebuilt_database_holds_the_keys_and_totals_of_a_new_one(tmp_path: Path) -> None:
     make_workspace(tmp_path, noise=20)
     ws = Workspace(tmp_path)
-    searchindex.rebuild(ws)
-    conn = searchdb.connect(searchdb.db_path(ws.state_dir))
-    fresh = searchdb.connect(tmp_path / "fresh.sqlite")
+    index.rebuild(ws)
+    conn = db.connect(db.db_path(ws.state_dir))
+    fresh = db.connect(tmp_path / "fresh.sqlite")
     try:
-        def layout(c: searchdb.Connection) -> list[tuple[str, str]]:
+        def layout(c: db.Connection) -> list[tuple[str, str]]:
             return c.execute("SELECT type, name FROM sqlite_master ORDER BY type, name").fetchall()
 
         assert layout(conn) == layout(fresh)
         counted = conn.execute("SELECT count(*), sum(n) FROM lengths").fetchone()
         assert conn.execute("SELECT records, length FROM totals").fetchone() == counted and counted[0] > 20
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == searchdb.SCHEMA_VERSION
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == db.SCHEMA_VERSION
     finally:
         conn.close()
         fresh.close()

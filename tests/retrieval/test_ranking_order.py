@@ -10,9 +10,7 @@ from typing import Iterator
 import pytest
 
 from helpers.retrieval import session_text, sid_for, write
-from kbsync.retrieval import db as searchdb
-from kbsync.retrieval import index as searchindex
-from kbsync.retrieval import ranking, relevance
+from kbsync.retrieval import db, index, ranking, relevance
 from kbsync.retrieval.text import Query, parse_query, query_terms
 from kbsync.store.workspace import Workspace
 
@@ -36,39 +34,39 @@ def _sessions(root: Path) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def conn(tmp_path_factory: pytest.TempPathFactory) -> Iterator[searchdb.Connection]:
+def conn(tmp_path_factory: pytest.TempPathFactory) -> Iterator[db.Connection]:
     root = tmp_path_factory.mktemp("ties")
     ws = Workspace(root)
-    _BODIES.append(searchindex.bodies(ws))
-    searchindex.rebuild(ws)
+    _BODIES.append(index.bodies(ws))
+    index.rebuild(ws)
     made = sorted(_sessions(root), reverse=True)
-    searchindex.update(ws, made)  # indexed in reverse key order: equal scores come from FTS against key order
-    c = searchdb.connect(searchdb.db_path(root / ".kbsync"))
+    index.update(ws, made)  # indexed in reverse key order: equal scores come from FTS against key order
+    c = db.connect(db.db_path(root / ".kbsync"))
     yield c
     c.close()
 
 
-_BODIES: list[searchdb.Bodies] = []  # the fixture's workspace's
+_BODIES: list[db.Bodies] = []  # the fixture's workspace's
 
 
-def _search(conn: searchdb.Connection, query: Query, limit: int) -> list[searchdb.Row]:
+def _search(conn: db.Connection, query: Query, limit: int) -> list[db.Row]:
     return ranking.search(conn, query, "session", limit, bodies=_BODIES[-1])
 
 
-def _brute_force(conn: searchdb.Connection, query: Query, limit: int) -> list[str]:
+def _brute_force(conn: db.Connection, query: Query, limit: int) -> list[str]:
     """The promised order, computed record by record: each session passing the filters that holds a term, scored
     by relevance.score over its head and its file's body."""
-    where, params = searchdb.filters(query)
+    where, params = db.filters(query)
     records, length = conn.execute("SELECT records, length FROM totals").fetchone()
     average = length / records
     terms = [t for t in query_terms(query)
              if conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (f'"{t}"',)).fetchone()[0]]
     weights = {t: relevance.idf(records, conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ?",
                                                       (f'"{t}"',)).fetchone()[0]) for t in terms}
-    sql = f"SELECT {searchdb.COLUMNS}, l.n FROM docs d JOIN lengths l ON l.id = d.id WHERE d.kind = 'session'{where}"
+    sql = f"SELECT {db.COLUMNS}, l.n FROM docs d JOIN lengths l ON l.id = d.id WHERE d.kind = 'session'{where}"
     scored = []
     for r in conn.execute(sql, params).fetchall():
-        row = searchdb.to_row(r[:-1])
+        row = db.to_row(r[:-1])
         body = _BODIES[-1]([row]).get(row.key, "")
         head = " ".join((row.title, row.summary, *row.tags))
         if not any(t in (head + " " + body).casefold() for t in terms):
@@ -78,13 +76,13 @@ def _brute_force(conn: searchdb.Connection, query: Query, limit: int) -> list[st
     return [k for _, k in sorted(scored)[:limit]]
 
 
-def test_the_corpus_has_equal_scores(conn: searchdb.Connection) -> None:
+def test_the_corpus_has_equal_scores(conn: db.Connection) -> None:
     ranked = sorted(_search(conn, parse_query("合同"), 90), key=lambda r: r.score)
     assert len(ranked) > 40 and any(ranked[i].score == ranked[i + 1].score for i in range(len(ranked) - 1))
 
 
 @pytest.mark.parametrize("text", QUERIES)
-def test_the_ranking_is_the_record_by_record_order(conn: searchdb.Connection, monkeypatch: pytest.MonkeyPatch,
+def test_the_ranking_is_the_record_by_record_order(conn: db.Connection, monkeypatch: pytest.MonkeyPatch,
                                                    text: str) -> None:
     monkeypatch.setattr(ranking, "CANDIDATES", 100)  # every match is read and ranked
     query = parse_query(text)
@@ -93,19 +91,19 @@ def test_the_ranking_is_the_record_by_record_order(conn: searchdb.Connection, mo
 
 
 @pytest.mark.parametrize("text", QUERIES)
-def test_a_small_candidate_pool_still_fills_the_page(conn: searchdb.Connection, monkeypatch: pytest.MonkeyPatch,
+def test_a_small_candidate_pool_still_fills_the_page(conn: db.Connection, monkeypatch: pytest.MonkeyPatch,
                                                      text: str) -> None:
     monkeypatch.setattr(ranking, "CANDIDATES", 1)
     query = parse_query(text)
     assert len(_search(conn, query, 13)) == len(_brute_force(conn, query, 13))
 
 
-def test_a_rare_filter_is_found_among_many_matches(conn: searchdb.Connection, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_rare_filter_is_found_among_many_matches(conn: db.Connection, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ranking, "CANDIDATES", 1)
     got = _search(conn, parse_query("tag:罕见 合同"), 20)
     assert len(got) == 6 and all("罕见" in r.tags for r in got)
 
 
-def test_no_read_transaction_is_left_open(conn: searchdb.Connection) -> None:
+def test_no_read_transaction_is_left_open(conn: db.Connection) -> None:
     _search(conn, parse_query("合同"), 5)
     assert not conn.in_transaction

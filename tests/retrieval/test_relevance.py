@@ -11,9 +11,7 @@ import pytest
 
 from helpers.cli import Cli
 from helpers.retrieval import session_text, sid_for, write
-from kbsync.retrieval import db as searchdb
-from kbsync.retrieval import index as searchindex
-from kbsync.retrieval import ranking
+from kbsync.retrieval import db, index, ranking
 from kbsync.retrieval.context import estimate_tokens
 from kbsync.retrieval.passages import PASSAGE_TOKENS, split
 from kbsync.retrieval.text import parse_query, query_terms
@@ -44,7 +42,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[Workspace, dict[st
         "apart": _session(root, "apart", "2025-03-07T09:00:00+08:00", "a note", "the train was late; release later"),
     }
     ws = Workspace(root)
-    searchindex.rebuild(ws)
+    index.rebuild(ws)
     return ws, made
 
 
@@ -54,10 +52,10 @@ def _names(corpus: tuple[Workspace, dict[str, str]], text: str, limit: int = 10)
     return [by_key[r.key] for r in _rows(ws, text, limit)]
 
 
-def _rows(ws: Workspace, text: str, limit: int = 10) -> list[searchdb.Row]:
-    conn = searchdb.connect(searchdb.db_path(ws.state_dir))
+def _rows(ws: Workspace, text: str, limit: int = 10) -> list[db.Row]:
+    conn = db.connect(db.db_path(ws.state_dir))
     try:
-        return ranking.search(conn, parse_query(text), "session", limit, bodies=searchindex.bodies(ws))
+        return ranking.search(conn, parse_query(text), "session", limit, bodies=index.bodies(ws))
     finally:
         conn.close()
 

@@ -24,9 +24,7 @@ from helpers.retrieval import (
     write,
 )
 from kbsync import parallel
-from kbsync.retrieval import db as searchdb
-from kbsync.retrieval import index as searchindex
-from kbsync.retrieval import ranking
+from kbsync.retrieval import db, index, ranking
 from kbsync.retrieval.db import sqlite3
 from kbsync.retrieval.text import index_text, parse_query, query_terms
 from kbsync.store.workspace import Workspace
@@ -36,26 +34,26 @@ from kbsync.store.workspace import Workspace
 def planted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
     root = tmp_path_factory.mktemp("ws")
     names = make_workspace(root)
-    searchindex.rebuild(Workspace(root))
+    index.rebuild(Workspace(root))
     return root, names
 
 
 @pytest.fixture
-def conn(planted: tuple[Path, dict[str, str]]) -> Iterator[searchdb.Connection]:
-    c = searchdb.connect(searchdb.db_path(planted[0] / ".kbsync"))
+def conn(planted: tuple[Path, dict[str, str]]) -> Iterator[db.Connection]:
+    c = db.connect(db.db_path(planted[0] / ".kbsync"))
     yield c
     c.close()
 
 
-def found(conn: searchdb.Connection, planted: tuple[Path, dict[str, str]], query: str, kind: str,
+def found(conn: db.Connection, planted: tuple[Path, dict[str, str]], query: str, kind: str,
           limit: int = 10) -> list[str]:
     by_key = {v: k for k, v in planted[1].items()}
-    bodies = searchindex.bodies(Workspace(planted[0]))
+    bodies = index.bodies(Workspace(planted[0]))
     return [by_key.get(r.key, r.key) for r in ranking.search(conn, parse_query(query), kind, limit, bodies=bodies)]
 
 
 @pytest.mark.parametrize("query,kind,expected", LABELLED, ids=[f"{k}:{q}" for q, k, _ in LABELLED])
-def test_labelled_query_ranks_its_records_first(conn: searchdb.Connection, planted: tuple[Path, dict[str, str]],
+def test_labelled_query_ranks_its_records_first(conn: db.Connection, planted: tuple[Path, dict[str, str]],
                                                 query: str, kind: str, expected: frozenset[str]) -> None:
     """Every relevant record, ahead of every other; a query of one term (or of filters alone) finds nothing else,
     one of several terms may find records holding only some of them, after the relevant ones."""
@@ -65,14 +63,14 @@ def test_labelled_query_ranks_its_records_first(conn: searchdb.Connection, plant
         assert set(got) == expected
 
 
-def test_ranking_prefers_title_and_summary_over_body(conn: searchdb.Connection,
+def test_ranking_prefers_title_and_summary_over_body(conn: db.Connection,
                                                       planted: tuple[Path, dict[str, str]]) -> None:
     assert found(conn, planted, "合同", "session")[0] == "P1"
     assert found(conn, planted, "rollback", "session")[0] == "P5"  # in the summary, not only the body
     assert found(conn, planted, "数据迁移", "session") == ["P4"]
 
 
-def test_filters_without_words_list_newest_first(conn: searchdb.Connection,
+def test_filters_without_words_list_newest_first(conn: db.Connection,
                                                  planted: tuple[Path, dict[str, str]]) -> None:
     assert found(conn, planted, "tag:法务", "session") == ["P2", "P1"]
 
@@ -81,14 +79,14 @@ def test_plain_unicode61_misses_two_character_words(planted: tuple[Path, dict[st
     """The reason for bigrams: without them, 合同 inside a sentence is never found."""
     root = planted[0]
     texts = {p.name: (root / planted[1][p.name]).read_text(encoding="utf-8") for p in PLANTED}
-    db = sqlite3.connect(":memory:")
-    db.execute("CREATE VIRTUAL TABLE plain USING fts5(name, body)")
-    db.execute("CREATE VIRTUAL TABLE grams USING fts5(name, body)")
+    fts = sqlite3.connect(":memory:")
+    fts.execute("CREATE VIRTUAL TABLE plain USING fts5(name, body)")
+    fts.execute("CREATE VIRTUAL TABLE grams USING fts5(name, body)")
     for name, text in texts.items():
-        db.execute("INSERT INTO plain VALUES (?, ?)", (name, text))
-        db.execute("INSERT INTO grams VALUES (?, ?)", (name, index_text(text)))
-    plain = {r[0] for r in db.execute("SELECT name FROM plain WHERE plain MATCH '\"合同\"'")}
-    grams = {r[0] for r in db.execute("SELECT name FROM grams WHERE grams MATCH '\"合同\"'")}
+        fts.execute("INSERT INTO plain VALUES (?, ?)", (name, text))
+        fts.execute("INSERT INTO grams VALUES (?, ?)", (name, index_text(text)))
+    plain = {r[0] for r in fts.execute("SELECT name FROM plain WHERE plain MATCH '\"合同\"'")}
+    grams = {r[0] for r in fts.execute("SELECT name FROM grams WHERE grams MATCH '\"合同\"'")}
     assert grams == {"P1", "P2"} and plain < grams
 
 
@@ -98,25 +96,25 @@ def test_index_follows_add_change_delete_rename(tmp_path: Path) -> None:
     root = tmp_path / "ws"
     make_workspace(root, noise=5)
     ws = Workspace(root)
-    searchindex.rebuild(ws)
+    index.rebuild(ws)
     ts = "2025-07-01T09:00:00+08:00"
     sid, prefix = sid_for(ts, "new")
     rel = f"{prefix}-新会话.md"
     write(root, rel, session_text(sid, ts, ("新",), "open", "first", "苹果 apple"))
-    assert searchindex.update(ws, [rel]) == 1
+    assert index.update(ws, [rel]) == 1
     assert keys(ws, "苹果") == [rel]
 
     write(root, rel, session_text(sid, ts, ("新",), "open", "second", "香蕉 banana"))
-    searchindex.update(ws, [rel])
+    index.update(ws, [rel])
     assert keys(ws, "苹果") == [] and keys(ws, "banana") == [rel]
 
     renamed = f"{prefix}-改名.md"
     (root / rel).rename(root / renamed)
-    searchindex.update(ws, [rel, renamed])
+    index.update(ws, [rel, renamed])
     assert keys(ws, "香蕉") == [renamed]
 
     (root / renamed).unlink()
-    searchindex.update(ws, [renamed])
+    index.update(ws, [renamed])
     assert keys(ws, "香蕉") == []
     assert_index_matches_rebuild(ws)
 
@@ -125,13 +123,13 @@ def test_refresh_catches_edits_made_while_nobody_watched(tmp_path: Path) -> None
     root = tmp_path / "ws"
     names = make_workspace(root, noise=5)
     ws = Workspace(root)
-    searchindex.rebuild(ws)
+    index.rebuild(ws)
     p1 = root / names["P1"]
     p1.write_text(p1.read_text(encoding="utf-8").replace("违约金", "西瓜"), encoding="utf-8")
     (root / names["P7"]).unlink()
-    assert searchindex.refresh(ws) == 2
+    assert index.refresh(ws) == 2
     assert keys(ws, "西瓜") == [names["P1"]] and keys(ws, "发票") == []
-    assert searchindex.refresh(ws) == 0
+    assert index.refresh(ws) == 0
     assert_index_matches_rebuild(ws)
 
 
@@ -143,7 +141,7 @@ def test_an_update_of_many_files_prepares_them_on_every_core_and_writes_what_a_r
     root = tmp_path / "ws"
     names = make_workspace(root, noise=parallel.MIN_PARALLEL + 20)
     ws = Workspace(root)
-    searchindex.rebuild(ws)
+    index.rebuild(ws)
     monkeypatch.setenv(parallel.WORKERS_ENV, "2")
     used: list[int] = []
     real = parallel._Pool.run
@@ -155,12 +153,12 @@ def test_an_update_of_many_files_prepares_them_on_every_core_and_writes_what_a_r
                         encoding="utf-8")
     (root / names["P7"]).unlink()
     added = noise_session(root, random.Random(3), 9999)
-    got = searchindex.update(ws, [*every, added, "logs/errors.md", added])  # a path given twice counts once
+    got = index.update(ws, [*every, added, "logs/errors.md", added])  # a path given twice counts once
     assert used == [2]
     assert got == len(every)  # every session but the deleted one, and the new one; the log is not indexed
-    conn = searchdb.connect(searchdb.db_path(ws.state_dir))
+    conn = db.connect(db.db_path(ws.state_dir))
     try:
-        found = ranking.search(conn, parse_query("bulkpulled"), "session", 1000, bodies=searchindex.bodies(ws))
+        found = ranking.search(conn, parse_query("bulkpulled"), "session", 1000, bodies=index.bodies(ws))
     finally:
         conn.close()
     assert sorted(r.relpath for r in found) == sorted(set(every[::3]) - {names["P7"]})
@@ -171,8 +169,8 @@ def test_deleting_the_index_loses_nothing(tmp_path: Path) -> None:
     root = tmp_path / "ws"
     names = make_workspace(root, noise=5)
     ws = Workspace(root)
-    searchindex.rebuild(ws)
-    searchdb.db_path(ws.state_dir).unlink()
+    index.rebuild(ws)
+    db.db_path(ws.state_dir).unlink()
     assert keys(ws, "发票") == [names["P7"]]
 
 
@@ -325,9 +323,9 @@ def test_two_machines_with_the_same_files_return_the_same_lists(tmp_path: Path) 
     make_workspace(a, noise=60)
     shutil.copytree(a, b)
     wa, wb = Workspace(a), Workspace(b)
-    searchindex.rebuild(wa)
-    searchindex.update(wb, [])  # the first update builds; then every file again, newest first
-    searchindex.update(wb, sorted(wb.iter_files(), reverse=True))
+    index.rebuild(wa)
+    index.update(wb, [])  # the first update builds; then every file again, newest first
+    index.update(wb, sorted(wb.iter_files(), reverse=True))
     for query in ["合同", "风险", "rollback", "tag:法务", "status:closed", "周报", "design"]:
         ra = [(r.key, r.score, r.sources) for r in federated(wa, query).results]
         rb = [(r.key, r.score, r.sources) for r in federated(wb, query).results]

@@ -10,9 +10,7 @@ from typing import Iterator
 import pytest
 
 from helpers.retrieval import session_text, sid_for, write
-from kbsync.retrieval import db as searchdb
-from kbsync.retrieval import index as searchindex
-from kbsync.retrieval import ranking
+from kbsync.retrieval import db, index, ranking
 from kbsync.retrieval.records import Record, records_for
 from kbsync.retrieval.text import CJK_RUN, Query, parse_query, query_terms, text_tokens
 from kbsync.store.workspace import Workspace
@@ -37,13 +35,13 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
         write(root, f"{prefix}-s{i}.md", session_text(sid, ts, tuple(rng.sample(TAGS, rng.randint(0, 2))), "open",
                                                       summary, body))
     write(root, "memory/facts.md", "# facts\n\n回滚 deploy rollback\n")  # another kind: never counted
-    searchindex.rebuild(Workspace(root))
+    index.rebuild(Workspace(root))
     return root
 
 
 @pytest.fixture
-def conn(root: Path) -> Iterator[searchdb.Connection]:
-    c = searchdb.connect(searchdb.db_path(root / ".kbsync"))
+def conn(root: Path) -> Iterator[db.Connection]:
+    c = db.connect(db.db_path(root / ".kbsync"))
     yield c
     c.close()
 
@@ -73,18 +71,18 @@ def _matches(r: Record, q: Query) -> bool:
 
 
 @pytest.mark.parametrize("text", QUERIES)
-def test_the_count_is_the_number_of_sessions_holding_a_term(root: Path, conn: searchdb.Connection, text: str) -> None:
+def test_the_count_is_the_number_of_sessions_holding_a_term(root: Path, conn: db.Connection, text: str) -> None:
     query = parse_query(text)
     by_hand = {r.key for r in _sessions(root) if _matches(r, query)}
     assert ranking.count(conn, query, "session") == len(by_hand)
-    ranked = ranking.search(conn, query, "session", 1000, bodies=searchindex.bodies(Workspace(root)))
+    ranked = ranking.search(conn, query, "session", 1000, bodies=index.bodies(Workspace(root)))
     if not query.phrases:  # the ranked list is every one of them (a phrase is also checked as written in the text)
         assert {r.key for r in ranked} == by_hand
     else:
         assert {r.key for r in ranked} <= by_hand
 
 
-def test_the_queries_tell_something_apart(root: Path, conn: searchdb.Connection) -> None:
+def test_the_queries_tell_something_apart(root: Path, conn: db.Connection) -> None:
     """The workspace makes the comparison mean something: counts neither all nor none, filters narrowing."""
     every = len(_sessions(root))
     got = {t: ranking.count(conn, parse_query(t), "session") for t in ("回滚", "回滚 tag:git", "zzzz")}
@@ -92,12 +90,12 @@ def test_the_queries_tell_something_apart(root: Path, conn: searchdb.Connection)
 
 
 @pytest.mark.parametrize("text", [q for q in QUERIES if '"' not in q])
-def test_windows_list_each_match_once_and_the_first_is_the_search(root: Path, conn: searchdb.Connection,
+def test_windows_list_each_match_once_and_the_first_is_the_search(root: Path, conn: db.Connection,
                                                                    text: str) -> None:
     """Paged window by window, the ranked list holds every matching session once; the first window ranked is
     what the search returns (its candidates are twice what it returns)."""
     query = parse_query(text)
-    bodies = searchindex.bodies(Workspace(root))
+    bodies = index.bodies(Workspace(root))
     listed: list[str] = []
     while got := ranking.window(conn, query, "session", len(listed), 14, bodies=bodies):
         listed += [r.key for r in got]

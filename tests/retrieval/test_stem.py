@@ -8,9 +8,7 @@ from pathlib import Path
 import pytest
 
 from helpers.retrieval import session_text, sid_for, write
-from kbsync.retrieval import db as searchdb
-from kbsync.retrieval import index as searchindex
-from kbsync.retrieval import ranking
+from kbsync.retrieval import db, index, ranking
 from kbsync.retrieval.relevance import Counts
 from kbsync.retrieval.stem import forms, stem
 from kbsync.retrieval.text import parse_query
@@ -63,15 +61,15 @@ def indexed(tmp_path: Path) -> Workspace:
         sid, prefix = sid_for(ts, f"s{i}")
         write(tmp_path, f"{prefix}-s.md", session_text(sid, ts, (), "open", f"day {i}", body))
     ws = Workspace(tmp_path)
-    searchindex.rebuild(ws)
+    index.rebuild(ws)
     return ws
 
 
 def test_search_finds_and_counts_every_form(indexed: Workspace) -> None:
-    conn = searchdb.connect(searchdb.db_path(indexed.state_dir))
+    conn = db.connect(db.db_path(indexed.state_dir))
     try:
         query = parse_query("where has she camped")
-        found = ranking.search(conn, query, "session", 10, bodies=searchindex.bodies(indexed))
+        found = ranking.search(conn, query, "session", 10, bodies=index.bodies(indexed))
         assert sorted(r.date[:10] for r in found) == ["2024-05-01", "2024-05-02"]
         assert ranking.count(conn, query, "session") == 2
     finally:

@@ -9,9 +9,7 @@ from pathlib import Path
 import pytest
 
 from helpers.retrieval import session_text, sid_for, write
-from kbsync.retrieval import db as searchdb
-from kbsync.retrieval import index as searchindex
-from kbsync.retrieval import ranking
+from kbsync.retrieval import db, index, ranking
 from kbsync.retrieval.text import parse_query
 from kbsync.retrieval.when import window
 from kbsync.store.workspace import Workspace
@@ -61,14 +59,14 @@ def indexed(tmp_path: Path) -> Workspace:
         summary = "painting lighthouse painting lighthouse" if day == DATES[-1] else "painting lighthouse"
         write(tmp_path, f"{prefix}-s.md", session_text(sid, ts, (), "open", summary, "We talked about the painting."))
     ws = Workspace(tmp_path)
-    searchindex.rebuild(ws)
+    index.rebuild(ws)
     return ws
 
 
 def _dates(ws: Workspace, text: str) -> list[str]:
-    conn = searchdb.connect(searchdb.db_path(ws.state_dir))
+    conn = db.connect(db.db_path(ws.state_dir))
     try:
-        rows = ranking.search(conn, parse_query(text), "session", 10, bodies=searchindex.bodies(ws))
+        rows = ranking.search(conn, parse_query(text), "session", 10, bodies=index.bodies(ws))
     finally:
         conn.close()
     return [r.date[:10] for r in rows]

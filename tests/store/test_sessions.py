@@ -19,8 +19,7 @@ from helpers.core import new_workspace, one_line_error, save, snapshot
 from kbsync.core import indexmd, protocol
 from kbsync.core.session import parse_session
 from kbsync.errors import ConflictError, InputError
-from kbsync.store import fsio
-from kbsync.store import sessions as store
+from kbsync.store import fsio, sessions
 from kbsync.store.repairfile import validate_paths
 from kbsync.store.workspace import Workspace
 
@@ -177,7 +176,7 @@ def test_concurrent_first_saves_with_different_titles_make_one_file(ws: Workspac
 
 
 def test_a_save_racing_a_repair_of_the_same_file_is_never_lost(ws: Workspace) -> None:
-    rel = store.save_session(ws, {"session_id": RAW_ID, "ts": TS, "summary": "v0"}).relpath
+    rel = sessions.save_session(ws, {"session_id": RAW_ID, "ts": TS, "summary": "v0"}).relpath
     for n in range(1, 5):
         text = ws.path(rel).read_text(encoding="utf-8")
         fsio.atomic_write(ws.path(rel), text.replace("status: open", "status： open").encode("utf-8"))  # a person's typo
@@ -194,7 +193,7 @@ def test_a_save_racing_a_repair_of_the_same_file_is_never_lost(ws: Workspace) ->
 
 
 def test_a_save_over_a_typo_in_the_frontmatter_repairs_it_on_the_way(ws: Workspace) -> None:
-    rel = store.save_session(ws, {"session_id": RAW_ID, "ts": TS, "summary": "v0", "tags": ["a"]}).relpath
+    rel = sessions.save_session(ws, {"session_id": RAW_ID, "ts": TS, "summary": "v0", "tags": ["a"]}).relpath
     typo = ws.path(rel).read_text(encoding="utf-8").replace("status: open", "status： open")
     ws.path(rel).write_text(typo, encoding="utf-8")
     proc = save(ws.root, {"session_id": RAW_ID, "summary": "v1"})
@@ -205,7 +204,7 @@ def test_a_save_over_a_typo_in_the_frontmatter_repairs_it_on_the_way(ws: Workspa
 
 
 def test_a_save_over_frontmatter_repair_cannot_read_is_refused(ws: Workspace) -> None:
-    rel = store.save_session(ws, {"session_id": RAW_ID, "ts": TS}).relpath
+    rel = sessions.save_session(ws, {"session_id": RAW_ID, "ts": TS}).relpath
     ws.path(rel).write_text("---\nid: [unclosed\n---\n\n## 结论\n", encoding="utf-8")
     before = snapshot(ws.root)
     proc = save(ws.root, {"session_id": RAW_ID, "summary": "v1"})
@@ -241,14 +240,14 @@ def test_a_stale_lock_does_not_block_a_save(ws: Workspace) -> None:
 
 
 def test_a_writer_with_a_stale_fingerprint_gets_a_conflict_copy(ws: Workspace) -> None:
-    rel = store.save_session(ws, {"session_id": RAW_ID, "ts": TS, "summary": "v1"}).relpath
+    rel = sessions.save_session(ws, {"session_id": RAW_ID, "ts": TS, "summary": "v1"}).relpath
     path = ws.path(rel)
     _, stale = fsio.read_with_fingerprint(path)
-    store.save_session(ws, {"session_id": RAW_ID, "summary": "v2 by someone else"})
+    sessions.save_session(ws, {"session_id": RAW_ID, "summary": "v2 by someone else"})
     theirs = path.read_bytes()
     mine = path.read_text(encoding="utf-8").replace("v2 by someone else", "v2 by me")
     with pytest.raises(ConflictError) as err:
-        store.write_session(ws, rel, mine, stale)
+        sessions.write_session(ws, rel, mine, stale)
     assert path.read_bytes() == theirs, "never a silent overwrite"
     copy = err.value.copy
     assert copy is not None and copy in str(err.value)
@@ -262,22 +261,22 @@ def test_a_writer_with_a_stale_fingerprint_gets_a_conflict_copy(ws: Workspace) -
 
 
 def test_a_writer_expecting_a_new_file_that_now_exists_gets_a_conflict_copy(ws: Workspace) -> None:
-    rel = store.save_session(ws, {"session_id": RAW_ID, "ts": TS, "summary": "first"}).relpath
+    rel = sessions.save_session(ws, {"session_id": RAW_ID, "ts": TS, "summary": "first"}).relpath
     theirs = ws.path(rel).read_bytes()
     with pytest.raises(ConflictError) as err:
-        store.write_session(ws, rel, theirs.decode().replace("first", "mine"), None)
+        sessions.write_session(ws, rel, theirs.decode().replace("first", "mine"), None)
     assert ws.path(rel).read_bytes() == theirs
     assert err.value.copy and ws.path(err.value.copy).exists()
     assert "conflict" in _errors_log(ws)[0]
 
 
 def test_two_conflicts_in_the_same_second_get_distinct_copies(ws: Workspace) -> None:
-    rel = store.save_session(ws, {"session_id": RAW_ID, "ts": TS}).relpath
+    rel = sessions.save_session(ws, {"session_id": RAW_ID, "ts": TS}).relpath
     text = ws.path(rel).read_text(encoding="utf-8")
     copies = set()
     for _ in range(2):
         with pytest.raises(ConflictError) as err:
-            store.write_session(ws, rel, text, fsio.Fingerprint(0, "0" * 64))
+            sessions.write_session(ws, rel, text, fsio.Fingerprint(0, "0" * 64))
         copies.add(err.value.copy)
     assert len(copies) == 2 and all(c and ws.path(c).exists() for c in copies)
 
@@ -338,29 +337,29 @@ def test_a_payload_that_would_write_a_bad_file_is_refused(ws: Workspace, tmp_pat
 def test_a_long_running_process_finds_session_files_made_moved_and_removed_by_others_at_once(ws: Workspace) -> None:
     # One process keeps each date folder's listing between saves (kbsync.store.sessionnames); what another
     # writer does to a folder, even within the same second, is seen by the next lookup.
-    first = store.save_session(ws, {"session_id": "kept-a", "ts": TS, "title": "一"}, "test")
-    assert store.find_session(ws, _h7("kept-a")) == first.relpath
+    first = sessions.save_session(ws, {"session_id": "kept-a", "ts": TS, "title": "一"}, "test")
+    assert sessions.find_session(ws, _h7("kept-a")) == first.relpath
     folder = ws.path(first.relpath).parent
     other = folder / f"1500-{_h7('kept-b')}-二.md"
     other.write_bytes(ws.path(first.relpath).read_bytes())
-    assert store.find_session(ws, _h7("kept-b")) == other.relative_to(ws.root).as_posix()
+    assert sessions.find_session(ws, _h7("kept-b")) == other.relative_to(ws.root).as_posix()
     again = folder / f"1600-{_h7('kept-a')}-一.md"
     again.write_bytes(b"x")
     with pytest.raises(InputError, match="several files carry the id hash"):
-        store.find_session(ws, _h7("kept-a"))
+        sessions.find_session(ws, _h7("kept-a"))
     again.unlink()
     moved = ws.path("sessions/2024-01-02") / other.name
     moved.parent.mkdir()
     other.rename(moved)
-    assert store.find_session(ws, _h7("kept-b")) == moved.relative_to(ws.root).as_posix()
-    assert store.find_session(ws, _h7("kept-a")) == first.relpath
+    assert sessions.find_session(ws, _h7("kept-b")) == moved.relative_to(ws.root).as_posix()
+    assert sessions.find_session(ws, _h7("kept-a")) == first.relpath
     (folder / f"1700-{_h7('kept-c')}-三.conflict-20250611T143207Z.md").write_bytes(b"x")
-    assert store.find_session(ws, _h7("kept-c")) is None
+    assert sessions.find_session(ws, _h7("kept-c")) is None
     old = time.time() - 3600  # a folder listed long after its last change is listed again once it changes
     os.utime(moved.parent, (old, old))
-    assert store.find_session(ws, _h7("kept-b")) == moved.relative_to(ws.root).as_posix()
+    assert sessions.find_session(ws, _h7("kept-b")) == moved.relative_to(ws.root).as_posix()
     moved.unlink()
-    assert store.find_session(ws, _h7("kept-b")) is None
+    assert sessions.find_session(ws, _h7("kept-b")) is None
 
 
 def test_lookups_at_once_each_see_every_file_made_before_they_began(ws: Workspace) -> None:
@@ -375,7 +374,7 @@ def test_lookups_at_once_each_see_every_file_made_before_they_began(ws: Workspac
             raw = f"at-once-{k}-{n}"
             rel = f"sessions/2025-01-{(k * 7 + n) % 28 + 1:02d}/1500-{_h7(raw)}-x.md"
             ws.path(rel).write_bytes(b"x")
-            if store.find_session(ws, _h7(raw)) != rel:
+            if sessions.find_session(ws, _h7(raw)) != rel:
                 misses.append(rel)
 
     threads = [threading.Thread(target=writer, args=(k,)) for k in range(8)]

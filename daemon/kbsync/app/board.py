@@ -108,11 +108,10 @@ def missing_fields(data: dict[str, Any]) -> list[str]:
 
 def add_entry(ws: Workspace, data: dict[str, Any], now: dt.datetime, where: str = "<stdin>") -> Written:
     """Add an entry, or update the one with the same title and source date."""
-    from kbsync.board import feedback
-    from kbsync.board import file as boardfile
+    from kbsync.board import feedback, file
 
     entry = valid_entry(data, where)
-    action = boardfile.upsert_entry(ws, entry)
+    action = file.upsert_entry(ws, entry)
     _reindex(ws)
     with feedback.FeedbackStore(ws.state_dir) as store:
         store.seen(entry.key, now)
@@ -128,8 +127,7 @@ def update_entry(ws: Workspace, key: str, data: dict[str, Any], where: str = "<s
     A new title or date is a new key: this machine's counters (helpful, harmful, applied, last applied) move
     to it, unless `keep_counters` is False (the entry then starts afresh).
     """
-    from kbsync.board import feedback
-    from kbsync.board import file as boardfile
+    from kbsync.board import feedback, file
     from kbsync.core import board
 
     missing = missing_fields(data)
@@ -148,7 +146,7 @@ def update_entry(ws: Workspace, key: str, data: dict[str, Any], where: str = "<s
             raise InputError(f"{exc}; update that entry instead", path=BOARD_FILE) from exc
         return new
 
-    boardfile.edit_board(ws, edit)
+    file.edit_board(ws, edit)
     _reindex(ws)
     if keep_counters and entry.key != key:
         with feedback.FeedbackStore(ws.state_dir) as store:
@@ -172,9 +170,9 @@ def list_entries(ws: Workspace, *, type: str | None = None, topic: str | None = 
     """The board's entries filtered by type, topic, status and confidence: in file order, or, with words `q`,
     every entry the search finds for them, most relevant first (the search of `kbsync search`, on the board
     alone: the board page, `kbsync board list --query` and the API's `q` are one search)."""
-    from kbsync.board import file as boardfile
+    from kbsync.board import file
 
-    entries = [b.entry for b in boardfile.load_board(ws).entries()]
+    entries = [b.entry for b in file.load_board(ws).entries()]
     if q and q.strip():
         by_key = {e.key: e for e in entries}
         entries = [by_key[k] for k in search_keys(ws, q, len(entries)) if k in by_key]
@@ -203,10 +201,9 @@ def search_keys(ws: Workspace, q: str, limit: int) -> list[str]:
 
 def show_entry(ws: Workspace, key: str) -> Shown:
     """One entry and this machine's feedback counters for it."""
-    from kbsync.board import feedback
-    from kbsync.board import file as boardfile
+    from kbsync.board import feedback, file
 
-    entry = _find(boardfile.load_board(ws), key)
+    entry = _find(file.load_board(ws), key)
     with feedback.FeedbackStore(ws.state_dir) as store:
         stats = store.get(key)
     return Shown(entry, key, stats)
@@ -214,7 +211,7 @@ def show_entry(ws: Workspace, key: str) -> Shown:
 
 def set_status(ws: Workspace, keys: list[str], status: str) -> list[str]:
     """Set `status` on each entry; the keys whose status changed."""
-    from kbsync.board import file as boardfile
+    from kbsync.board import file
     from kbsync.core import board
 
     changed: list[str] = []
@@ -227,7 +224,7 @@ def set_status(ws: Workspace, keys: list[str], status: str) -> list[str]:
             changed.extend([key] if did else [])
         return text
 
-    boardfile.edit_board(ws, edit)
+    file.edit_board(ws, edit)
     _reindex(ws)
     return changed
 
@@ -246,10 +243,9 @@ def retire(ws: Workspace, key: str) -> bool:
 
 def give_feedback(ws: Workspace, key: str, *, helpful: bool) -> Stats:
     """Count one use of entry `key` as helpful or harmful, on this machine; the new counters."""
-    from kbsync.board import feedback
-    from kbsync.board import file as boardfile
+    from kbsync.board import feedback, file
 
-    _find(boardfile.load_board(ws), key)
+    _find(file.load_board(ws), key)
     with feedback.FeedbackStore(ws.state_dir) as store:
         store.vote(key, helpful=helpful)
         return store.get(key)
@@ -257,10 +253,9 @@ def give_feedback(ws: Workspace, key: str, *, helpful: bool) -> Stats:
 
 def applied(ws: Workspace, keys: list[str], now: dt.datetime) -> list[Stats]:
     """Record that the entries were applied at `now`, on this machine; their counters."""
-    from kbsync.board import feedback
-    from kbsync.board import file as boardfile
+    from kbsync.board import feedback, file
 
-    board = boardfile.load_board(ws)
+    board = file.load_board(ws)
     for key in keys:
         _find(board, key)
     with feedback.FeedbackStore(ws.state_dir) as store:
@@ -271,10 +266,9 @@ def applied(ws: Workspace, keys: list[str], now: dt.datetime) -> list[Stats]:
 
 def decay_candidates(ws: Workspace, now: dt.datetime, days: float) -> list[DecayCandidate]:
     """Entries not applied for `days` or more harmful than helpful."""
-    from kbsync.board import feedback
-    from kbsync.board import file as boardfile
+    from kbsync.board import feedback, file
 
-    entries = [b.entry for b in boardfile.load_board(ws).entries()]
+    entries = [b.entry for b in file.load_board(ws).entries()]
     with feedback.FeedbackStore(ws.state_dir) as store:
         return feedback.decay_candidates(entries, store.all(), now, days)
 
@@ -289,14 +283,14 @@ def decay(ws: Workspace, now: dt.datetime, days: float, *, mark: bool = False) -
 def search_drift(ws: Workspace, board_text: str) -> list[str]:
     """Where the derived search index disagrees with the board's entries (when this machine has one)."""
     from kbsync.core.board import parse_board
-    from kbsync.retrieval import db as searchdb
+    from kbsync.retrieval import db
 
-    path = searchdb.db_path(ws.state_dir)
-    if searchdb.needs_build(path):  # none yet, or of an older layout: the first search builds it
+    path = db.db_path(ws.state_dir)
+    if db.needs_build(path):  # none yet, or of an older layout: the first search builds it
         return []
-    conn = searchdb.connect(path)
+    conn = db.connect(path)
     try:
-        indexed = {r.key.split("#", 1)[-1]: r for r in searchdb.records(conn, "board")}
+        indexed = {r.key.split("#", 1)[-1]: r for r in db.records(conn, "board")}
     finally:
         conn.close()
     entries = {b.entry.key: b.entry for b in parse_board(board_text).entries()}
@@ -310,12 +304,11 @@ def search_drift(ws: Workspace, board_text: str) -> list[str]:
 
 def review(ws: Workspace, now: dt.datetime, since: str | None, days: float) -> Review:
     """The weekly review: changes since `since` (default a week before `now`), counts, decay, drift."""
-    from kbsync.board import feedback
-    from kbsync.board import file as boardfile
+    from kbsync.board import feedback, file
     from kbsync.board import review as reviewer
 
     since = since or (now - dt.timedelta(days=7)).isoformat(timespec="seconds")
-    text = boardfile.read_board(ws)
+    text = file.read_board(ws)
     report = reviewer.review(ws.root, text, since)
     decay = [{"key": c.key, "reasons": list(c.reasons)} for c in decay_candidates(ws, now, days)]
     with feedback.FeedbackStore(ws.state_dir) as store:

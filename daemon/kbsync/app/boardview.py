@@ -123,7 +123,7 @@ _parsed: dict[str, tuple[tuple[int, ...], Board]] = {}
 def _board(ws: Workspace) -> Board:
     """The board parsed, kept while the file is unchanged (parsing is most of a view's time). The file is
     looked at before it is read, so a change made in between is seen by the next view."""
-    from kbsync.board import file as boardfile
+    from kbsync.board import file
 
     path = ws.path(board.BOARD_FILE)
     try:
@@ -133,7 +133,7 @@ def _board(ws: Workspace) -> Board:
         stamp = ()
     held = _parsed.get(str(path))
     if held is None or held[0] != stamp or not stamp:
-        held = (stamp, boardfile.load_board(ws))
+        held = (stamp, file.load_board(ws))
         _parsed.clear()
         _parsed[str(path)] = held
     return held[1]

@@ -119,11 +119,11 @@ def source_name(card: Card) -> str:
 def _entries(ws: Workspace, accepted: list[Card]) -> dict[str, str]:
     """The board entry each accepted card became: the entry with its source date and core content (what
     accepting never changes; the title can be), its key when there is one."""
-    from kbsync.board import file as boardfile
+    from kbsync.board import file
 
     if not accepted:
         return {}
-    by_content = {(e.source_date, e.core_content.strip()): e.key for e in (b.entry for b in boardfile.load_board(ws).entries())}
+    by_content = {(e.source_date, e.core_content.strip()): e.key for e in (b.entry for b in file.load_board(ws).entries())}
     found = {c.id: by_content.get((c.source_date, c.core.strip())) for c in accepted}
     return {k: v for k, v in found.items() if v}
 
@@ -194,7 +194,7 @@ def list_items(ws: Workspace, status: str | None = None) -> list[Row]:
 
 def accept(ws: Workspace, item_id: str, overrides: Overrides, *, allow_flagged: bool = False) -> Accepted:
     """Turn a pending item into a board entry (refused without scenarios, or when flagged unless allowed)."""
-    from kbsync.board import file as boardfile
+    from kbsync.board import file
     from kbsync.core import candidates
 
     rel, item = _find(ws, item_id)
@@ -211,7 +211,7 @@ def accept(ws: Workspace, item_id: str, overrides: Overrides, *, allow_flagged: 
     if entry is None:
         raise InputError(f"item {item.id} cannot become an entry yet; complete it in the list or pass options:\n"
                          + "\n".join(f"  - {p}" for p in problems), path=rel, line=item.start + 1)
-    action = boardfile.upsert_entry(ws, entry)
+    action = file.upsert_entry(ws, entry)
     _decide(ws, rel, item.id, "accepted")
     from kbsync.app.board import entry_version
 
@@ -244,7 +244,7 @@ def undo_accept(ws: Workspace, item_id: str, key: str, version: str) -> None:
     """Undo an accept that added entry `key`: the entry leaves the board, if it is still the version the accept
     wrote (StaleError otherwise: it was edited since, and stays), and the item is pending again."""
     from kbsync.app.board import BOARD_FILE, entry_version
-    from kbsync.board import file as boardfile
+    from kbsync.board import file
     from kbsync.core import board
 
     rel, item = _find(ws, item_id)
@@ -259,7 +259,7 @@ def undo_accept(ws: Workspace, item_id: str, key: str, version: str) -> None:
                              path=BOARD_FILE)
         return board.remove_entry(text, key)
 
-    boardfile.edit_board(ws, edit)
+    file.edit_board(ws, edit)
     _decide(ws, rel, item.id, "pending")
 
 

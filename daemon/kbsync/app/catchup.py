@@ -122,13 +122,12 @@ def _catch_up(ws: Workspace) -> None:
     time.sleep(DELAY_S)
     step_aside()  # the answer that asked for it first, and its imports
     from kbsync.app.status import daemon_pid
-    from kbsync.retrieval import db as searchdb
-    from kbsync.retrieval import index as searchindex
+    from kbsync.retrieval import db, index
 
     try:
         if daemon_pid(ws) is None:  # a running daemon's watcher keeps the index: nothing to do here
-            searchindex.refresh(ws, step_aside)
-    except (KbsyncError, OSError, searchdb.Error) as exc:
+            index.refresh(ws, step_aside)
+    except (KbsyncError, OSError, db.Error) as exc:
         log.warning("the search index did not catch up with the files: %s; the next read tries again", exc)
         with _lock:
             _started[str(ws.root)] = time.monotonic() - FRESH_S  # due again at the next read

@@ -101,12 +101,11 @@ def _copy_item(ws: Workspace, rel: str) -> ConflictItem:
 def _version(ws: Workspace, rel: str) -> Version:
     """The file's time and machine: those of the last commit that touched it while the file is as committed, else
     its modification time on this machine."""
-    from kbsync.git import history
-    from kbsync.git import repo as gitrepo
+    from kbsync.git import history, repo
     from kbsync.store.machine import machine_id
 
-    change = history.last_change(ws.root, rel) if gitrepo.is_repo(ws.root) else None
-    if change is not None and rel not in set(gitrepo.changed_paths(ws.root)):
+    change = history.last_change(ws.root, rel) if repo.is_repo(ws.root) else None
+    if change is not None and rel not in set(repo.changed_paths(ws.root)):
         return Version(rel, change[0], change[1])
     mtime = ws.path(rel).stat().st_mtime
     return Version(rel, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(mtime)), machine_id(ws))
@@ -125,8 +124,7 @@ def marked_sessions(ws: Workspace, rels: Iterable[str]) -> list[str]:
     import os
 
     from kbsync.core import protocol
-    from kbsync.git import history
-    from kbsync.git import repo as gitrepo
+    from kbsync.git import history, repo
 
     out: list[str] = []
     unseen: list[tuple[str, str, tuple[int, ...]]] = []
@@ -146,7 +144,7 @@ def marked_sessions(ws: Workspace, rels: Iterable[str]) -> list[str]:
     if len(unseen) > GREP_OVER:
         unseen = _from_index(ws, unseen, out)
     grepped: set[str] | None = None
-    if len(unseen) > GREP_OVER and gitrepo.is_repo(ws.root):
+    if len(unseen) > GREP_OVER and repo.is_repo(ws.root):
         try:
             grepped = set(history.files_matching(ws.root, CONFLICT_STATUS, protocol.SESSIONS_DIR))
         except KbsyncError:
@@ -163,12 +161,12 @@ def _from_index(ws: Workspace, unseen: list[tuple[str, str, tuple[int, ...]]],
     """Of the sessions `unseen` (rel, path, stamp), those the search index does not hold as they are now (same
     modification time and size, a frontmatter it could read); the status of the others is the index's (those
     marked are added to `out`)."""
-    from kbsync.retrieval import db as searchdb
+    from kbsync.retrieval import db
     from kbsync.retrieval.index import session_statuses
 
     try:
         indexed = session_statuses(ws)
-    except (KbsyncError, OSError, searchdb.Error):
+    except (KbsyncError, OSError, db.Error):
         return unseen
     left = []
     for rel, path, stamp in unseen:
@@ -349,10 +347,10 @@ def _remove_copy(ws: Workspace, rel: str, text: str) -> None:
 
 def _commit(ws: Workspace, relpaths: list[str], item: ConflictItem, keep: str,
             held: frozenset[str] = frozenset()) -> str | None:
-    from kbsync.git import repo as gitrepo
+    from kbsync.git import repo
     from kbsync.git.commit import commit_paths
 
-    if not gitrepo.is_repo(ws.root):
+    if not repo.is_repo(ws.root):
         return None
     done = commit_paths(ws, relpaths, f"conflict: {item.original} settled, kept {keep} ({item.path})\n", held)
     if done.skipped:

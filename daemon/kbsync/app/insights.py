@@ -103,13 +103,12 @@ def decay_grid(entries: list[Entry], stats: dict[str, Stats], now: dt.datetime, 
 def pictures(ws: Workspace, now: dt.datetime, days: float = DECAY_DAYS) -> Pictures:
     """Every picture of the stats page, from the index and the board as they are, and this machine's votes."""
     from kbsync.app.catchup import catch_up_due
-    from kbsync.board import feedback
-    from kbsync.board import file as boardfile
+    from kbsync.board import feedback, file
     from kbsync.retrieval.stats import month_by_tag, session_rows
 
     rows = session_rows(ws, refresh=catch_up_due(ws))  # as the sessions page reads it
     tab = month_by_tag(rows)
-    entries = [b.entry for b in boardfile.load_board(ws).entries()]
+    entries = [b.entry for b in file.load_board(ws).entries()]
     with feedback.FeedbackStore(ws.state_dir) as store:
         stats = store.all()
     return Pictures(Grid(tab.rows, tab.columns, tab.counts), sum(1 for r in rows if r.broken), entry_grid(entries),

@@ -22,15 +22,13 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from kbsync.core import protocol
 from kbsync.errors import EXIT_OK, EXIT_PROBLEMS, KbsyncError
-from kbsync.git import commit as committer
-from kbsync.git import history, inprogress
-from kbsync.git import repo as gitrepo
+from kbsync.git import commit, history, inprogress, repo
 from kbsync.store import daemonstatus, fsio, listings
 from kbsync.store.daemonstatus import DaemonStatus
 from kbsync.store.machine import machine_id
 from kbsync.store.unreadable import unreadable_files
 from kbsync.store.workspace import Workspace
-from kbsync.sync import state as syncstate
+from kbsync.sync import state
 
 if TYPE_CHECKING:
     from kbsync.results import SettleBy, StatusReport, WaitingItem
@@ -88,7 +86,7 @@ Check = Callable[[Scene], list[Waiting]]
 
 def left_out(scene: Scene) -> list[Waiting]:
     """What a commit made now would leave out of the files that differ from HEAD, and why."""
-    _staged, skipped = committer.select(scene.ws, scene.changed, scene.now)
+    _staged, skipped = commit.select(scene.ws, scene.changed, scene.now)
     return [Waiting(rel, why, "time" if why in WAITS_FOR_TIME else "person", "left-out")
             for rel, why in sorted(skipped.items())]
 
@@ -149,10 +147,10 @@ def unreadable(scene: Scene) -> list[Waiting]:
 def git_ignored(scene: Scene) -> list[Waiting]:
     """Protocol files git's ignore rules cover (a `.gitignore` line, perhaps a remote's). kbsync commits them all
     the same, but git itself would not: a person's `git add`, a clone's `git status`."""
-    if not gitrepo.is_repo(scene.ws.root):
+    if not repo.is_repo(scene.ws.root):
         return []
     try:
-        rules = gitrepo.ignore_rules(scene.ws.root, [rel for rel in scene.walked if protocol.is_protocol_file(rel)])
+        rules = repo.ignore_rules(scene.ws.root, [rel for rel in scene.walked if protocol.is_protocol_file(rel)])
     except KbsyncError:
         return []
     return [Waiting(rel, f"git would ignore it ({rule}); kbsync commits it all the same: remove that rule so git "
@@ -212,7 +210,7 @@ class Report:
 
 def scene_of(ws: Workspace, saved: DaemonStatus, now: float | None = None) -> Scene:
     try:
-        changed = [p for p in gitrepo.changed_paths(ws.root) if not committer.is_runtime_path(p)]
+        changed = [p for p in repo.changed_paths(ws.root) if not commit.is_runtime_path(p)]
     except KbsyncError:
         changed = []
     folders = listings.walk(ws.root)  # the folders unchanged since this process's last walk are not listed again
@@ -228,7 +226,7 @@ def report(ws: Workspace, now: float | None = None) -> Report:
     waiting = _once([w for check in CHECKS for w in check(scene)])
     daemon = {"updated": saved.updated, "last_event": saved.last_event, "last_repair": saved.last_repair}
     return Report(str(ws.root), pid is not None, pid, history.head_commit(ws.root),
-                  last_sync(saved.jobs.get("sync"), syncstate.load(ws)), waiting, len(scene.changed),
+                  last_sync(saved.jobs.get("sync"), state.load(ws)), waiting, len(scene.changed),
                   saved.pending, {**daemon, "jobs": saved.jobs}, machine_id(ws),
                   flagged_records(ws), semantic_state(ws), classified_records(ws))
 
@@ -271,12 +269,12 @@ def classified_records(ws: Workspace) -> list[dict[str, Any]] | None:
             for c in semanticflags.flagged(semanticstore.db_path(ws.state_dir))]
 
 
-def last_sync(job: dict[str, Any] | None, state: dict[str, Any]) -> dict[str, Any] | None:
+def last_sync(job: dict[str, Any] | None, synced: dict[str, Any]) -> dict[str, Any] | None:
     """The daemon's last sync job, or a sync any process completed later (`kbsync sync`, from sync.json)."""
-    at, remote = state.get("at"), state.get("remote")
+    at, remote = synced.get("at"), synced.get("remote")
     if not (isinstance(at, str) and isinstance(remote, str)) or (job and str(job.get("time", "")) >= at):
         return job
-    return {"time": at, "ok": True, "result": f"synced with {state.get('where', 'the remote')} at {remote[:7]}"}
+    return {"time": at, "ok": True, "result": f"synced with {synced.get('where', 'the remote')} at {remote[:7]}"}
 
 
 def _when(item: dict[str, Any] | None, key: str) -> str:

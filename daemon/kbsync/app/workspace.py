@@ -47,12 +47,12 @@ def workspace_at(root: Path, cfg: Config) -> Workspace:
 def init_workspace(root: Path) -> list[str]:
     """Create what is missing (folders, skeleton files, the git repository); what was created.
     Nothing that exists is changed."""
-    from kbsync.git import repo as gitrepo
+    from kbsync.git import repo
     from kbsync.store import initws
 
     created = initws.lay_out(root)
     if not (root / ".git").exists():
-        gitrepo.init_repository(root)
+        repo.init_repository(root)
         created.append(".git/")
     return created
 

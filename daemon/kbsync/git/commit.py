@@ -23,9 +23,7 @@ from kbsync.core.detect.secrets import ALLOW_FILE, SecretFinding, parse_allowlis
 from kbsync.core.frontmatter import parse, split
 from kbsync.core.validate import validate_text
 from kbsync.errors import InputError
-from kbsync.git import history, inprogress, quiet
-from kbsync.git import objects as gitobjects
-from kbsync.git import repo as gitrepo
+from kbsync.git import history, inprogress, objects, quiet, repo
 from kbsync.store import fsio
 from kbsync.store.workspace import Workspace, decode, left_out
 
@@ -102,7 +100,7 @@ def content_problem(ws: Workspace, relpath: str, data: bytes, scan: SecretScan) 
     return None
 
 
-def _stage_one(ws: Workspace, relpath: str, now: float, scan: SecretScan, mine: bool) -> gitrepo.Staged | str:
+def _stage_one(ws: Workspace, relpath: str, now: float, scan: SecretScan, mine: bool) -> repo.Staged | str:
     """The file as a Staged entry, or the reason it stays out. A lock on it (on a removed file too: a writer
     may be removing it as one step of several) keeps it out, unless `mine`: the committing caller holds it."""
     if "\n" in relpath:
@@ -113,7 +111,7 @@ def _stage_one(ws: Workspace, relpath: str, now: float, scan: SecretScan, mine: 
         return not mine and fsio.lock_held(path)
 
     if not os.path.lexists(path):
-        return "locked" if locked() else gitrepo.Staged(relpath, None)
+        return "locked" if locked() else repo.Staged(relpath, None)
     unreadable = fsio.unreadable_reason(path)
     if unreadable:
         return unreadable
@@ -138,15 +136,15 @@ def _stage_one(ws: Workspace, relpath: str, now: float, scan: SecretScan, mine: 
     st = path.stat()
     if st.st_mtime_ns != fp.mtime_ns or st.st_size != len(data) or locked():
         return "changing"
-    return gitrepo.Staged(relpath, data, bool(st.st_mode & stat.S_IXUSR))
+    return repo.Staged(relpath, data, bool(st.st_mode & stat.S_IXUSR))
 
 
 def select(ws: Workspace, relpaths: Sequence[str], now: float,
-           held: frozenset[str] = frozenset()) -> tuple[list[gitrepo.Staged], dict[str, str]]:
+           held: frozenset[str] = frozenset()) -> tuple[list[repo.Staged], dict[str, str]]:
     """Split changed paths into what is staged and what is left out (with why); the caller holds the locks
     of the paths in `held`."""
     scan = secret_scanner(ws)
-    staged: list[gitrepo.Staged] = []
+    staged: list[repo.Staged] = []
     skipped: dict[str, str] = {}
     for rel in relpaths:
         if is_runtime_path(rel):
@@ -173,10 +171,10 @@ def is_closed_session(relpath: str, data: bytes) -> bool:
     return protocol.classify(relpath) == "session" and session_status(data.decode("utf-8", "replace")) == "closed"
 
 
-def newly_closed(ws: Workspace, head: str | None, files: Sequence[gitrepo.Staged]) -> list[str]:
+def newly_closed(ws: Workspace, head: str | None, files: Sequence[repo.Staged]) -> list[str]:
     """The session files that are closed in these bytes but were not closed at `head`."""
     closed = [f.relpath for f in files if f.data is not None and is_closed_session(f.relpath, f.data)]
-    before = gitrepo.blobs_at(ws.root, head, closed)
+    before = repo.blobs_at(ws.root, head, closed)
     return [rel for rel in closed if (old := before[rel]) is None or not is_closed_session(rel, old)]
 
 
@@ -188,7 +186,7 @@ _COUNTED = {"session": ("session", "sessions"), "artifact": ("artifact", "artifa
             "candidate": ("candidate list", "candidate lists"), "other": ("other file", "other files")}
 
 
-def breakdown(files: Sequence[gitrepo.Staged]) -> str:
+def breakdown(files: Sequence[repo.Staged]) -> str:
     """`12 files (3 sessions, index, logs)`."""
     kinds = [protocol.classify(f.relpath) for f in files]
     parts = []
@@ -211,7 +209,7 @@ def session_title(relpath: str) -> str:
     return (m.group(4) or "") if m else ""
 
 
-def subject_for(reason: str, files: Sequence[gitrepo.Staged], closed: Sequence[str]) -> str:
+def subject_for(reason: str, files: Sequence[repo.Staged], closed: Sequence[str]) -> str:
     if len(closed) == 1:
         title = session_title(closed[0])
         sid = protocol.id_from_relpath(closed[0])
@@ -223,7 +221,7 @@ def subject_for(reason: str, files: Sequence[gitrepo.Staged], closed: Sequence[s
     return f"{reason}: {breakdown(files)}"
 
 
-def compose(reason: str, message: str | None, files: Sequence[gitrepo.Staged], closed: Sequence[str],
+def compose(reason: str, message: str | None, files: Sequence[repo.Staged], closed: Sequence[str],
             skipped: dict[str, str]) -> str:
     """The full commit message: subject, what is in it, what was left out and why."""
     subject = message.strip() if message and message.strip() else subject_for(reason, files, closed)
@@ -248,16 +246,16 @@ def commit_pending(ws: Workspace, *, reason: str, message: str | None = None,
     if settle_s:
         quiet.wait_until_quiet(ws, settle_s, now=now)
     try:
-        gitrepo.wait_index_unlocked(ws.root, dcfg.lock_wait_s)
-    except gitrepo.IndexLockedError as exc:
+        repo.wait_index_unlocked(ws.root, dcfg.lock_wait_s)
+    except repo.IndexLockedError as exc:
         log.warning("commit postponed: %s", exc)
         return CommitResult(None, "", blocked=str(exc))
     for _ in range(CAS_ATTEMPTS):
         if (busy := inprogress.in_progress(ws.root)) is not None:
             log.debug("commit postponed: waiting: %s", busy)
             return CommitResult(None, "", waiting=busy)
-        head = gitrepo.head_sha(ws.root)
-        staged, skipped = select(ws, gitrepo.changed_paths(ws.root), now())
+        head = repo.head_sha(ws.root)
+        staged, skipped = select(ws, repo.changed_paths(ws.root), now())
         for rel, why in skipped.items():
             log.info("left out of the commit: %s (%s)", rel, why)
         if not staged:
@@ -265,17 +263,17 @@ def commit_pending(ws: Workspace, *, reason: str, message: str | None = None,
         closed = newly_closed(ws, head, staged)
         text = with_machine(ws, compose(reason, message, staged, closed, skipped))
         try:
-            sha = gitrepo.commit_files(ws.root, staged, text, expected_head=head,
+            sha = repo.commit_files(ws.root, staged, text, expected_head=head,
                                        author=(dcfg.author_name, dcfg.author_email))
-        except gitrepo.HeadMovedError:
+        except repo.HeadMovedError:
             log.info("HEAD moved while committing; building the commit again on the new HEAD")
             continue
         if sha is None:
             return CommitResult(None, "", skipped=skipped)
         log.debug("committed %s: %s", sha[:7], text.splitlines()[0])  # the caller says it, once
-        checked = frozenset((f.relpath, gitobjects.object_id("blob", f.data)) for f in staged if f.data is not None)
+        checked = frozenset((f.relpath, objects.object_id("blob", f.data)) for f in staged if f.data is not None)
         return CommitResult(sha, text, [f.relpath for f in staged], skipped, checked=checked)
-    raise gitrepo.HeadMovedError(f"HEAD kept moving during {CAS_ATTEMPTS} attempts; try again", path=str(ws.root))
+    raise repo.HeadMovedError(f"HEAD kept moving during {CAS_ATTEMPTS} attempts; try again", path=str(ws.root))
 
 
 def with_machine(ws: Workspace, text: str) -> str:
@@ -291,17 +289,17 @@ def commit_paths(ws: Workspace, relpaths: Sequence[str], message: str, held: fro
     committed when one of them is left out."""
     dcfg = ws.config.daemon
     for _ in range(CAS_ATTEMPTS):
-        head = gitrepo.head_sha(ws.root)
+        head = repo.head_sha(ws.root)
         staged, skipped = select(ws, relpaths, math.inf, held)
         if skipped:
             return CommitResult(None, "", skipped=skipped)
         text = with_machine(ws, message)
         try:
-            sha = gitrepo.commit_files(ws.root, staged, text, expected_head=head, author=(dcfg.author_name, dcfg.author_email))
-        except gitrepo.HeadMovedError:
+            sha = repo.commit_files(ws.root, staged, text, expected_head=head, author=(dcfg.author_name, dcfg.author_email))
+        except repo.HeadMovedError:
             continue
         return CommitResult(sha, text if sha else "", [f.relpath for f in staged] if sha else [])
-    raise gitrepo.HeadMovedError(f"HEAD kept moving during {CAS_ATTEMPTS} attempts; try again", path=str(ws.root))
+    raise repo.HeadMovedError(f"HEAD kept moving during {CAS_ATTEMPTS} attempts; try again", path=str(ws.root))
 
 
 def scheduled_reason(ws: Workspace) -> str:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from kbsync import proc
 from kbsync.errors import GitError
-from kbsync.git import repo as gitrepo
+from kbsync.git import repo
 
 MACHINE_TRAILER = "Kbsync-Machine"
 
@@ -69,7 +69,7 @@ def name_status(root: Path, old: str, new: str) -> list[str]:
 
 def files_at(root: Path, commit: str, relpaths: list[str]) -> list[tuple[str, bytes]]:
     """The bytes of each of `relpaths` that is a file in `commit` (one `git cat-file --batch`)."""
-    blobs = gitrepo.read_blobs(root, [f"{commit}:{p}" for p in relpaths])
+    blobs = repo.read_blobs(root, [f"{commit}:{p}" for p in relpaths])
     return [(p, data) for p, data in zip(relpaths, blobs) if data is not None]
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from typing import Callable
 
-from kbsync.git import repo as gitrepo
+from kbsync.git import repo
 from kbsync.store.workspace import Workspace
 
 MIN_BOUND_S = 2.0
@@ -40,7 +40,7 @@ def wait_until_quiet(ws: Workspace, limit_s: float, *, now: Callable[[], float] 
     quiet_s = ws.config.daemon.quiet_ms / 1000
     deadline = now() + limit_s
     while True:
-        ready_at = youngest_mtime(ws, gitrepo.changed_paths(ws.root)) + quiet_s
+        ready_at = youngest_mtime(ws, repo.changed_paths(ws.root)) + quiet_s
         if ready_at <= now() or now() >= deadline:
             return
         sleep(min(ready_at, deadline) - now() + 0.01)

@@ -28,7 +28,7 @@ from typing import Collection, Sequence
 from kbsync import proc
 from kbsync.core import protocol
 from kbsync.errors import ConfigError, GitError
-from kbsync.git import objects as gitobjects
+from kbsync.git import objects
 from kbsync.store import fsio
 
 log = logging.getLogger(__name__)
@@ -137,7 +137,7 @@ def _same_bytes(path: Path, blob: str) -> bool:
     try:
         if not stat.S_ISREG(path.lstat().st_mode):
             return False
-        return gitobjects.object_id("blob", path.read_bytes()) == blob
+        return objects.object_id("blob", path.read_bytes()) == blob
     except OSError:
         return False
 
@@ -217,7 +217,7 @@ def _objects_dir(root: Path) -> Path:
     return root / _run(root, "rev-parse", "--git-path", "objects").strip()
 
 
-def store_objects(root: Path, objects: Sequence[tuple[str, bytes]], held: Collection[str] = ()) -> list[str]:
+def store_objects(root: Path, loose: Sequence[tuple[str, bytes]], held: Collection[str] = ()) -> list[str]:
     """Write each (kind, content) as a loose object unless the repository has it (loose, or among `held`:
     shas the caller knows it holds, packed ones included); their shas.
 
@@ -225,10 +225,10 @@ def store_objects(root: Path, objects: Sequence[tuple[str, bytes]], held: Collec
     removes leftovers), then a rename. Unlike git's default, each file and folder
     is fsynced first (kbsync.store.fsio.atomic_write_all), so a ref never outlives its objects.
     """
-    shas = [gitobjects.object_id(kind, data) for kind, data in objects]
+    shas = [objects.object_id(kind, data) for kind, data in loose]
     folder = _objects_dir(root)
-    new = {folder / sha[:2] / sha[2:]: (kind, data) for sha, (kind, data) in zip(shas, objects) if sha not in held}
-    fsio.atomic_write_all({path: gitobjects.loose(kind, data) for path, (kind, data) in new.items() if not path.exists()},
+    new = {folder / sha[:2] / sha[2:]: (kind, data) for sha, (kind, data) in zip(shas, loose) if sha not in held}
+    fsio.atomic_write_all({path: objects.loose(kind, data) for path, (kind, data) in new.items() if not path.exists()},
                           temp=lambda path: path.with_name(f"tmp_obj_{os.urandom(6).hex()}"), mode=0o444)
     return shas
 
@@ -238,7 +238,7 @@ def write_blob(root: Path, data: bytes) -> str:
     return sha
 
 
-def build_tree(root: Path, base: str | None, entries: Sequence[gitobjects.Change]) -> str:
+def build_tree(root: Path, base: str | None, entries: Sequence[objects.Change]) -> str:
     """A tree: `base` (a tree or commit; None for empty) with each (relpath, mode, sha) set, or removed
     where sha is None. Reads and writes only the trees on those paths."""
     return _rewrite(root, base, entries)[0]
@@ -250,28 +250,28 @@ def _require_sha1(root: Path, sha: str) -> None:
                        "and GitHub's): sync it into a repository made by `git init` or `kbsync init`", path=str(root))
 
 
-def tree_id(root: Path, base: str | None, entries: Sequence[gitobjects.Change]) -> str:
+def tree_id(root: Path, base: str | None, entries: Sequence[objects.Change]) -> str:
     """The sha build_tree would give, with nothing written (a remote's tree is checked before any of it is)."""
     return _plan(root, base, entries)[0].tree
 
 
-def _rewrite(root: Path, base: str | None, entries: Sequence[gitobjects.Change]) -> tuple[str, str]:
+def _rewrite(root: Path, base: str | None, entries: Sequence[objects.Change]) -> tuple[str, str]:
     """(new tree, base tree) for build_tree."""
     new, base_tree = _plan(root, base, entries)
     store_objects(root, [("tree", data) for _sha, data in new.objects])
     return new.tree, base_tree
 
 
-def _plan(root: Path, base: str | None, entries: Sequence[gitobjects.Change]) -> tuple[gitobjects.Rewritten, str]:
-    dirs = gitobjects.dirs_to_read(p for p, _m, _s in entries)
+def _plan(root: Path, base: str | None, entries: Sequence[objects.Change]) -> tuple[objects.Rewritten, str]:
+    dirs = objects.dirs_to_read(p for p, _m, _s in entries)
     found = read_objects(root, [f"{base}^{{tree}}" if d == "" else f"{base}:{d}" for d in dirs]) if base else []
     if base and not found[0]:
         raise GitError(f"{base} is not a tree or commit in this repository", path=str(root))
     if found and found[0]:
         _require_sha1(root, found[0][0])
-    trees = {d: gitobjects.parse_tree(obj[2]) for d, obj in zip(dirs, found) if obj and obj[1] == "tree"}
+    trees = {d: objects.parse_tree(obj[2]) for d, obj in zip(dirs, found) if obj and obj[1] == "tree"}
     base_tree = found[0][0] if found and found[0] else EMPTY_TREE
-    return gitobjects.rewrite(trees, entries), base_tree
+    return objects.rewrite(trees, entries), base_tree
 
 
 def index_lock(root: Path) -> Path:
@@ -340,7 +340,7 @@ def commit_tree(root: Path, tree: str, parents: Sequence[str], message: str, aut
     return sha
 
 
-def update_head(root: Path, new: str, old: str | None, reflog: str, entries: Sequence[gitobjects.Change]) -> None:
+def update_head(root: Path, new: str, old: str | None, reflog: str, entries: Sequence[objects.Change]) -> None:
     """Move HEAD from `old` to `new` (compare-and-swap; HeadMovedError if it moved) and stage `entries`,
     the paths that changed, in git's index so that `git status` agrees with HEAD."""
     done = _exec(root, ["update-ref", "-m", reflog, "HEAD", new, old or ZERO_SHA], check=False)
@@ -353,7 +353,7 @@ def update_head(root: Path, new: str, old: str | None, reflog: str, entries: Seq
 INDEX_BATCH = 1000  # paths per `git update-index` (its command line must stay within the system's limit)
 
 
-def _sync_index(root: Path, entries: Sequence[gitobjects.Change], attempts: int = 20) -> None:
+def _sync_index(root: Path, entries: Sequence[objects.Change], attempts: int = 20) -> None:
     """Stage each (relpath, mode, sha) in the real index, or remove it where sha is None, and refresh the
     index's stat data so that the next `git status` need not re-hash those files."""
     for _ in range(attempts):

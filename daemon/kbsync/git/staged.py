@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Sequence
 
 from kbsync.errors import GitError
-from kbsync.git import repo as gitrepo
+from kbsync.git import repo
 from kbsync.proc import git
 
 GITLINK = "160000"  # a submodule entry: no blob to read
@@ -62,10 +62,10 @@ def outgoing_files(top: Path, head: str, exclude: Sequence[str]) -> list[StagedF
 
 def read_objects(top: Path, names: list[str]) -> dict[str, bytes | None]:
     """The content of each object name (`<sha>`, or `:<path>` for an index entry); None if missing."""
-    return dict(zip(names, gitrepo.read_blobs(top, names)))
+    return dict(zip(names, repo.read_blobs(top, names)))
 
 
 def stage_bytes(top: Path, entry: StagedFile, data: bytes) -> None:
     """Put exactly `data` in the index for `entry.path`, whatever the working tree holds."""
-    blob = gitrepo.write_blob(top, data)
+    blob = repo.write_blob(top, data)
     git(["update-index", "--cacheinfo", f"{entry.mode},{blob},{entry.path}"], cwd=top)

@@ -17,9 +17,7 @@ from pathlib import Path
 from kbsync.core import protocol
 from kbsync.core.session import parse_session
 from kbsync.errors import KbsyncError, UsageError
-from kbsync.retrieval import db as searchdb
-from kbsync.retrieval import index as searchindex
-from kbsync.retrieval import ranking
+from kbsync.retrieval import db, index, ranking
 from kbsync.retrieval.context import (
     MAX_EXPANDED,
     MAX_REFERENCES,
@@ -50,21 +48,21 @@ def gather(ws: Workspace, query: str, tags: list[str], *, refresh: bool = True) 
     """The material for a pack; with `refresh`, the index first catches up with edits the daemon did not see
     (a look at every file), else it is only built when missing."""
     if refresh:
-        searchindex.refresh(ws)
+        index.refresh(ws)
     else:
-        searchindex.build_missing(ws)
-    conn = searchindex.open_index(ws)
+        index.build_missing(ws)
+    conn = index.open_index(ws)
     try:
         return _gather(ws, conn, query, [t.casefold() for t in tags if t])
     finally:
         conn.close()
 
 
-def _gather(ws: Workspace, conn: searchdb.Connection, query: str, tags: list[str]) -> Materials:
+def _gather(ws: Workspace, conn: db.Connection, query: str, tags: list[str]) -> Materials:
     q = parse_query(query)
     if q.errors:
         raise UsageError("; ".join(q.errors))
-    bodies = searchindex.bodies(ws)
+    bodies = index.bodies(ws)
     found = ranking.search(conn, q, "session", MAX_HITS, bodies=bodies) if query.strip() else []
     order, why = blended_sessions(ws, q, found, MAX_HITS) if q.words else ([], "")
     hits = {h.key: at for at, h in enumerate(order)}
@@ -74,7 +72,7 @@ def _gather(ws: Workspace, conn: searchdb.Connection, query: str, tags: list[str
              for r in sorted(rows, key=lambda r: hits.get(r.key, len(hits))) if r.broken and r.key in hits]
     if why:
         notes.append(f"semantic search: {why}; the pack was chosen by keyword")
-    unseen = searchdb.broken_count(conn, "session") - sum(1 for r in rows if r.broken and r.key in hits)
+    unseen = db.broken_count(conn, "session") - sum(1 for r in rows if r.broken and r.key in hits)
     if unseen:
         notes.append(f"{unseen} other session(s) with unreadable frontmatter were not considered")
     ranked = _rank([r for r in rows if not r.broken], hits, tags, focused=focused)[:USED]
@@ -82,23 +80,23 @@ def _gather(ws: Workspace, conn: searchdb.Connection, query: str, tags: list[str
     passages = _passages(order, [r for r in found if not r.broken], {r.key: r for r in rows if not r.broken})
     board_found = ranking.search(conn, q, "board", MAX_BOARD_HITS, bodies=bodies) if query.strip() else []
     board_hits = {r.key: at for at, r in enumerate(board_found)}
-    board = [r for r in searchdb.records(conn, "board") if r.status != "retired"]
+    board = [r for r in db.records(conn, "board") if r.status != "retired"]
     board_ranked = _rank(board, board_hits, tags, focused=bool(query.strip() or tags))
     items = tuple(BoardItem(r.title, r.type, str(r.fields.get("confidence", "")), r.summary) for r in board_ranked)
     return Materials(facts=tuple(_facts(ws, q.terms, tags)), passages=passages, sessions=tuple(sessions), board=items,
                      notes=tuple(notes), verdicts=learned(ws))
 
 
-def _candidates(conn: searchdb.Connection, keys: list[str], tags: list[str], focused: bool,
-                bodies: searchdb.Bodies) -> list[Row]:
+def _candidates(conn: db.Connection, keys: list[str], tags: list[str], focused: bool,
+                bodies: db.Bodies) -> list[Row]:
     """The sessions a pack may use, read by key and filter rather than all of them: those the query found, and
     the USED newest sharing each tag (and, with several tags, sharing all of them); with neither a query nor a
     tag, the USED newest. A session sharing some but not all of three or more tags, older than the newest
     USED of each, is left out (docs/retrieval.md)."""
-    found = {r.key: r for r in searchdb.rows_of(conn, keys)}
+    found = {r.key: r for r in db.rows_of(conn, keys)}
     filters = [Query(tags=(t,)) for t in tags] + ([Query(tags=tuple(tags))] if len(tags) > 1 else [])
     for q in filters if focused else [Query()]:
-        for r in searchdb.listing(conn, q, "session", USED + len(found), bodies=bodies):
+        for r in db.listing(conn, q, "session", USED + len(found), bodies=bodies):
             found.setdefault(r.key, r)
     return list(found.values())
 

@@ -24,7 +24,7 @@ from typing import Callable, Iterable
 from kbsync import allocator, parallel
 from kbsync.core import protocol
 from kbsync.errors import InputError, KbsyncError
-from kbsync.retrieval import db as searchdb
+from kbsync.retrieval import db
 from kbsync.retrieval.db import FileState
 from kbsync.retrieval.records import Record, flags_of, plain_record, records_for
 from kbsync.store import fsio
@@ -45,22 +45,22 @@ def indexable(relpath: str) -> bool:
     return protocol.classify(relpath) in INDEXED_KINDS and not protocol.is_conflict_copy(relpath)
 
 
-def open_index(ws: Workspace) -> searchdb.Connection:
+def open_index(ws: Workspace) -> db.Connection:
     """The workspace's search database, built first if it does not exist yet or is of an older layout."""
     build_missing(ws)
-    return searchdb.connect(searchdb.db_path(ws.state_dir))
+    return db.connect(db.db_path(ws.state_dir))
 
 
 def build_missing(ws: Workspace) -> bool:
     """Build the index if there is none or it is of an older layout (an upgrade of kbsync), one process at a
     time (True if this one built it): processes that start together on a fresh workspace (several `kbsync
     mcp`, the daemon) must not swap a database in under one another's open connections."""
-    path = searchdb.db_path(ws.state_dir)
-    if not searchdb.needs_build(path):
+    path = db.db_path(ws.state_dir)
+    if not db.needs_build(path):
         return False
     cfg = ws.config.daemon
     with fsio.locked(path, ttl_s=cfg.lock_ttl_s, wait_s=max(cfg.lock_wait_s, 60.0)):
-        if not searchdb.needs_build(path):
+        if not db.needs_build(path):
             return False
         rebuild(ws)
         return True
@@ -68,21 +68,21 @@ def build_missing(ws: Workspace) -> bool:
 
 def rebuild(ws: Workspace) -> BuildResult:
     """Build the whole index from the files into a new database and swap it in."""
-    final = searchdb.db_path(ws.state_dir)
+    final = db.db_path(ws.state_dir)
     _sweep(final)
     tmp = final.with_name(f"{final.name}.{os.getpid()}.tmp")  # two builders never share one
-    conn = searchdb.new_database(tmp)
+    conn = db.new_database(tmp)
     try:
-        with searchdb.transaction(conn):
+        with db.transaction(conn):
             result = _load_all(conn, ws)
-            searchdb.finish(conn)
+            db.finish(conn)
     except BaseException:
         conn.close()
         tmp.unlink(missing_ok=True)  # our own half-built copy; the live index is untouched
         raise
     conn.close()
     allocator.release()  # the build's page cache and full-text buffer, freed in small blocks: a daemon would keep them
-    searchdb.swap_in(tmp, final)
+    db.swap_in(tmp, final)
     return result
 
 
@@ -95,20 +95,20 @@ def _sweep(final: Path) -> None:
             left.unlink(missing_ok=True)
 
 
-def _load_all(conn: searchdb.Connection, ws: Workspace) -> BuildResult:
+def _load_all(conn: db.Connection, ws: Workspace) -> BuildResult:
     done = BuildResult(0, 0, 0)
-    waiting: list[searchdb.Prepared] = []
+    waiting: list[db.Prepared] = []
     for _, got in parallel.batches(functools.partial(_prepare_batch, ws), ws.iter_files(), size=BUILD_BATCH):
         for why in (g for g in got if isinstance(g, str)):
             log.warning("search index: %s", why)
-        waiting += [g for g in got if isinstance(g, searchdb.Prepared)]
+        waiting += [g for g in got if isinstance(g, db.Prepared)]
         if len(waiting) >= BUILD_BATCH:  # in this process the files come one by one: written a batch at a time
             done, waiting = _write(conn, waiting, done), []
     return _write(conn, waiting, done)
 
 
-def _write(conn: searchdb.Connection, files: list[searchdb.Prepared], done: BuildResult) -> BuildResult:
-    searchdb.put_rows(conn, files)
+def _write(conn: db.Connection, files: list[db.Prepared], done: BuildResult) -> BuildResult:
+    db.put_rows(conn, files)
     return BuildResult(done.files + len(files), done.records + sum(len(f.docs) for f in files),
                        done.broken + sum(f.broken for f in files))
 
@@ -116,18 +116,18 @@ def _write(conn: searchdb.Connection, files: list[searchdb.Prepared], done: Buil
 BUILD_BATCH = 100  # files a worker prepares at a time
 
 
-def _prepare_batch(ws: Workspace, relpaths: list[str]) -> list[searchdb.Prepared | str | None]:
+def _prepare_batch(ws: Workspace, relpaths: list[str]) -> list[db.Prepared | str | None]:
     """The rows of each file (in a worker process): a file not indexed is None, one that cannot be read the
     reason it is left out."""
     return [_prepare(ws, rp) for rp in relpaths]
 
 
-def _prepare(ws: Workspace, relpath: str) -> searchdb.Prepared | str | None:
+def _prepare(ws: Workspace, relpath: str) -> db.Prepared | str | None:
     got = _read(ws, relpath)
     if not isinstance(got, tuple):
         return got
     text, state = got
-    return searchdb.prepared(relpath, state, records_for(relpath, text, ws.config.protocol.default_offset))
+    return db.prepared(relpath, state, records_for(relpath, text, ws.config.protocol.default_offset))
 
 
 def _read(ws: Workspace, relpath: str) -> tuple[str, FileState] | str | None:
@@ -154,7 +154,7 @@ def update(ws: Workspace, relpaths: Iterable[str]) -> int:
     relpaths = list(dict.fromkeys(relpaths))  # a path given twice is indexed once
     if build_missing(ws):  # never leave a partial index behind: the first update builds it all
         return sum(1 for rp in relpaths if indexable(rp) and ws.path(rp).is_file())
-    conn = searchdb.connect(searchdb.db_path(ws.state_dir))
+    conn = db.connect(db.db_path(ws.state_dir))
     try:
         current = {rp for rp in relpaths if _indexed_now(conn, ws, rp)}
         return len(current) + _index_many(conn, ws, [rp for rp in relpaths if rp not in current])
@@ -167,11 +167,11 @@ def written(ws: Workspace, relpaths: Iterable[str]) -> None:
     the call returns finds them, without waiting for the daemon. Only an index that exists is updated (a missing
     one is built from the files, these included, by the next search); a failure is logged, never raised: the
     write has happened, and the daemon indexes the file again after its quiet time."""
-    if searchdb.needs_build(searchdb.db_path(ws.state_dir)):
+    if db.needs_build(db.db_path(ws.state_dir)):
         return
     try:
         update(ws, relpaths)
-    except (KbsyncError, searchdb.Error, OSError) as exc:
+    except (KbsyncError, db.Error, OSError) as exc:
         log.warning("search index: %s not indexed yet (%s); the daemon will index it", ", ".join(relpaths), exc)
 
 
@@ -179,25 +179,25 @@ def session_statuses(ws: Workspace) -> dict[str, tuple[FileState, str]]:
     """relpath -> (its modification time and size when indexed, its `status`), for every indexed session whose
     frontmatter could be read ({} when the index has not been built yet or is of an older layout; reading it
     never builds it)."""
-    path = searchdb.db_path(ws.state_dir)
-    if searchdb.needs_build(path):
+    path = db.db_path(ws.state_dir)
+    if db.needs_build(path):
         return {}
-    conn = searchdb.connect(path)
+    conn = db.connect(path)
     try:
-        return searchdb.indexed_statuses(conn, "session")
+        return db.indexed_statuses(conn, "session")
     finally:
         conn.close()
 
 
-def flagged(ws: Workspace) -> list[searchdb.Row]:
+def flagged(ws: Workspace) -> list[db.Row]:
     """The indexed records of the workspace that carry an embedded-instruction flag, as last indexed (none when
     the index has not been built yet or is of an older layout; reading it never builds it)."""
-    path = searchdb.db_path(ws.state_dir)
-    if searchdb.needs_build(path):
+    path = db.db_path(ws.state_dir)
+    if db.needs_build(path):
         return []
-    conn = searchdb.connect(path)
+    conn = db.connect(path)
     try:
-        return searchdb.flagged(conn)
+        return db.flagged(conn)
     finally:
         conn.close()
 
@@ -215,7 +215,7 @@ def refresh(ws: Workspace, between: Callable[[], None] = _go_on) -> int:
     answers are made)."""
     conn = open_index(ws)
     try:
-        known = searchdb.indexed_files(conn)
+        known = db.indexed_files(conn)
         current = current_states(ws, between)
         stale = [rp for rp, st in current.items() if known.get(rp) != st] + [rp for rp in known if rp not in current]
         _index_many(conn, ws, stale, between)
@@ -224,49 +224,49 @@ def refresh(ws: Workspace, between: Callable[[], None] = _go_on) -> int:
         conn.close()
 
 
-def _indexed_now(conn: searchdb.Connection, ws: Workspace, relpath: str) -> bool:
+def _indexed_now(conn: db.Connection, ws: Workspace, relpath: str) -> bool:
     path = ws.path(relpath)
     try:
-        return indexable(relpath) and not left_out(path) and searchdb.indexed_state(conn, relpath) == _state(path)
+        return indexable(relpath) and not left_out(path) and db.indexed_state(conn, relpath) == _state(path)
     except OSError:
         return False  # gone or unreadable: _index_many drops it
 
 
-def _index_many(conn: searchdb.Connection, ws: Workspace, relpaths: list[str],
+def _index_many(conn: db.Connection, ws: Workspace, relpaths: list[str],
                 between: Callable[[], None] = _go_on) -> int:
     """Index these files (or drop those gone or not indexable); the number indexed now. They are read and
     prepared outside the write transactions, over every core when there are many (a pull of thousands), and
-    written CHUNK_FILES of them to a transaction (see `searchdb.in_chunks`)."""
+    written CHUNK_FILES of them to a transaction (see `db.in_chunks`)."""
     indexed = 0
-    ready: list[tuple[str, searchdb.Prepared | str | None]] = []
+    ready: list[tuple[str, db.Prepared | str | None]] = []
     for batch, got in parallel.batches(functools.partial(_prepare_batch, ws), relpaths, size=BUILD_BATCH):
         between()
         ready += zip(batch, got)
-        if len(ready) >= searchdb.CHUNK_FILES:
+        if len(ready) >= db.CHUNK_FILES:
             indexed, ready = indexed + _write_prepared(conn, ready), []
     return indexed + _write_prepared(conn, ready)
 
 
-def _write_prepared(conn: searchdb.Connection, ready: list[tuple[str, searchdb.Prepared | str | None]]) -> int:
+def _write_prepared(conn: db.Connection, ready: list[tuple[str, db.Prepared | str | None]]) -> int:
     """Replace what the index holds of each file with its prepared rows, in one transaction; the number of files
     with rows (one that could not be read is dropped, and the reason logged)."""
     for why in (g for _, g in ready if isinstance(g, str)):
         log.warning("search index: %s", why)
-    files = [g for _, g in ready if isinstance(g, searchdb.Prepared)]
+    files = [g for _, g in ready if isinstance(g, db.Prepared)]
     if ready:
-        with searchdb.transaction(conn):
+        with db.transaction(conn):
             for relpath, _ in ready:
-                searchdb.drop_file(conn, relpath)
-            searchdb.put_rows(conn, files)
+                db.drop_file(conn, relpath)
+            db.put_rows(conn, files)
     return len(files)
 
 
-def bodies(ws: Workspace) -> searchdb.Bodies:
+def bodies(ws: Workspace) -> db.Bodies:
     """Reads the bodies of workspace records from their files as they are now (a file that is gone, not
     indexable or unreadable gives none; one edited since it was indexed gives its records as they read now).
     The board's are kept between calls while the file's mtime and size stay the same: it is one file of
     thousands of entries, and a search ranks some of them by their text each time."""
-    def read(rows: list[searchdb.Row]) -> dict[str, str]:
+    def read(rows: list[db.Row]) -> dict[str, str]:
         out: dict[str, str] = {}
         for relpath in dict.fromkeys(r.relpath for r in rows):
             out.update(_bodies_of(ws, relpath))
@@ -328,38 +328,38 @@ def folder_kind(name: str) -> str:
     return f"folder:{name}"
 
 
-def sync_folder(conn: searchdb.Connection, name: str, root: Path) -> None:
+def sync_folder(conn: db.Connection, name: str, root: Path) -> None:
     """Bring the index of an outside folder of Markdown up to date (files keyed `name:relpath`)."""
     prefix = f"{name}:"
-    known = searchdb.indexed_files(conn, prefix)
+    known = db.indexed_files(conn, prefix)
     current = {prefix + rp: _state(root / rp) for rp in _markdown_under(root)}
     stale = [k for k, st in current.items() if known.get(k) != st] + [k for k in known if k not in current]
-    searchdb.in_chunks(conn, stale, lambda key: _index_folder_file(conn, name, root, key))
+    db.in_chunks(conn, stale, lambda key: _index_folder_file(conn, name, root, key))
 
 
-def _index_folder_file(conn: searchdb.Connection, name: str, root: Path, key: str) -> None:
+def _index_folder_file(conn: db.Connection, name: str, root: Path, key: str) -> None:
     rel = key.split(":", 1)[1]
     path = root / rel
     try:
         data, state = path.read_bytes(), _state(path)
         text = decode(data, str(path))
     except FileNotFoundError:
-        searchdb.drop_file(conn, key)
+        db.drop_file(conn, key)
         return
     except (InputError, OSError) as exc:
         log.warning("search source %s: %s left out: %s", name, path, exc)
-        searchdb.drop_file(conn, key)
+        db.drop_file(conn, key)
         return
     rec = plain_record(rel, text, folder_kind(name))
-    searchdb.put_file(conn, key, state, [Record(key=key, relpath=key, kind=rec.kind, title=rec.title,
+    db.put_file(conn, key, state, [Record(key=key, relpath=key, kind=rec.kind, title=rec.title,
                                                 summary=rec.summary, body=rec.body, date=rec.date,
                                                 flags=flags_of(text))])
 
 
-def folder_bodies(root: Path) -> searchdb.Bodies:
+def folder_bodies(root: Path) -> db.Bodies:
     """Reads the bodies of an outside folder's records (keyed `name:relpath`; a document's body is its text)
     from its files as they are now."""
-    def read(rows: list[searchdb.Row]) -> dict[str, str]:
+    def read(rows: list[db.Row]) -> dict[str, str]:
         out: dict[str, str] = {}
         for r in rows:
             try:

@@ -10,9 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, replace
 
-from kbsync.retrieval import db as searchdb
-from kbsync.retrieval import index as searchindex
-from kbsync.retrieval import ranking
+from kbsync.retrieval import db, index, ranking
 from kbsync.retrieval.db import Row
 from kbsync.retrieval.text import Query
 from kbsync.store.workspace import Workspace
@@ -23,10 +21,10 @@ def list_sessions(ws: Workspace, query: Query, limit: int, after: tuple[str, str
     """Up to `limit` session records passing `query`, newest first, from just past `after` (with `refresh`
     False, from the index as it stands)."""
     if refresh:
-        searchindex.refresh(ws)
-    conn = searchindex.open_index(ws)
+        index.refresh(ws)
+    conn = index.open_index(ws)
     try:
-        return searchdb.listing(conn, query, "session", limit, after, bodies=searchindex.bodies(ws))
+        return db.listing(conn, query, "session", limit, after, bodies=index.bodies(ws))
     finally:
         conn.close()
 
@@ -43,13 +41,13 @@ def numbered_page(ws: Workspace, query: Query, size: int, page: int, *, refresh:
     """Page `page` of `size` session records passing the filters of `query` (a query of filters alone), newest
     first, with how many pass them (with `refresh` False, from the index as it stands)."""
     if refresh:
-        searchindex.refresh(ws)
-    conn = searchindex.open_index(ws)
+        index.refresh(ws)
+    conn = index.open_index(ws)
     try:
         total = ranking.count(conn, query, "session")
         pages = max(1, -(-total // size))
         page = min(max(page, 1), pages)
-        return Numbered(searchdb.filtered_page(conn, query, "session", size, (page - 1) * size), total, page, pages)
+        return Numbered(db.filtered_page(conn, query, "session", size, (page - 1) * size), total, page, pages)
     finally:
         conn.close()
 
@@ -64,13 +62,13 @@ class Facets:
 def facets(ws: Workspace, tag: str, month: str, day: str) -> Facets:
     """Session counts by month (within `tag`), by day of `month`, and by tag (within `day`, else `month`),
     from the index as it stands (list first: that brings it up to date)."""
-    conn = searchindex.open_index(ws)
+    conn = index.open_index(ws)
     try:
         tagged = Query(tags=(tag.casefold(),) if tag else ())
-        months = searchdb.date_counts(conn, tagged, "session", 7)
-        days = searchdb.date_counts(conn, replace(tagged, since=month, until=month), "session", 10) if month else []
+        months = db.date_counts(conn, tagged, "session", 7)
+        days = db.date_counts(conn, replace(tagged, since=month, until=month), "session", 10) if month else []
         when = day or month
-        counted = Counter(t for cell in searchdb.tag_cells(conn, Query(since=when, until=when), "session")
+        counted = Counter(t for cell in db.tag_cells(conn, Query(since=when, until=when), "session")
                           for t in cell)
         return Facets(months, days, sorted(counted.items(), key=lambda kv: (-kv[1], kv[0])))
     finally:
@@ -79,8 +77,8 @@ def facets(ws: Workspace, tag: str, month: str, day: str) -> Facets:
 
 def children(ws: Workspace, parent: str) -> list[Row]:
     """The sessions whose `parent` is `parent`, from the index as it stands."""
-    conn = searchindex.open_index(ws)
+    conn = index.open_index(ws)
     try:
-        return searchdb.children(conn, parent)
+        return db.children(conn, parent)
     finally:
         conn.close()

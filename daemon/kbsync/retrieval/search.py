@@ -20,10 +20,8 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from kbsync.core.protocol import STATE_DIR
 from kbsync.errors import ConfigError, KbsyncError, UsageError
-from kbsync.git import repo as gitrepo
-from kbsync.retrieval import db as searchdb
-from kbsync.retrieval import index as searchindex
-from kbsync.retrieval import ranking
+from kbsync.git import repo
+from kbsync.retrieval import db, index, ranking
 from kbsync.retrieval.blend import blend
 from kbsync.retrieval.fusion import Fused, FusionFn, Hit, SourceHits, make_rrf
 from kbsync.retrieval.records import KIND_SOURCES
@@ -76,7 +74,7 @@ def untrusted_config(ws: Workspace) -> str | None:
     rel = real.relative_to(root).as_posix()
     if rel.split("/", 1)[0] != STATE_DIR:
         return f"it lies in the workspace's content ({rel}), which collaborators and remotes write"
-    if gitrepo.is_tracked(ws.root, rel):
+    if repo.is_tracked(ws.root, rel):
         return f"{rel} is tracked by git, so a commit from elsewhere may have written it"
     return None
 
@@ -134,7 +132,7 @@ def federated(ws: Workspace, text: str, *, names: Sequence[str] | None = None, t
     query = searchable(text)
     specs = select(configured_sources(ws), names)
     if any(s.kind in WORKSPACE_KINDS or KINDS[s.kind].uses_index for s in specs):
-        searchindex.build_missing(ws)  # build it once, before the threads read it
+        index.build_missing(ws)  # build it once, before the threads read it
     per = per_source or ws.config.search.per_source
     blends = any(s.kind == SEMANTIC for s in specs) and any(s.kind in WORKSPACE_KINDS for s in specs)
     answers = _answers(ws, specs, query, max(per, BLEND_DEPTH) if blends else per)
@@ -196,8 +194,8 @@ def _workspace_answers(ws: Workspace, specs: list[SourceSpec], query: Query, lim
         return {}
     kinds = sorted({WORKSPACE_KINDS[s.kind] for s in specs})
     try:
-        with searchdb.reading(searchdb.db_path(ws.state_dir)) as conn:
-            lists = ranking.searches(conn, query, kinds, limit, bodies=searchindex.bodies(ws))
+        with db.reading(db.db_path(ws.state_dir)) as conn:
+            lists = ranking.searches(conn, query, kinds, limit, bodies=index.bodies(ws))
     except KbsyncError as exc:
         return {s.name: (None, str(exc)) for s in specs}
     except Exception as exc:  # noqa: BLE001 - the index's failure must never sink the other sources
@@ -229,7 +227,7 @@ def _run_one(ws: Workspace, spec: SourceSpec, query: Query, limit: int) -> Answe
         return None, f"{type(exc).__name__}: {exc}"
 
 
-def blended_sessions(ws: Workspace, query: Query, rows: Sequence[searchdb.Row], limit: int) -> tuple[list[Hit], str]:
+def blended_sessions(ws: Workspace, query: Query, rows: Sequence[db.Row], limit: int) -> tuple[list[Hit], str]:
     """The sessions a context pack draws on: the keyword hits `rows` (best first) blended with the semantic
     index's nearest sessions as federated search blends a kind's two legs; the keyword hits alone when the
     semantic leg is off, and then or when it fails, why ("" when it answered)."""

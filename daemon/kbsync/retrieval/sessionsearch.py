@@ -14,9 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kbsync.retrieval import db as searchdb
-from kbsync.retrieval import index as searchindex
-from kbsync.retrieval import ranking
+from kbsync.retrieval import db, index, ranking
 from kbsync.retrieval.search import blended_sessions, searchable
 from kbsync.retrieval.text import Query
 from kbsync.store.workspace import Workspace
@@ -28,7 +26,7 @@ WINDOW_PAGES = 2  # pages a window of candidates holds: a search ranks twice the
 @dataclass(frozen=True)
 class Ranked:
     query: Query
-    rows: list[searchdb.Row]  # the page's sessions, best first
+    rows: list[db.Row]  # the page's sessions, best first
     total: int  # the sessions the query matches, on every page
     page: int  # the page shown (1-based; one asked for past the last is the last)
     pages: int
@@ -39,14 +37,14 @@ def ranked_sessions(ws: Workspace, text: str, page: int, size: int) -> Ranked:
     """Page `page` of `size` sessions matching `text` (a query as `kbsync search` takes it), with their count;
     UsageError for a query that cannot be searched."""
     query = searchable(text)
-    searchindex.build_missing(ws)
-    with searchdb.reading(searchdb.db_path(ws.state_dir)) as conn:
+    index.build_missing(ws)
+    with db.reading(db.db_path(ws.state_dir)) as conn:
         total = ranking.count(conn, query, KIND)
         pages = max(1, -(-total // size))
         page = min(max(page, 1), pages)
         at, half = divmod(page - 1, WINDOW_PAGES)
         rows = ranking.window(conn, query, KIND, at * WINDOW_PAGES * size, WINDOW_PAGES * size,
-                               bodies=searchindex.bodies(ws))[half * size:(half + 1) * size] if total else []
+                               bodies=index.bodies(ws))[half * size:(half + 1) * size] if total else []
     failure = ""
     if page == 1 and rows and query.words:
         blended, failure = blended_sessions(ws, query, rows, 2 * size)

@@ -12,8 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from kbsync.retrieval import db as searchdb
-from kbsync.retrieval import index as searchindex
+from kbsync.retrieval import db, index
 from kbsync.retrieval.db import Row
 from kbsync.store.workspace import Workspace
 
@@ -47,10 +46,10 @@ def session_rows(ws: Workspace, *, refresh: bool = True) -> list[Row]:
     """Every session's stored record, after catching up with files changed since the last update (with
     `refresh` False, from the index as it stands)."""
     if refresh:
-        searchindex.refresh(ws)
-    conn = searchindex.open_index(ws)
+        index.refresh(ws)
+    conn = index.open_index(ws)
     try:
-        return list(searchdb.records(conn, "session"))
+        return list(db.records(conn, "session"))
     finally:
         conn.close()
 

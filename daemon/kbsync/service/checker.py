@@ -21,7 +21,7 @@ from kbsync.core import protocol
 from kbsync.core.findings import has_errors
 from kbsync.core.validate import validate_text
 from kbsync.errors import InputError
-from kbsync.git import commit as committer
+from kbsync.git import commit
 from kbsync.service import appendonly, watch
 from kbsync.service.catchup import CatchUp
 from kbsync.service.seen import Seen
@@ -52,13 +52,13 @@ class Checker:
         self.locked: set[str] = set()
         self.skipped: dict[str, str] = {}
         self.last_repair: dict[str, Any] | None = None
-        self._scan = committer.secret_scanner(ws)
+        self._scan = commit.secret_scanner(ws)
         self._locks_checked = 0.0
 
     def check(self, batch: list[str], stopping: threading.Event, catchup: CatchUp) -> Batch:
         """Check each file of `batch` in turn; once `stopping` is set, the rest go back to the queue."""
         found = Batch()
-        self._scan = committer.secret_scanner(self.ws)
+        self._scan = commit.secret_scanner(self.ws)
         for i, rel in enumerate(batch):
             if stopping.is_set():
                 for rest in batch[i:]:
@@ -115,7 +115,7 @@ class Checker:
         log.debug("%s: checked (%s)", rel, outcome.status)
         news = outcome.status == "repaired" or not catchup.untouched(rel)
         if (news and outcome.ok and protocol.classify(rel) == "session"  # never index.md read again for it
-                and committer.is_closed_session(rel, fsio.read_regular(path)[0])):
+                and commit.is_closed_session(rel, fsio.read_regular(path)[0])):
             log.info("%s: closed session written; committing once the queue is empty", rel)
             found.session_closed = True
         return True

@@ -33,9 +33,7 @@ import schedule
 from kbsync import allocator, openfiles, proc
 from kbsync.app import status
 from kbsync.errors import KbsyncError, LockedError
-from kbsync.git import commit as committer
-from kbsync.git import inprogress, quiet
-from kbsync.git import repo as gitrepo
+from kbsync.git import commit, inprogress, quiet, repo
 from kbsync.service import jobrunner, jobs, watch
 from kbsync.service.catchup import CatchUp
 from kbsync.service.checker import LOCK_RECHECK_S, Checker
@@ -249,7 +247,7 @@ class Daemon:
         started = time.time_ns()
         since = self._status.last_scan_ns - MTIME_SLACK_NS
         try:
-            dirty = {p for p in gitrepo.changed_paths(self.ws.root) if not committer.is_runtime_path(p)}
+            dirty = {p for p in repo.changed_paths(self.ws.root) if not commit.is_runtime_path(p)}
         except KbsyncError as exc:
             log.warning("catch-up scan without git: %s", exc)
             dirty = set()
@@ -312,8 +310,8 @@ class Daemon:
             self._status.jobs[job.name] = {"time": daemonstatus.stamp(), "ok": False, "result": str(exc)}
             return
         self._status.jobs[job.name] = {"time": daemonstatus.stamp(), "ok": True, "result": str(result)}
-        if isinstance(result, committer.CommitResult):
-            self._note_commit(result, committer.scheduled_reason(self.ws))
+        if isinstance(result, commit.CommitResult):
+            self._note_commit(result, commit.scheduled_reason(self.ws))
 
     def _sync_now(self) -> None:
         """Sync right after a commit (where a remote is configured), as the timed sync job would."""
@@ -323,7 +321,7 @@ class Daemon:
 
     def _commit(self, reason: str, *, settle: bool = False) -> None:
         try:
-            result = committer.commit_pending(self.ws, reason=reason, settle_s=quiet.bound(self.ws) if settle else 0)
+            result = commit.commit_pending(self.ws, reason=reason, settle_s=quiet.bound(self.ws) if settle else 0)
             self._note_commit(result, reason)
         except KbsyncError as exc:
             log.error("%s commit failed: %s; will try again", reason, exc)
@@ -333,7 +331,7 @@ class Daemon:
         self._commit_wanted = self._commit_wanted or reason
         self._commit_retry_at = time.monotonic() + COMMIT_RETRY_S
 
-    def _note_commit(self, result: committer.CommitResult, reason: str) -> None:
+    def _note_commit(self, result: commit.CommitResult, reason: str) -> None:
         self._note_waiting(result.waiting)
         if result.blocked or result.waiting or "changing" in result.skipped.values():
             self._retry_commit(reason)  # e.g. a file this worker just repaired: it goes in once it is quiet

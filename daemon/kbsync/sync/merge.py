@@ -16,14 +16,12 @@ from typing import Collection, Mapping
 
 from kbsync.core import protocol
 from kbsync.errors import LockedError
-from kbsync.git import objects as gitobjects
-from kbsync.git import repo as gitrepo
+from kbsync.git import objects, repo
 from kbsync.store import conflicts, fsio, initws, pathgate
 from kbsync.store.eventlog import log_error
 from kbsync.store.machine import machine_id
 from kbsync.store.workspace import Workspace
-from kbsync.sync import limits
-from kbsync.sync import plan as integrate
+from kbsync.sync import limits, plan
 from kbsync.sync.plan import Versions
 from kbsync.sync.transports.base import RemoteHead
 
@@ -45,41 +43,41 @@ def skeleton() -> dict[str, bytes]:
 def integrate_remote(ws: Workspace, head: str | None, remote: RemoteHead, base_tree: str | None) -> Merged:
     """Integrate `remote` into the local branch at `head`; the new local head and what changed."""
     root = ws.root
-    if remote.parent and head and gitrepo.is_ancestor(root, remote.parent, head):
+    if remote.parent and head and repo.is_ancestor(root, remote.parent, head):
         return Merged(head)
-    local_tree = gitrepo.tree_of(root, head)
+    local_tree = repo.tree_of(root, head)
     if remote.parent is None and remote.tree in (base_tree, local_tree):
         return Merged(head)  # nothing new on the remote, or nothing to integrate
-    diff = gitrepo.diff_trees(root, local_tree, remote.tree)
-    remote_files = gitrepo.list_tree(root, remote.tree)
+    diff = repo.diff_trees(root, local_tree, remote.tree)
+    remote_files = repo.list_tree(root, remote.tree)
     refuse_unsafe(ws, remote, remote_files, diff)
-    base: dict[str, gitrepo.Side] = {}
+    base: dict[str, repo.Side] = {}
     if base_tree is not None:  # a path the remote did not change since the base keeps the local side: skip it
-        base = {c.relpath: c.old for c in gitrepo.diff_trees(root, base_tree, remote.tree)}
+        base = {c.relpath: c.old for c in repo.diff_trees(root, base_tree, remote.tree)}
         diff = [c for c in diff if c.relpath in base]
     refuse_large(ws, remote, diff)
     changes = versions(ws, {c.relpath: (base.get(c.relpath), c.old, c.new) for c in diff})
-    plan = integrate.plan(changes, skeleton())
-    writes = plan.local_writes(changes)
+    planned = plan.plan(changes, skeleton())
+    writes = planned.local_writes(changes)
     refuse_locked(ws, writes)
     # A copy's name is none the remote's tree or a pending write holds: the remote may ship files named like
     # this machine's copies, and those are its ordinary files, written where they say.
-    taken = set(remote_files) | set(gitrepo.list_tree(root, local_tree)) | set(writes)
+    taken = set(remote_files) | set(repo.list_tree(root, local_tree)) | set(writes)
     # The copies first: a crash before the path is overwritten then leaves both versions on disk.
     copies = [conflicts.save_conflict_copy(ws, c.relpath, c.local, other_desc=f"this machine's version, {c.what}",
-                                           taken=taken) for c in plan.conflicts]
+                                           taken=taken) for c in planned.conflicts]
     # Copies of edits not yet committed stay out of this commit, as those edits do: the next commit checks them.
     pending = apply_writes(ws, writes, {p: v.local for p, v in changes.items()}, taken | set(copies))
     lookalikes = note_lookalikes(ws, remote, [c.relpath for c in diff if c.new and not c.old])
     tree, entries = _merged_tree(ws, local_tree, {c.relpath: c for c in diff}, writes, copies, bool(lookalikes))
     new = _new_head(ws, head, local_tree, remote, tree, len(writes), len(copies))
     if new is not None and new != head:
-        gitrepo.update_head(root, new, head, "kbsync: sync", entries)
+        repo.update_head(root, new, head, "kbsync: sync", entries)
     return Merged(new, sorted(writes), copies + pending)
 
 
 def refuse_unsafe(ws: Workspace, remote: RemoteHead, files: Mapping[str, tuple[str, str]],
-                  diff: list[gitrepo.TreeChange]) -> None:
+                  diff: list[repo.TreeChange]) -> None:
     """RemoteError before anything is written if the remote's tree (its `files`) holds an entry the path gate
     refuses, or one of the paths it changes passes through a symlink on this machine (kbsync.store.pathgate)."""
     entries = [(p, mode) for p, (mode, _sha) in files.items()]
@@ -87,19 +85,19 @@ def refuse_unsafe(ws: Workspace, remote: RemoteHead, files: Mapping[str, tuple[s
                                removed=[c.relpath for c in diff if not c.new])
 
 
-def refuse_large(ws: Workspace, remote: RemoteHead, diff: list[gitrepo.TreeChange]) -> None:
+def refuse_large(ws: Workspace, remote: RemoteHead, diff: list[repo.TreeChange]) -> None:
     """TooLargeError before any content is read if a file the remote changed is over its size limit: the sizes
     come from the objects' headers (kbsync.sync.limits)."""
     shas = sorted({c.new[1] for c in diff if c.new})
-    sizes = gitrepo.object_sizes(ws.root, shas)
+    sizes = repo.object_sizes(ws.root, shas)
     limits.check_sizes(ws.config.sync, remote.commit,
                        [(c.relpath, size) for c in diff if c.new and (size := sizes.get(c.new[1])) is not None])
 
 
-def versions(ws: Workspace, sides: Mapping[str, tuple[gitrepo.Side, gitrepo.Side, gitrepo.Side]]) -> dict[str, Versions]:
+def versions(ws: Workspace, sides: Mapping[str, tuple[repo.Side, repo.Side, repo.Side]]) -> dict[str, Versions]:
     """Base, local and remote bytes of each path, from the (mode, blob) of each side (None: absent)."""
     shas = sorted({side[1] for three in sides.values() for side in three if side})
-    blobs = dict(zip(shas, gitrepo.read_blobs(ws.root, shas)))
+    blobs = dict(zip(shas, repo.read_blobs(ws.root, shas)))
     return {p: Versions(*(blobs[side[1]] if side else None for side in three)) for p, three in sides.items()}
 
 
@@ -127,7 +125,7 @@ def apply_writes(ws: Workspace, writes: Mapping[str, bytes | None], committed: M
     for relpath in sorted(writes, key=lambda p: p == protocol.ERRORS_LOG):  # the log last: a copy adds a line to it
         data, now = writes[relpath], _current(ws, relpath)
         if now != committed[relpath] and now is not None:
-            data, found = integrate.integrate_path(relpath, Versions(committed[relpath], now, data))
+            data, found = plan.integrate_path(relpath, Versions(committed[relpath], now, data))
             copies += [conflicts.save_conflict_copy(ws, relpath, c.local, taken={*taken, *writes, *copies},
                                                     other_desc=f"uncommitted edit on this machine, {c.what}")
                        for c in found]
@@ -160,21 +158,21 @@ def note_lookalikes(ws: Workspace, remote: RemoteHead, added: list[str]) -> list
     return found
 
 
-def _merged_tree(ws: Workspace, local_tree: str, diff: Mapping[str, gitrepo.TreeChange],
+def _merged_tree(ws: Workspace, local_tree: str, diff: Mapping[str, repo.TreeChange],
                  writes: Mapping[str, bytes | None], copies: list[str],
-                 logged: bool = False) -> tuple[str, list[gitobjects.Change]]:
+                 logged: bool = False) -> tuple[str, list[objects.Change]]:
     """The local tree with the integrated files, the conflict copies and the error log as now on disk (when a copy
     was made or a line `logged`); and those paths as (relpath, mode, blob sha or None) entries: what changed
     from `local_tree`."""
     touched = sorted(set(writes) | set(copies) | ({protocol.ERRORS_LOG} if copies or logged else set()))
     present = {relpath: data for relpath in touched if (data := _current(ws, relpath)) is not None}
     held = {side[1] for c in diff.values() for side in (c.old, c.new) if side}  # both trees' blobs: in the repository
-    shas = dict(zip(present, gitrepo.store_objects(ws.root, [("blob", data) for data in present.values()], held)))
+    shas = dict(zip(present, repo.store_objects(ws.root, [("blob", data) for data in present.values()], held)))
     entries = [(relpath, _mode(diff.get(relpath)), shas.get(relpath)) for relpath in touched]
-    return gitrepo.build_tree(ws.root, local_tree, entries), entries
+    return repo.build_tree(ws.root, local_tree, entries), entries
 
 
-def _mode(change: gitrepo.TreeChange | None) -> str:
+def _mode(change: repo.TreeChange | None) -> str:
     side = change and (change.new or change.old)
     return side[0] if side else "100644"
 
@@ -183,7 +181,7 @@ def _new_head(ws: Workspace, head: str | None, local_tree: str, remote: RemoteHe
               pulled: int, copies: int) -> str | None:
     """Fast-forward to the remote when that is the result, keep `head` when nothing changed, else commit."""
     root = ws.root
-    if remote.parent and tree == remote.tree and (head is None or gitrepo.is_ancestor(root, head, remote.parent)):
+    if remote.parent and tree == remote.tree and (head is None or repo.is_ancestor(root, head, remote.parent)):
         return remote.parent
     if tree == local_tree and remote.parent is None:
         return head
@@ -191,4 +189,4 @@ def _new_head(ws: Workspace, head: str | None, local_tree: str, remote: RemoteHe
     note = f", {copies} conflict cop{'y' if copies == 1 else 'ies'}" if copies else ""
     message = f"sync: integrate remote {remote.commit[:7]} ({pulled} file{'' if pulled == 1 else 's'}{note})\n"
     cfg = ws.config.daemon
-    return gitrepo.commit_tree(root, tree, parents, message, (cfg.author_name, cfg.author_email))
+    return repo.commit_tree(root, tree, parents, message, (cfg.author_name, cfg.author_email))

@@ -19,12 +19,11 @@ from typing import TYPE_CHECKING, Callable, cast
 
 from kbsync import proc
 from kbsync.errors import EXIT_OK, EXIT_PROBLEMS, RemoteError, SecretFoundError
-from kbsync.git import repo as gitrepo
+from kbsync.git import repo
 from kbsync.git.commit import CommitResult, commit_pending, secret_scanner
 from kbsync.store import fsio
 from kbsync.store.workspace import Workspace
-from kbsync.sync import merge as merging
-from kbsync.sync import state as syncstate
+from kbsync.sync import merge, state
 from kbsync.sync.transports.base import RemoteHead, Transport
 
 if TYPE_CHECKING:
@@ -71,7 +70,7 @@ def make_transport(ws: Workspace) -> Transport:
     if ws.config.sync.mode == "github-api":
         from kbsync.sync.transports.github import from_config
 
-        return from_config(ws, syncstate.known_remote(ws))
+        return from_config(ws, state.known_remote(ws))
     from kbsync.sync.transports.gitremote import GitTransport
 
     return GitTransport(ws.root, ws.config.sync.remote, ws.config.sync.branch, ws.config.sync.timeout_s)
@@ -81,7 +80,7 @@ def remote_configured(ws: Workspace) -> bool:
     """Whether this workspace has a remote to sync with (the daemon's timed sync runs only then)."""
     if ws.config.sync.mode == "github-api":
         return bool(ws.config.github.repository)
-    return gitrepo.is_repo(ws.root) and gitrepo.has_remote(ws.root, ws.config.sync.remote)
+    return repo.is_repo(ws.root) and repo.has_remote(ws.root, ws.config.sync.remote)
 
 
 def sync(ws: Workspace, transport: Transport | None = None, *, sleep: Callable[[float], None] = proc.pause,
@@ -110,10 +109,10 @@ def _rounds(ws: Workspace, transport: Transport, result: SyncResult, checked: fr
     for attempt in range(retries + 1):
         result.rounds, started = attempt + 1, time.monotonic()
         remote = transport.pull()
-        head = gitrepo.head_sha(ws.root)
+        head = repo.head_sha(ws.root)
         if remote is not None:
             base = transport.base_tree(head, remote, lambda: synced_tree(ws, transport))
-            merged = merging.integrate_remote(ws, head, remote, base)
+            merged = merge.integrate_remote(ws, head, remote, base)
             head = merged.head
             result.pulled += [p for p in merged.pulled if p not in result.pulled]
             result.conflicts += merged.copies
@@ -158,7 +157,7 @@ def check_outgoing(ws: Workspace, outgoing: list[tuple[str, str]]) -> None:
     if not outgoing:
         return
     scan = secret_scanner(ws)
-    for (relpath, _sha), data in zip(outgoing, gitrepo.read_blobs(ws.root, [sha for _p, sha in outgoing])):
+    for (relpath, _sha), data in zip(outgoing, repo.read_blobs(ws.root, [sha for _p, sha in outgoing])):
         findings = scan(relpath, data or b"")
         if findings:
             raise SecretFoundError(f"{findings[0]}; nothing was sent: remove the secret, commit, and sync again",
@@ -169,11 +168,11 @@ def check_outgoing(ws: Workspace, outgoing: list[tuple[str, str]]) -> None:
 
 def synced_tree(ws: Workspace, transport: Transport) -> str | None:
     """The tree of the last remote commit integrated from this transport's remote, if still held locally."""
-    state = syncstate.load(ws)
-    tree = state.get("tree")
-    if state.get("where") != where(transport) or not isinstance(tree, str):
+    synced = state.load(ws)
+    tree = synced.get("tree")
+    if synced.get("where") != where(transport) or not isinstance(tree, str):
         return None
-    return tree if gitrepo.has_object(ws.root, tree) else None
+    return tree if repo.has_object(ws.root, tree) else None
 
 
 def where(transport: Transport) -> str:
@@ -181,4 +180,4 @@ def where(transport: Transport) -> str:
 
 
 def save_state(ws: Workspace, transport: Transport, remote: RemoteHead) -> None:
-    syncstate.save(ws, where(transport), remote.commit, remote.tree)
+    state.save(ws, where(transport), remote.commit, remote.tree)

@@ -6,9 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from kbsync.errors import ConfigError
-from kbsync.retrieval import db as searchdb
-from kbsync.retrieval import index as searchindex
-from kbsync.retrieval import ranking
+from kbsync.retrieval import db, index, ranking
 from kbsync.retrieval.fusion import Hit
 from kbsync.retrieval.sources.base import Kind, SourceSpec, Table, row_hit
 from kbsync.retrieval.text import Query
@@ -23,11 +21,11 @@ def hits(ws: Workspace, spec: SourceSpec, query: Query, limit: int) -> list[Hit]
     root = Path(spec.path)
     if not root.is_dir():
         raise ConfigError(f"search source {spec.name}: folder {spec.path} does not exist")
-    conn = searchdb.connect(searchdb.db_path(ws.state_dir))
+    conn = db.connect(db.db_path(ws.state_dir))
     try:
-        searchindex.sync_folder(conn, spec.name, root)
-        rows = ranking.search(conn, query, searchindex.folder_kind(spec.name), limit,
-                              bodies=searchindex.folder_bodies(root))
+        index.sync_folder(conn, spec.name, root)
+        rows = ranking.search(conn, query, index.folder_kind(spec.name), limit,
+                              bodies=index.folder_bodies(root))
     finally:
         conn.close()
     return [row_hit(spec.name, i, r, str(root / r.relpath.split(":", 1)[1])) for i, r in enumerate(rows, start=1)]

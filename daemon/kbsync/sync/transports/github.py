@@ -21,7 +21,7 @@ import requests
 
 from kbsync.config import SyncConfig
 from kbsync.errors import ConfigError, RemoteError
-from kbsync.git import repo as gitrepo
+from kbsync.git import repo
 from kbsync.git.objects import Change, blob_id
 from kbsync.store import pathgate
 from kbsync.store.workspace import Workspace
@@ -86,9 +86,9 @@ class ApiTransport:
         if not SHA.match(sha):
             raise RemoteError(f"GitHub answered {sha[:60]!r} as the head of {self.where}, which is no commit sha; "
                               "nothing was changed, check [github] api_url")
-        local = gitrepo.is_commit(self.root, sha)  # a clone's commit, or one a git machine fetched
-        if sha not in self.trees or not gitrepo.has_object(self.root, self.trees[sha]):
-            self.trees[sha] = gitrepo.tree_of(self.root, sha) if local else fetch(sha)
+        local = repo.is_commit(self.root, sha)  # a clone's commit, or one a git machine fetched
+        if sha not in self.trees or not repo.has_object(self.root, self.trees[sha]):
+            self.trees[sha] = repo.tree_of(self.root, sha) if local else fetch(sha)
         return RemoteHead(sha, self.trees[sha], sha if local else None)
 
     def _compared(self) -> RemoteHead | None:
@@ -98,7 +98,7 @@ class ApiTransport:
         rebuilt on the old one must have the head's tree sha; else the head's tree is listed. None when there is
         nothing to compare with or GitHub cannot compare (the caller reads the ref, as without it)."""
         since = self.last
-        if since is None or since not in self.trees or not gitrepo.has_object(self.root, self.trees[since]):
+        if since is None or since not in self.trees or not repo.has_object(self.root, self.trees[since]):
             return None
         found = self.api.compare(since, self.branch)
         if found is None:
@@ -107,19 +107,19 @@ class ApiTransport:
 
     def _rebuilt(self, old_tree: str, found: Comparison) -> str | None:
         """The tree of the compared head, rebuilt on `old_tree` from the changes; None if it cannot be."""
-        files = gitrepo.list_tree(self.root, old_tree)
+        files = repo.list_tree(self.root, old_tree)
         entries = changed_entries(files, found.changes) if found.complete else None
         if entries is None or found.tree is None:
             return None
         removed = {p for p, _m, sha in entries if sha is None}
         now = {p: m for p, (m, _s) in files.items() if p not in removed} | {p: m for p, m, sha in entries if sha}
         pathgate.check_remote_tree(found.head, now.items())  # before any path of it is handed to git
-        if gitrepo.tree_id(self.root, old_tree, entries) != found.tree:
+        if repo.tree_id(self.root, old_tree, entries) != found.tree:
             log.info("the changes GitHub listed up to %s do not rebuild its tree %s; listing the tree instead",
                      found.head[:12], found.tree)
             return None
         self._store_blobs(found.head, files, found.changes, {p: s for p, _m, s in entries if s})
-        tree = gitrepo.build_tree(self.root, old_tree, entries)
+        tree = repo.build_tree(self.root, old_tree, entries)
         self.remote_blobs |= {s for _p, _m, s in entries if s}
         return tree
 
@@ -127,16 +127,16 @@ class ApiTransport:
                      paths: Mapping[str, str]) -> None:
         """Each blob of remote `commit` (`paths`: path -> blob sha) this repository lacks: from its change's patch
         on the old blob where that gives the very blob, else fetched within its path's size limit."""
-        missing = gitrepo.missing_objects(self.root, sorted(set(paths.values())))
+        missing = repo.missing_objects(self.root, sorted(set(paths.values())))
         patched = [c for c in changes if c.sha in missing and c.patch is not None and c.status != "removed"]
         sources = [files[c.previous or c.path][1] for c in patched if (c.previous or c.path) in files]
-        held = dict(zip(sources, gitrepo.read_blobs(self.root, sources))) if sources else {}
+        held = dict(zip(sources, repo.read_blobs(self.root, sources))) if sources else {}
         for c in patched:
             source = files.get(c.previous or c.path)
             old = held.get(source[1]) if source else b""
             new = None if old is None else hunks.apply(old, c.patch or "")
             if new is not None and blob_id(new) == c.sha and len(new) <= limits.limit_for(self.sizes, c.path):
-                gitrepo.write_blob(self.root, new)
+                repo.write_blob(self.root, new)
                 missing.discard(c.sha)
         self._fetch_blobs(commit, {p: s for p, s in paths.items() if s in missing})
 
@@ -153,7 +153,7 @@ class ApiTransport:
                 raise limits.refusal(self.sizes, commit, path, None) from exc
             if len(data) > limits.limit_for(self.sizes, path):
                 raise limits.refusal(self.sizes, commit, path, len(data))
-            if gitrepo.write_blob(self.root, data) != blob:
+            if repo.write_blob(self.root, data) != blob:
                 raise RemoteError(f"blob {blob} from GitHub was stored under another sha; sync again")
 
     def _fetch(self, commit: str) -> str:
@@ -161,11 +161,11 @@ class ApiTransport:
         rebuilt locally (it must have GitHub's sha)."""
         tree_sha, files, sizes = self.api.get_listing(commit)
         pathgate.check_remote_tree(commit, [(p, mode) for p, (mode, _s) in files.items()])  # before any blob is fetched
-        missing = gitrepo.missing_objects(self.root, [s for _m, s in files.values()])
+        missing = repo.missing_objects(self.root, [s for _m, s in files.values()])
         wanted = {p: s for p, (_m, s) in files.items() if s in missing}
         limits.check_sizes(self.sizes, commit, [(p, sizes[p]) for p in wanted if p in sizes])
         self._fetch_blobs(commit, wanted)
-        tree = gitrepo.build_tree(self.root, None, [(p, mode, s) for p, (mode, s) in files.items()])
+        tree = repo.build_tree(self.root, None, [(p, mode, s) for p, (mode, s) in files.items()])
         if tree != tree_sha:
             raise RemoteError(f"the remote tree {tree_sha} rebuilt locally as {tree}; it holds entries kbsync "
                               "cannot sync, use mode = \"git\"")
@@ -174,14 +174,14 @@ class ApiTransport:
 
     def _seed(self) -> str | None:
         """An empty repository gets its first commit through the contents API: one file of the local head."""
-        head = gitrepo.head_sha(self.root)
+        head = repo.head_sha(self.root)
         if head is None:
             return None
-        files = gitrepo.list_tree(self.root, gitrepo.tree_of(self.root, head))
+        files = repo.list_tree(self.root, repo.tree_of(self.root, head))
         if not files:
             return None
         path = next((p for p in SEED_FIRST if p in files), min(files))
-        (data,) = gitrepo.read_blobs(self.root, [files[path][1]])
+        (data,) = repo.read_blobs(self.root, [files[path][1]])
         log.info("GitHub repository %s is empty; seeding it with %s", self.api.repository, path)
         return self.api.put_file(path, data or b"", "kbsync: start the repository", self.branch)
 
@@ -194,8 +194,8 @@ class ApiTransport:
         tree = synced_tree() if held is None else None
         if held is None and tree is None:
             held = self._held_ancestor(remote.commit)
-        base = gitrepo.merge_base(self.root, local_head, held) if held else None
-        return gitrepo.tree_of(self.root, base) if base else tree
+        base = repo.merge_base(self.root, local_head, held) if held else None
+        return repo.tree_of(self.root, base) if base else tree
 
     def _held_ancestor(self, commit: str) -> str | None:
         """The first commit of the remote's first-parent history that this repository holds (a bounded walk)."""
@@ -204,28 +204,28 @@ class ApiTransport:
             if not parents:
                 return None
             commit = parents[0]
-            if gitrepo.is_commit(self.root, commit):
+            if repo.is_commit(self.root, commit):
                 return commit
         return None
 
     # ---- push ------------------------------------------------------------------------
 
     def outgoing(self, local_head: str, remote: RemoteHead | None) -> list[tuple[str, str]]:
-        base = remote.tree if remote else gitrepo.EMPTY_TREE
-        changes = gitrepo.diff_trees(self.root, base, gitrepo.tree_of(self.root, local_head))
+        base = remote.tree if remote else repo.EMPTY_TREE
+        changes = repo.diff_trees(self.root, base, repo.tree_of(self.root, local_head))
         return [(c.relpath, c.new[1]) for c in changes if c.new and c.new[1] not in self.remote_blobs]
 
     def push(self, local_head: str, remote: RemoteHead | None) -> RemoteHead | None:
         """See Transport.push. Once a race was lost, the ref is read again before anything is sent: under
         contention a round the remote moved during then costs one request instead of three (tree, commit,
         refused update), and an uncontended sync sends no more than before."""
-        local_tree = gitrepo.tree_of(self.root, local_head)
+        local_tree = repo.tree_of(self.root, local_head)
         if remote is not None and remote.tree == local_tree:
             return remote
         if self.contended and remote is not None and self.api.get_ref(self.branch, fresh=True) != remote.commit:
             return None
         tree = self._send_tree(remote, local_tree)
-        message = gitrepo.commit_subject(self.root, local_head) + "\n"
+        message = repo.commit_subject(self.root, local_head) + "\n"
         who = {"name": self.author[0], "email": self.author[1]}
         commit = self.api.create_commit(message, tree, [remote.commit] if remote else [], who)
         if not self._move_ref(remote, commit):
@@ -238,10 +238,10 @@ class ApiTransport:
         """Send the new contents and build the local tree on the remote's; its sha, checked equal to the local
         one. Text goes inside the tree requests (no request a blob); other bytes are sent as blobs first. Should
         GitHub build another tree from the text, the push is made again with blobs only."""
-        changes = gitrepo.diff_trees(self.root, remote.tree if remote else gitrepo.EMPTY_TREE, local_tree)
+        changes = repo.diff_trees(self.root, remote.tree if remote else repo.EMPTY_TREE, local_tree)
         new = sorted({c.new[1] for c in changes if c.new} - self.remote_blobs)
         texts = self._texts(new) if inline else {}
-        for sha, data in zip(new, gitrepo.read_blobs(self.root, new)):
+        for sha, data in zip(new, repo.read_blobs(self.root, new)):
             if sha not in texts:
                 self.api.create_blob(data or b"")
                 self.remote_blobs.add(sha)
@@ -262,7 +262,7 @@ class ApiTransport:
     def _texts(self, shas: list[str]) -> dict[str, str]:
         """The blobs of `shas` that are UTF-8 text of modest size, as text."""
         out = {}
-        for sha, data in zip(shas, gitrepo.read_blobs(self.root, shas)):
+        for sha, data in zip(shas, repo.read_blobs(self.root, shas)):
             try:
                 if data is not None and len(data) <= INLINE_MAX:
                     out[sha] = data.decode("utf-8")

@@ -80,9 +80,11 @@ def register_resources(server: MCPServer[Any], ws: Callable[[], Workspace]) -> N
 
 def start_task_text(ws: Workspace, task: str, tags: str) -> str:
     """The prompt that opens a task: the task, then its context pack (guarded) marked as data."""
+    from kbsync.app.catchup import answering
     from kbsync.app.retrieval import build_context, split_tags
 
-    pack = build_context(ws, task, split_tags(tags))  # its flagged spans are withheld as it is assembled
+    with answering():  # a background catch-up of the index steps aside meanwhile
+        pack = build_context(ws, task, split_tags(tags))  # its flagged spans are withheld as it is assembled
     flagged = f"\n({len(pack.flags)} flagged span(s) withheld from the memory below.)" if pack.flags else ""
     return (f"Task: {task}\n\n{MEMORY_NOTE}{flagged}\n\n<memory>\n{pack.text()}</memory>\n\n"
             "Use `read` for any item the memory names, and call the end_task prompt's steps when you finish.")

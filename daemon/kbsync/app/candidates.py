@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -147,14 +148,21 @@ def scan(ws: Workspace, now: dt.datetime, sources: list[str] | None = None) -> l
 
 
 def _lists(ws: Workspace) -> list[tuple[str, list[Item]]]:
-    from kbsync.core import candidates, protocol
+    from kbsync.core import protocol
 
     folder = ws.root / protocol.CANDIDATES_DIR
     out: list[tuple[str, list[Item]]] = []
     for p in sorted(folder.glob("*.md")) if folder.is_dir() else []:
         rel = f"{protocol.CANDIDATES_DIR}/{p.name}"
-        out.append((rel, candidates.parse_items(ws.read_text(rel))))
+        out.append((rel, list(_items(ws.read_text(rel)))))
     return out
+
+
+@functools.lru_cache(maxsize=16)  # a list's text parsed once while it is unchanged (the pages read every list a view)
+def _items(text: str) -> tuple[Item, ...]:
+    from kbsync.core import candidates
+
+    return tuple(candidates.parse_items(text))
 
 
 def _find(ws: Workspace, item_id: str) -> tuple[str, Item]:

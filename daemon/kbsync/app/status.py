@@ -91,12 +91,18 @@ def left_out(scene: Scene) -> list[Waiting]:
             for rel, why in sorted(skipped.items())]
 
 
+def _sessions_in(folder: listings.Folder) -> tuple[str, ...]:
+    """The sessions a folder's listing holds (kept with it): conflict copies and symlinks aside."""
+    links = set(folder.of_kind(listings.LINK))
+    return tuple(rel for rel in folder.named(".md") if rel[len(folder.rel):] not in links
+                 and protocol.classify(rel) == "session" and not protocol.is_conflict_copy(rel))
+
+
 def conflict_status(scene: Scene) -> list[Waiting]:
     """Sessions whose frontmatter says `status: conflict` (rebuilt from their name by a repair, or saved so)."""
     from kbsync.app.conflicts import marked_sessions
 
-    sessions = [rel for rel in scene.walked
-                if protocol.classify(rel) == "session" and not (".conflict-" in rel and protocol.is_conflict_copy(rel))]
+    sessions = [rel for folder in scene.folders for rel in folder.kept(_sessions_in)]
     return [Waiting(rel, "status: conflict; check its fields and text, then set its status to open or closed",
                     kind="conflict-status") for rel in marked_sessions(scene.ws, sessions)]
 
@@ -210,7 +216,7 @@ class Report:
 
 def scene_of(ws: Workspace, saved: DaemonStatus, now: float | None = None) -> Scene:
     try:
-        changed = [p for p in repo.changed_paths(ws.root) if not commit.is_runtime_path(p)]
+        changed = [p for p in repo.changed_paths(ws.root) if not commit.is_runtime_path(p)] if repo.is_repo(ws.root) else []
     except KbsyncError:
         changed = []
     folders = listings.walk(ws.root)  # the folders unchanged since this process's last walk are not listed again
@@ -225,7 +231,7 @@ def report(ws: Workspace, now: float | None = None) -> Report:
     scene = scene_of(ws, saved, now)
     waiting = _once([w for check in CHECKS for w in check(scene)])
     daemon = {"updated": saved.updated, "last_event": saved.last_event, "last_repair": saved.last_repair}
-    return Report(str(ws.root), pid is not None, pid, history.head_commit(ws.root),
+    return Report(str(ws.root), pid is not None, pid, history.head_commit(ws.root) if repo.is_repo(ws.root) else None,
                   last_sync(saved.jobs.get("sync"), state.load(ws)), waiting, len(scene.changed),
                   saved.pending, {**daemon, "jobs": saved.jobs}, machine_id(ws),
                   flagged_records(ws), semantic_state(ws), classified_records(ws))

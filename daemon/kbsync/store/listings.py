@@ -47,6 +47,10 @@ class Folder:
         """The names of its entries of this kind, in listing order."""
         return self._derive(kind, lambda: tuple(name for name, k in self.entries if k == kind))
 
+    def kept(self, make: Callable[[Folder], tuple[str, ...]]) -> tuple[str, ...]:
+        """`make(self)`: what `make` derives from this listing, made once per listing and kept with it."""
+        return self._derive(make, lambda: make(self))
+
     def _derive(self, key: object, make: Callable[[], tuple[str, ...]]) -> tuple[str, ...]:
         got = self.derived.get(key)
         if got is None:

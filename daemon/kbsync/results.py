@@ -4,9 +4,10 @@ API's responses are declared with (its OpenAPI document is generated from them) 
 its tools' output schemas from (kbsync.mcp.results). The CLI's `--json`, the HTTP API and the MCP tools answer
 an action with the same keys; the MCP tools alone keep workspace text under `content` (kbsync.mcp.present).
 
-A field's docstring is its description in the OpenAPI document (kbsync.web.describe); a class has a comment
-rather than a docstring, since pydantic would put a docstring into every MCP output schema, which a model's
-context pays for. Root floor: imports nothing of the package."""
+A field's docstring is its description in the OpenAPI document, and the comment on a class's line the
+class's (kbsync.web.describe); a class has that comment rather than a docstring, since pydantic would put a
+docstring into every MCP output schema, which a model's context pays for. Root floor: imports nothing of the
+package."""
 
 from __future__ import annotations
 

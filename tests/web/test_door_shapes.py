@@ -174,6 +174,7 @@ def test_the_api_document_describes_each_shape_field_by_its_docstring() -> None:
 
     schemas = build(lambda: Workspace(Path(".")), base_url="http://127.0.0.1").openapi()["components"]["schemas"]
     assert "this machine's id" in schemas["StatusReport"]["properties"]["machine"]["description"]
+    assert schemas["Pack"]["description"] == "A context pack."  # the comment on its class line
     assert "[start, end)" in schemas["FieldFlag"]["properties"]["span"]["description"]  # from the shape it extends
     assert schemas["Hit"]["properties"]["passage"]["description"] == "the record's best passage for the query"
     assert set(schemas["Hit"]["required"]) == {"key", "title", "sources", "score", "summary", "flags"}

@@ -1,5 +1,5 @@
-"""The OpenAPI document's field descriptions for the shapes of kbsync.results: the docstring under each field
-there. The shapes carry no pydantic metadata (the MCP server derives its tools' output schemas from the same
+"""The OpenAPI document's descriptions for the shapes of kbsync.results: the docstring under each field there,
+and the comment on each class's line. The shapes carry no pydantic metadata (the MCP server derives its tools' output schemas from the same
 classes, and a model's context pays for every description), so the document is given them once it is made."""
 
 from __future__ import annotations
@@ -24,9 +24,12 @@ class DescribedApi(FastAPI):
 
 
 def describe(doc: dict[str, Any]) -> None:
-    """Give each property of a component named after a shape the shape's docstring for it, unless it has one."""
-    docs = field_docs()
+    """Give each property of a component named after a shape the shape's docstring for it, and the component
+    the comment on the shape's `class` line, unless they have a description."""
+    docs, notes = field_docs(), class_notes()
     for name, schema in doc.get("components", {}).get("schemas", {}).items():
+        if name in notes:
+            schema.setdefault("description", notes[name])
         for field, text in docs.get(name, {}).items():
             prop = schema.get("properties", {}).get(field)
             if isinstance(prop, dict):
@@ -50,3 +53,18 @@ def field_docs() -> dict[str, dict[str, str]]:
                and isinstance(b.value, ast.Constant) and isinstance(b.value.value, str)}
 
     return {name: of(name) for name in classes}
+
+
+@functools.cache
+def class_notes() -> dict[str, str]:
+    """The comment on each shape's `class` line (`class Pack(TypedDict):  # a context pack`), by class name."""
+    from kbsync import results
+
+    lines = inspect.getsource(results).splitlines()
+    notes = {}
+    for node in ast.parse("\n".join(lines)).body:
+        head = lines[node.lineno - 1] if isinstance(node, ast.ClassDef) else ""
+        if isinstance(node, ast.ClassDef) and "):  # " in head:
+            text = head.split("):  # ", 1)[1].strip()
+            notes[node.name] = text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
+    return notes

@@ -189,7 +189,7 @@ def test_a_dash_query_reaches_no_program_through_mcp(tmp_path: Path) -> None:
             for attack in ATTACKS:
                 got = data(await client.call_tool("search", {"query": attack.format(marker=marker)}))
                 assert got["results"] == [] and [f["source"] for f in got["failures"]] == ["naive"], got
-                assert "starts with '-'" in got["failures"][0]["why"]
+                assert "starts with '-'" in got["failures"][0]["reason"]
                 assert not marker.exists(), attack
             got = data(await client.call_tool("search", {"query": f"合同 --pre={marker}"}))
             assert got["results"][0]["content"]["title"].startswith('argv=["--", "合同 --pre='), got

@@ -60,6 +60,8 @@ def test_mcp_saves_are_found_by_the_next_call(ws_root: Path, cli: Cli) -> None:
                 "session_id": mark, "title": "发布检查", "sections": {"结论": f"锁文件 {mark}"}}}))
             hits = data(await client.call_tool("search", {"query": f"what about {mark}"}))["results"]
             assert [h["path"] for h in hits] == [done["path"]]
+            pack = data(await client.call_tool("get_context", {"query": f"what about {mark}"}))  # no catch-up waited for
+            assert any(mark in p["content"]["text"] for p in pack["parts"])
             data(await client.call_tool("remember", {"key": "lang", "value": f"{mark}x"}))
             hits = data(await client.call_tool("search", {"query": f"{mark}x"}))["results"]
             assert [h["path"] for h in hits] == ["memory/facts.md"]

@@ -43,7 +43,6 @@ class Flood:
         self.port, self.count = port, count
         self.selector = selectors.DefaultSelector()
         self.reopened = 0
-        self.connected = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="flood", daemon=True)
 

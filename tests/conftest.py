@@ -8,6 +8,9 @@ from typing import Iterator
 import pytest
 
 from helpers.cli import Cli, kbsync
+from helpers.threads import no_thread_leaks
+
+LEAK_GRACE = 5.0  # seconds a test's threads have, after it, to end
 
 
 @pytest.fixture(autouse=True)
@@ -20,6 +23,13 @@ def _git_identity(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.Temp
         monkeypatch.setenv(f"GIT_{var}_NAME", "kbsync test")
         monkeypatch.setenv(f"GIT_{var}_EMAIL", "test@kbsync.invalid")
     monkeypatch.delenv("KBSYNC_WORKSPACE", raising=False)
+
+
+@pytest.fixture(autouse=True)
+def _no_thread_leaks() -> Iterator[None]:
+    """Each test fails when it leaves behind a non-daemon thread it started (helpers/threads.py)."""
+    with no_thread_leaks(LEAK_GRACE):
+        yield
 
 
 @pytest.fixture(scope="session")

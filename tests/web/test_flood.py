@@ -73,8 +73,8 @@ def soft_open_files(pid: int) -> int:
 
 
 @pytest.mark.slow
-def test_a_flood_of_idle_connections_starves_neither_the_api_nor_the_daemon(
-        root: Path, tmp_path: Path, sockets_enough: None) -> None:
+@pytest.mark.usefixtures("sockets_enough")
+def test_a_flood_of_idle_connections_starves_neither_the_api_nor_the_daemon(root: Path, tmp_path: Path) -> None:
     srv = WebServer(root, tmp_path / "home", command=("run",), open_files=SERVICE_LIMITS)
     flood: list[socket.socket] = []
     try:

@@ -16,7 +16,6 @@ from kbsync.retrieval import db, index
 from kbsync.retrieval.db import Row
 from kbsync.store.workspace import Workspace
 
-DIMENSIONS = ("tag", "month", "status", "model")
 NONE = "(none)"
 
 

@@ -17,7 +17,6 @@ from kbsync.web.guard import CSRF_FIELD
 from kbsync.web.pages.markdown import web_link
 
 Labels = Mapping[str, Mapping[str, str]]
-LANGUAGES = ("en", "zh")
 NAV = ("board", "candidates", "sessions", "memory", "conflicts", "status", "stats", "review")
 LABELS: Labels = {
     "en": {"board": "Board", "candidates": "Candidates", "sessions": "Sessions", "memory": "Memory", "conflicts": "Conflicts",

@@ -1,4 +1,5 @@
-"""Shared fixtures: a git identity for real repositories, the real command line (`cli`), fresh workspaces."""
+"""Shared fixtures: a git identity for real repositories, the command line (`cli` in this process, `cli_process`
+as a subprocess), fresh workspaces, and the check that a test leaves no thread running."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Iterator
 
 import pytest
 
-from helpers.cli import Cli, kbsync
+from helpers.cli import Cli, kbsync, main_call
 from helpers.threads import no_thread_leaks
 
 LEAK_GRACE = 5.0  # seconds a test's threads have, after it, to end
@@ -34,7 +35,13 @@ def _no_thread_leaks() -> Iterator[None]:
 
 @pytest.fixture(scope="session")
 def cli() -> Cli:
-    """The real command line as a subprocess: `cli(*args, ws=..., stdin=..., env=..., cwd=..., timeout=...)`."""
+    """The command line, `kbsync.main.main(argv)` in this process: `cli(*args, ws=..., stdin=..., env=..., cwd=...)`."""
+    return main_call
+
+
+@pytest.fixture(scope="session")
+def cli_process() -> Cli:
+    """The real command line as a subprocess, for start-up, exit codes, servers and calls that may hang."""
     return kbsync
 
 

@@ -6,14 +6,14 @@ import json
 from pathlib import Path
 
 from helpers.board import HAND_EDITED, git, git_workspace, payload
-from helpers.cli import Cli, kbsync
+from helpers.cli import Cli, main_call
 from kbsync.core import board as B
 
 KEY = "发布前确认锁文件@2025-06-11"
 
 
 def _add(root: Path, **over: object) -> str:
-    r = kbsync("board", "add", "--now", "2025-06-12T00:00:00Z", ws=root, cwd=root, stdin=json.dumps(payload(**over), ensure_ascii=False))
+    r = main_call("board", "add", "--now", "2025-06-12T00:00:00Z", ws=root, cwd=root, stdin=json.dumps(payload(**over), ensure_ascii=False))
     assert r.returncode == 0, r.stderr
     return r.stdout
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from helpers.board import git, git_workspace
-from helpers.cli import Cli, kbsync
+from helpers.cli import Cli, main_call
 from kbsync.core import board as B
 
 NOW = "2025-07-01T09:00:00+08:00"
@@ -25,7 +25,7 @@ def _config(ws: Path, **source: str) -> None:
 
 
 def _scan(ws: Path) -> list[dict[str, object]]:
-    r = kbsync("scan", "--json", "--now", NOW, ws=ws, cwd=ws)
+    r = main_call("scan", "--json", "--now", NOW, ws=ws, cwd=ws)
     assert r.returncode == 0, r.stderr
     return json.loads(r.stdout)  # type: ignore[no-any-return]
 

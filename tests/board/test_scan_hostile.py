@@ -37,14 +37,14 @@ def configure(ws: Path, **source: str) -> None:
 
 
 @pytest.mark.parametrize("spec", ["folder", "glob"])
-def test_a_fifo_socket_symlink_and_binary_file_are_left_out_with_why(tmp_path: Path, cli: Cli, spec: str) -> None:
+def test_a_fifo_socket_symlink_and_binary_file_are_left_out_with_why(tmp_path: Path, cli_process: Cli, spec: str) -> None:
     ws, notes = tmp_path / "ws", tmp_path / "notes"
     ws.mkdir()
     sock = hostile_folder(notes, tmp_path / "outside.md")
     try:
         configure(ws, path=str(notes) if spec == "folder" else f"{notes}/*")
         started = time.monotonic()
-        done = cli("scan", "--json", "--now", NOW, ws=ws, timeout=30)
+        done = cli_process("scan", "--json", "--now", NOW, ws=ws, timeout=30)
         assert time.monotonic() - started < 20
     finally:
         sock.close()
@@ -55,7 +55,7 @@ def test_a_fifo_socket_symlink_and_binary_file_are_left_out_with_why(tmp_path: P
         assert f"{name}: left out: unreadable: {why}" in done.stderr or f"{name}: left out: {why}" in done.stderr, name
     listed = (ws / LIST).read_bytes()
     assert b"\x00" not in listed and "外面".encode() not in listed
-    again = cli("scan", "--json", "--now", NOW, ws=ws, timeout=30)  # still left out, still said
+    again = cli_process("scan", "--json", "--now", NOW, ws=ws, timeout=30)  # still left out, still said
     assert again.returncode == 0 and json.loads(again.stdout) == [] and "pipe.md: left out" in again.stderr
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.cli import Cli, kbsync
+from helpers.cli import Cli, main_call
 from helpers.hook import SESSION_PATH, commit, git, new_repo, provider_secrets, session_text, stage, write
 
 BROKEN = session_text(status="status：closed")  # full-width colon: an error `kbsync repair` fixes
@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture()
 def repo(tmp_path: Path) -> Path:
     root = new_repo(tmp_path / "ws")
-    out = kbsync("hook", "install", cwd=root)
+    out = main_call("hook", "install", cwd=root)
     assert out.returncode == 0, out.stderr
     return root
 

@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
-from helpers.cli import kbsync
+from helpers.cli import main_call
 from helpers.web import WebServer, configure
 
 if TYPE_CHECKING:
@@ -68,7 +68,7 @@ def serve(root: Path, home: Path, *, daemon: bool = True) -> WebServer:
 
 
 def login_url(server: WebServer) -> str:
-    got = kbsync("web", "url", ws=server.root, env={"HOME": str(server.root.parent)})
+    got = main_call("web", "url", ws=server.root, env={"HOME": str(server.root.parent)})
     assert got.returncode == 0, got.stderr
     return got.stdout.strip()
 

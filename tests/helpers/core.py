@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from helpers.cli import kbsync
+from helpers.cli import main_call
 from kbsync.app.workspace import init_workspace
 from kbsync.config import Config
 from kbsync.store.workspace import Workspace
@@ -21,7 +21,7 @@ def new_workspace(root: Path, config: Config | None = None) -> Workspace:
 
 def save(ws: Path, payload: dict[str, Any], *extra: str) -> subprocess.CompletedProcess[str]:
     """`kbsync session save` with `payload` as JSON on standard input."""
-    return kbsync("session", "save", *extra, ws=ws, stdin=json.dumps(payload, ensure_ascii=False))
+    return main_call("session", "save", *extra, ws=ws, stdin=json.dumps(payload, ensure_ascii=False))
 
 
 def snapshot(root: Path) -> dict[str, tuple[bytes, int]]:

@@ -10,7 +10,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from helpers.cli import Cli, kbsync
+from helpers.cli import Cli, main_call
 from helpers.retrieval import session_text, sid_for, write
 from helpers.retrieval_pg import PgServer, pg_server
 
@@ -63,7 +63,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[st
 
 
 def figures(root: Path, by: str) -> dict[str, Any]:
-    out = kbsync("stats", "--by", by, "--json", ws=root)
+    out = main_call("stats", "--by", by, "--json", ws=root)
     assert out.returncode == 0, out.stderr
     data: dict[str, Any] = json.loads(out.stdout)
     return data

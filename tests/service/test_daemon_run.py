@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterator
 
 import pytest
 
-from helpers.cli import Cli, kbsync
+from helpers.cli import Cli, main_call
 from helpers.daemon import (
     DaemonProcess,
     dirty,
@@ -59,7 +59,7 @@ def repaired(root: Path, rel: str) -> bool:
 
 
 def status(root: Path) -> dict[str, Any]:
-    proc = kbsync("status", "--json", ws=root)
+    proc = main_call("status", "--json", ws=root)
     assert proc.returncode in (0, 1), proc.stderr  # 1: something waits for a person
     data: dict[str, Any] = json.loads(proc.stdout)
     return data
@@ -200,9 +200,9 @@ def test_a_file_holding_a_secret_is_skipped_and_reported(root: Path, start: Star
     assert rel not in head_files(root)
 
 
-def test_second_instance_refuses(root: Path, start: Start, cli: Cli) -> None:
+def test_second_instance_refuses(root: Path, start: Start, cli_process: Cli) -> None:
     d = start()
-    second = cli("run", ws=root, timeout=30)
+    second = cli_process("run", ws=root, timeout=30)
     assert second.returncode != 0
     assert f"another `kbsync run` (pid {d.proc.pid})" in second.stderr
     d.stop()
@@ -289,7 +289,7 @@ def test_a_line_appended_to_index_md_after_it_was_checked_is_checked_too(root: P
 
 def searchable(root: Path, token: str, rel: str) -> bool:
     """Whether a search for `token` finds the file `rel`."""
-    proc = kbsync("search", token, "--json", ws=root)
+    proc = main_call("search", token, "--json", ws=root)
     return proc.returncode == 0 and any(hit["path"] == rel for hit in json.loads(proc.stdout))
 
 
@@ -322,4 +322,4 @@ def test_restart_checks_what_plain_writes_and_a_pull_changed_while_down(root: Pa
         wait_for(lambda: repaired(root, rel), timeout=30)
         wait_for(lambda: searchable(root, token, rel), timeout=30)
         assert token in (root / rel).read_text(encoding="utf-8")
-    assert kbsync("validate", *[str(root / rel) for rel in [*plain, *pulled]], ws=root).returncode == 0
+    assert main_call("validate", *[str(root / rel) for rel in [*plain, *pulled]], ws=root).returncode == 0

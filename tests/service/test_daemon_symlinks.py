@@ -7,7 +7,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from helpers.cli import kbsync
+from helpers.cli import main_call
 from helpers.core import new_workspace
 from helpers.daemon import DaemonProcess, dirty, head_files, session_relpath, session_text, wait_for, write
 
@@ -17,7 +17,7 @@ DIRTY = session_relpath(3, "dirty")
 
 
 def skipped(root: Path) -> dict[str, str]:
-    done = kbsync("status", "--json", ws=root)
+    done = main_call("status", "--json", ws=root)
     found: dict[str, str] = json.loads(done.stdout).get("skipped", {})
     return found
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.cli import Cli, kbsync
+from helpers.cli import Cli, main_call
 from helpers.core import new_workspace, one_line_error, save, snapshot
 from kbsync.config import Config
 from kbsync.core.protocol import synonyms_table
@@ -37,7 +37,7 @@ def session_file(ws: Path) -> Path:
 
 
 def section(ws: Path, name: str, text: str, *extra: str) -> subprocess.CompletedProcess[str]:
-    return kbsync("session", "section", SID, name, *extra, ws=ws, stdin=text)
+    return main_call("session", "section", SID, name, *extra, ws=ws, stdin=text)
 
 
 def test_replace_changes_only_that_section(ws: Path, cli: Cli) -> None:

@@ -35,36 +35,36 @@ def bad_files(root: Path) -> socket.socket:
     return sock
 
 
-def test_bad_files_are_left_out_and_named_until_fixed(ws: Path, cli: Cli) -> None:
+def test_bad_files_are_left_out_and_named_until_fixed(ws: Path, cli_process: Cli) -> None:
     sock = bad_files(ws)
     good = session_relpath(7)
     write(ws, good, session_text(good, status="closed"), age_s=5)
     try:
-        assert cli("validate", ws=ws, timeout=30).returncode == 1
-        done = cli("commit", "--json", ws=ws, timeout=30)
+        assert cli_process("validate", ws=ws, timeout=30).returncode == 1
+        done = cli_process("commit", "--json", ws=ws, timeout=30)
         assert done.returncode == 0, done.stderr
         result = json.loads(done.stdout)
         assert good in result["committed"] and good in head_files(ws)
         assert result["skipped"]["sessions/dangling.md"].startswith("unreadable: a dangling symlink")
-        shown = cli("status", "--json", ws=ws, timeout=30)
+        shown = cli_process("status", "--json", ws=ws, timeout=30)
         assert shown.returncode == 1
         assert json.loads(shown.stdout)["unreadable"] == {
             "artifacts/sock": "unreadable: a socket, not a regular file",
             "memory/pipe.md": "unreadable: a FIFO (named pipe), not a regular file",
             "sessions/dangling.md": "unreadable: a dangling symlink (its target does not exist)"}
-        text = cli("status", ws=ws).stdout
+        text = cli_process("status", ws=ws).stdout
         assert text.count(": unreadable: ") == 3 and "  memory/pipe.md: unreadable: a FIFO" in text
     finally:
         sock.close()
     for rel in ("memory/pipe.md", "sessions/dangling.md", "artifacts/sock"):
         (ws / rel).unlink()
-    assert cli("status", ws=ws).returncode == 0
+    assert cli_process("status", ws=ws).returncode == 0
 
 
-def test_validate_names_a_fifo_and_never_opens_it(ws: Path, cli: Cli) -> None:
+def test_validate_names_a_fifo_and_never_opens_it(ws: Path, cli_process: Cli) -> None:
     os.mkfifo(ws / "memory" / "pipe.md")
     started = time.monotonic()
-    done = cli("validate", "memory/pipe.md", ws=ws, timeout=30)
+    done = cli_process("validate", "memory/pipe.md", ws=ws, timeout=30)
     assert time.monotonic() - started < 20
     assert done.returncode == 1
     assert "memory/pipe.md:1: error: unreadable: a FIFO (named pipe), not a regular file" in done.stdout

@@ -220,16 +220,16 @@ def test_cli_sync_over_the_api_reads_the_token_from_the_environment(tmp_path: Pa
 
 
 def test_cli_sync_told_to_wait_for_days_is_exit_3_at_once_and_the_next_sync_pushes(
-        tmp_path: Path, server: GitHubServer, cli: Cli) -> None:
+        tmp_path: Path, server: GitHubServer, cli_process: Cli) -> None:
     a, _g = started(tmp_path, server)
     rel = write_session(a, 9, "told to wait eleven days")
     server.faults.secondary_limit("GET", "compare", 999999)
     patches = len(server.requests_sent("PATCH"))
-    done = cli("-w", str(a), "sync", env={TOKEN_ENV: server.token}, timeout=60)
+    done = cli_process("-w", str(a), "sync", env={TOKEN_ENV: server.token}, timeout=60)
     assert done.returncode == 3, done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "rate limited until" in lines[0] and "a wait of 999999 s" in lines[0], lines
     assert "the next sync tries again" in lines[0] and len(server.requests_sent("PATCH")) == patches
-    again = cli("-w", str(a), "sync", env={TOKEN_ENV: server.token}, timeout=60)
+    again = cli_process("-w", str(a), "sync", env={TOKEN_ENV: server.token}, timeout=60)
     assert again.returncode == 0, again.stderr
     assert rel in tree_files(server.repo.path, "main")

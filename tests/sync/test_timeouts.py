@@ -18,12 +18,12 @@ def workspace(tmp_path: Path, cli: Cli, config: str) -> Path:
     return root
 
 
-def test_a_silent_git_remote_is_given_up_at_the_timeout(tmp_path: Path, cli: Cli) -> None:
-    root = workspace(tmp_path, cli, "[sync]\ntimeout_s = 1.0\nmax_retries = 0\n")
+def test_a_silent_git_remote_is_given_up_at_the_timeout(tmp_path: Path, cli_process: Cli) -> None:
+    root = workspace(tmp_path, cli_process, "[sync]\ntimeout_s = 1.0\nmax_retries = 0\n")
     with SilentServer() as remote:
         git(root, "remote", "add", "origin", f"git://127.0.0.1:{remote.port}/kb.git")
         started = time.monotonic()
-        done = cli("sync", ws=root, timeout=60)
+        done = cli_process("sync", ws=root, timeout=60)
         took = time.monotonic() - started
         assert remote.connections >= 1
         assert processes_in(root) == []
@@ -31,12 +31,12 @@ def test_a_silent_git_remote_is_given_up_at_the_timeout(tmp_path: Path, cli: Cli
     assert "timed out after 1 s" in done.stderr and took < 15
 
 
-def test_a_silent_github_api_is_given_up_at_the_timeout(tmp_path: Path, cli: Cli) -> None:
+def test_a_silent_github_api_is_given_up_at_the_timeout(tmp_path: Path, cli_process: Cli) -> None:
     with SilentServer() as api:
-        root = workspace(tmp_path, cli, f'[sync]\nmode = "github-api"\ntimeout_s = 1.0\nmax_retries = 1\n'
+        root = workspace(tmp_path, cli_process, f'[sync]\nmode = "github-api"\ntimeout_s = 1.0\nmax_retries = 1\n'
                                         f'[github]\napi_url = "http://127.0.0.1:{api.port}"\nrepository = "o/kb"\n')
         started = time.monotonic()
-        done = cli("sync", ws=root, env={"GITHUB_TOKEN": "t" * 8}, timeout=60)
+        done = cli_process("sync", ws=root, env={"GITHUB_TOKEN": "t" * 8}, timeout=60)
         took = time.monotonic() - started
         assert api.connections >= 2  # the request and its one retry
     assert done.returncode == 3, done.stderr

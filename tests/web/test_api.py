@@ -15,7 +15,7 @@ import pytest
 from web.conftest import bare_remote
 
 from helpers.board import payload as entry_payload
-from helpers.cli import kbsync
+from helpers.cli import main_call
 from helpers.daemon import git, head_files
 from helpers.web import WebServer, configure, server_env
 
@@ -207,7 +207,7 @@ def test_board_feedback_applied_decay_review(server: WebServer) -> None:
 
 
 def test_candidates_accept_and_reject(server: WebServer, tmp_path: Path) -> None:
-    from helpers.cli import kbsync
+    from helpers.cli import main_call
 
     notes = tmp_path / "notes"
     notes.mkdir()
@@ -218,7 +218,7 @@ def test_candidates_accept_and_reject(server: WebServer, tmp_path: Path) -> None
     original = config.read_text(encoding="utf-8")
     config.write_text(original + f'\n[[scan.sources]]\nname = "notes"\npath = "{notes}"\n', encoding="utf-8")
     try:
-        assert kbsync("scan", ws=server.root).returncode == 0
+        assert main_call("scan", ws=server.root).returncode == 0
     finally:
         config.write_text(original, encoding="utf-8")
     ids = {c["path"]: c["id"] for c in server.call("GET", "/candidates", params={"status": "pending"}).json()}
@@ -330,7 +330,7 @@ def _sync_a(srv: WebServer) -> list[str]:
 
 def _on_b(b: Path, home: Path, *args: str) -> None:
     time.sleep(0.2)
-    done = kbsync(*args, ws=b, env=server_env(home))
+    done = main_call(*args, ws=b, env=server_env(home))
     assert done.returncode == 0, done.stderr
 
 

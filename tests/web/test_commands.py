@@ -45,22 +45,22 @@ def test_url_without_a_server_says_how_to_start_one(root: Path, cli: Cli) -> Non
     assert r.returncode == 3 and "kbsync web serve" in r.stderr and "Traceback" not in r.stderr
 
 
-def test_a_non_loopback_host_is_refused_unless_allowed(root: Path, cli: Cli) -> None:
+def test_a_non_loopback_host_is_refused_unless_allowed(root: Path, cli_process: Cli) -> None:
     configure(root, 'host = "0.0.0.0"\n')  # appended to the [web] table
-    r = cli("web", "serve", ws=root, timeout=30)
+    r = cli_process("web", "serve", ws=root, timeout=30)
     assert r.returncode == 2 and "web.host" in r.stderr and "allow_remote" in r.stderr
-    r = cli("run", ws=root, timeout=30)
+    r = cli_process("run", ws=root, timeout=30)
     assert r.returncode == 2 and "allow_remote" in r.stderr
 
 
-def test_a_taken_port_is_a_clear_error(root: Path, cli: Cli) -> None:
+def test_a_taken_port_is_a_clear_error(root: Path, cli_process: Cli) -> None:
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen(1)
         port = taken.getsockname()[1]
         text = (root / ".kbsync" / "config.toml").read_text(encoding="utf-8").replace("port = 0", f"port = {port}")
         (root / ".kbsync" / "config.toml").write_text(text, encoding="utf-8")
-        r = cli("web", "serve", ws=root, timeout=30)
+        r = cli_process("web", "serve", ws=root, timeout=30)
     assert r.returncode == 3 and f"127.0.0.1:{port}" in r.stderr and "[web] port" in r.stderr
 
 

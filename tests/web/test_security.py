@@ -11,7 +11,7 @@ from urllib.parse import quote
 import pytest
 import requests
 
-from helpers.cli import kbsync
+from helpers.cli import main_call
 from helpers.web import WebServer
 
 WRITE = ("POST", "/logs/errors")
@@ -196,7 +196,7 @@ def test_security_headers_on_every_answer(server: WebServer) -> None:
 
 
 def _login(server: WebServer) -> tuple[requests.Session, requests.Response]:
-    got = kbsync("web", "url", ws=server.root)
+    got = main_call("web", "url", ws=server.root)
     assert got.returncode == 0, got.stderr
     url = got.stdout.strip()
     assert url.startswith(f"{server.url}/login?token=") and re.fullmatch(r"[0-9a-f]{64}", url.rsplit("=", 1)[1])

@@ -10,7 +10,7 @@ import uuid
 from urllib.parse import quote
 
 from helpers.board import payload as entry_payload
-from helpers.cli import kbsync
+from helpers.cli import main_call
 from helpers.web import WebServer
 
 
@@ -25,7 +25,7 @@ def test_a_stale_board_update_is_refused_and_names_what_changed(server: WebServe
     etag = read.headers["ETag"]
     assert etag == f'"{read.json()["version"]}"'
     newer = {**body, "summary": "命令行改过的摘要"}
-    done = kbsync("board", "update", key, ws=server.root, stdin=json.dumps(newer, ensure_ascii=False))
+    done = main_call("board", "update", key, ws=server.root, stdin=json.dumps(newer, ensure_ascii=False))
     assert done.returncode == 0, done.stderr
     r = server.call("PUT", _key_url(key), body={**body, "core_content": "基于旧版的改动"}, headers={"If-Match": etag})
     assert r.status_code == 409, r.text
@@ -57,7 +57,7 @@ def test_a_stale_section_update_is_refused(server: WebServer) -> None:
     session = server.call("GET", f"/sessions/{record['id']}").json()
     version = next(s["version"] for s in session["sections"] if s["heading"] == "结论")
     other = next(s["version"] for s in session["sections"] if s["heading"] == "待办")
-    done = kbsync("session", "section", record["id"], "结论", ws=server.root, stdin="命令行写的结论")
+    done = main_call("session", "section", record["id"], "结论", ws=server.root, stdin="命令行写的结论")
     assert done.returncode == 0, done.stderr
     url = f"/sessions/{record['id']}/sections/{quote('结论')}"
     r = server.call("PUT", url, body={"text": "基于旧版"}, headers={"If-Match": f'"{version}"'})
@@ -76,11 +76,11 @@ def test_a_stale_fact_update_is_refused_and_a_forgotten_one_too(server: WebServe
     server.call("PUT", f"/memory/{key}", body={"value": "vim"})
     got = server.call("GET", f"/memory/{key}")
     assert got.headers["ETag"] == f'"{got.json()["version"]}"'
-    assert kbsync("memory", "set", key, "emacs", ws=server.root).returncode == 0
+    assert main_call("memory", "set", key, "emacs", ws=server.root).returncode == 0
     r = server.call("PUT", f"/memory/{key}", body={"value": "nano"}, headers={"If-Match": got.headers["ETag"]})
     assert r.status_code == 409 and r.json()["error"]["current"] == "emacs"
     assert "emacs" in (server.root / "memory/facts.md").read_text(encoding="utf-8")
     fresh = server.call("GET", f"/memory/{key}").headers["ETag"]
-    assert kbsync("memory", "forget", key, ws=server.root).returncode == 0
+    assert main_call("memory", "forget", key, ws=server.root).returncode == 0
     r = server.call("PUT", f"/memory/{key}", body={"value": "nano"}, headers={"If-Match": fresh})
     assert r.status_code == 409 and "forgotten" in r.json()["error"]["message"]

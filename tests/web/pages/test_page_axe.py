@@ -14,7 +14,7 @@ import pytest
 
 from helpers import browser as b
 from helpers.board import payload
-from helpers.cli import kbsync
+from helpers.cli import main_call
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -32,21 +32,21 @@ def site_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = b.workspace(tmp_path_factory.mktemp("axe"))
     for i in range(3):
         entry = payload(title=f"发布前确认锁文件 {i}", core_content=f"第 {i} 条。\n\n```\nrm -f .lock\n```\n")
-        assert kbsync("board", "add", ws=root, stdin=json.dumps(entry, ensure_ascii=False)).returncode == 0
+        assert main_call("board", "add", ws=root, stdin=json.dumps(entry, ensure_ascii=False)).returncode == 0
     for i in range(3):
         session = {"session_id": f"axe-{i}", "ts": f"2025-06-1{i}T14:32:00+08:00", "title": f"合同风险梳理 {i}",
                    "tags": ["合同", "法务"], "summary": "三条付款风险",
                    "sections": {"用户输入": "审阅合同", "结论": "第二条需法务确认", "待办": "- [ ] 法务确认\n- [x] 通知"}}
-        done = kbsync("session", "save", "--json", ws=root, stdin=json.dumps(session, ensure_ascii=False))
+        done = main_call("session", "save", "--json", ws=root, stdin=json.dumps(session, ensure_ascii=False))
         assert done.returncode == 0, done.stderr
         SESSION["id"] = json.loads(done.stdout)["id"]
-    assert kbsync("memory", "set", "language", "中文", ws=root).returncode == 0
+    assert main_call("memory", "set", "language", "中文", ws=root).returncode == 0
     notes = root.parent / "notes"
     notes.mkdir()
     (notes / "retry.md").write_text("# 重试要有上限\n\n网络抖动时指数退避，最多五次。\n", encoding="utf-8")
     with (root / ".kbsync" / "config.toml").open("a", encoding="utf-8") as f:
         f.write(f'\n[[scan.sources]]\nname = "notes"\npath = "{notes}"\n')
-    assert kbsync("scan", ws=root, cwd=root).returncode == 0
+    assert main_call("scan", ws=root, cwd=root).returncode == 0
     board_text = (root / "LEARNING_BOARD.md").read_text(encoding="utf-8")  # a conflict of each shape
     (root / "LEARNING_BOARD.conflict-20250611T143207Z-a1b2c3.md").write_text(
         board_text.replace("第 0 条。", "第 0 条，另一台机器。"), encoding="utf-8")

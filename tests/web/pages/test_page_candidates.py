@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Iterator
 import pytest
 
 from helpers import browser as b
-from helpers.cli import kbsync
+from helpers.cli import main_call
 from helpers.daemon import wait_for
 from helpers.web import WebServer
 
@@ -25,7 +25,7 @@ SECRET = "ghp_" + "R4nd0mT0k3nV4lu3F0rT3st1ngXyZ" + "12345678"  # built at run t
 
 def scan(root: Path, notes: Path, day: str) -> dict[str, str]:
     """`kbsync scan` on `day`: {path in the source: item id}."""
-    r = kbsync("scan", "--json", "--now", f"{day}T10:00:00+00:00", ws=root, cwd=root)
+    r = main_call("scan", "--json", "--now", f"{day}T10:00:00+00:00", ws=root, cwd=root)
     assert r.returncode == 0, r.stderr
     return {c["path"]: c["id"] for c in json.loads(r.stdout)}
 

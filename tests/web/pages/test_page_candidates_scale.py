@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Iterator
 import pytest
 
 from helpers import browser as b
-from helpers.cli import kbsync
+from helpers.cli import main_call
 from helpers.web import WebServer
 
 if TYPE_CHECKING:
@@ -30,7 +30,7 @@ def notes(site_root: Path) -> Path:
         (folder / f"n{i:03d}.md").write_text(f"# 笔记 {i:03d}\n\n{body}\n", encoding="utf-8")
     with (site_root / ".kbsync" / "config.toml").open("a", encoding="utf-8") as f:
         f.write(f'\n[[scan.sources]]\nname = "notes"\npath = "{folder}"\n')
-    assert kbsync("scan", "--now", "2025-07-01T10:00:00+00:00", ws=site_root, cwd=site_root).returncode == 0
+    assert main_call("scan", "--now", "2025-07-01T10:00:00+00:00", ws=site_root, cwd=site_root).returncode == 0
     lists = list((site_root / "candidates").glob("*.md"))
     text = lists[0].read_text(encoding="utf-8")
     for i in (1, 2):  # a person completes two items in the list, as its header asks
@@ -118,7 +118,7 @@ def test_undoing_an_accept_takes_the_entry_off_unless_it_changed(page: Page, sit
     page.get_by_label("Select 笔记 006").check()
     page.get_by_role("button", name="Accept selected").click()
     key = next(e for e in board.read_text(encoding="utf-8").split("### ") if e.startswith("笔记 006"))
-    done = kbsync("board", "retire", "笔记 006@" + key.split("- 来源日期: ", 1)[1].split("\n", 1)[0], ws=site.root)
+    done = main_call("board", "retire", "笔记 006@" + key.split("- 来源日期: ", 1)[1].split("\n", 1)[0], ws=site.root)
     assert done.returncode == 0, done.stderr  # someone changed the entry since: undo leaves it
     page.get_by_role("button", name="Undo").click()
     assert "changed or removed since" in page.get_by_role("alert").first.inner_text()

@@ -13,7 +13,7 @@ import pytest
 
 from helpers import browser as b
 from helpers.board import payload
-from helpers.cli import kbsync
+from helpers.cli import main_call
 from helpers.retrieval import ONLY_BY_MEANING, build_semantic, plant_classified
 from helpers.web import WebServer
 
@@ -28,7 +28,7 @@ def site_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = b.workspace(tmp_path_factory.mktemp("classified"))
     SAVED["id"], SAVED["path"] = plant_classified(root)
     entry = payload(title="Invoice routing", summary="How invoices reach the team", core_content=ONLY_BY_MEANING)
-    assert kbsync("board", "add", ws=root, stdin=json.dumps(entry, ensure_ascii=False)).returncode == 0
+    assert main_call("board", "add", ws=root, stdin=json.dumps(entry, ensure_ascii=False)).returncode == 0
     build_semantic(root)
     b.commit_all(root, "a session only the classifier flags")
     return root

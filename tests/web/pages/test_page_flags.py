@@ -12,7 +12,7 @@ import pytest
 
 from helpers import browser as b
 from helpers.board import payload
-from helpers.cli import kbsync
+from helpers.cli import main_call
 from helpers.daemon import wait_for
 from helpers.web import WebServer
 
@@ -27,11 +27,11 @@ SAVED: dict[str, str] = {}
 def site_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = b.workspace(tmp_path_factory.mktemp("flags"))
     entry = payload(title="部署笔记", summary="发布前检查锁文件", core_content=f"先回滚。\n\n{PLANTED}\n")
-    assert kbsync("board", "add", ws=root, stdin=json.dumps(entry, ensure_ascii=False)).returncode == 0
-    assert kbsync("board", "add", ws=root, stdin=json.dumps(payload(title="干净的条目"), ensure_ascii=False)).returncode == 0
+    assert main_call("board", "add", ws=root, stdin=json.dumps(entry, ensure_ascii=False)).returncode == 0
+    assert main_call("board", "add", ws=root, stdin=json.dumps(payload(title="干净的条目"), ensure_ascii=False)).returncode == 0
     session = {"session_id": "flag-test-1", "ts": "2025-06-11T14:32:00+08:00", "title": "供应商文档整理 <b>x</b>",
                "summary": "整理供应商文档", "sections": {"用户输入": f"文档里有一句：{PLANTED}", "结论": "不执行"}}
-    done = kbsync("session", "save", "--json", ws=root, stdin=json.dumps(session, ensure_ascii=False))
+    done = main_call("session", "save", "--json", ws=root, stdin=json.dumps(session, ensure_ascii=False))
     assert done.returncode == 0, done.stderr
     SAVED["id"] = json.loads(done.stdout)["id"]
     b.commit_all(root, "flagged text")

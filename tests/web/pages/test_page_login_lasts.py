@@ -12,7 +12,7 @@ import pytest
 
 from helpers import browser as b
 from helpers.board import payload
-from helpers.cli import kbsync
+from helpers.cli import main_call
 from helpers.web import CONFIG, WebServer
 
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ def site_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = b.workspace(tmp_path_factory.mktemp("login"))
     config = CONFIG.format(daemon='commit_every = "1s"').replace("port = 0", f"port = {_free_port()}")
     (root / ".kbsync" / "config.toml").write_text(config + "enabled = true\n", encoding="utf-8")
-    assert kbsync("board", "add", ws=root, stdin=json.dumps(payload(), ensure_ascii=False)).returncode == 0
+    assert main_call("board", "add", ws=root, stdin=json.dumps(payload(), ensure_ascii=False)).returncode == 0
     b.commit_all(root, "one entry")
     return root
 
@@ -79,7 +79,7 @@ def test_a_form_sent_after_the_login_ended_is_kept_and_offered_back(page: Page, 
     server = site[-1]
     page.goto(server.url + KEY_URL)
     page.get_by_label("Summary").fill("登录过期时填写的摘要")
-    rotated = kbsync("web", "token", "--rotate", ws=server.root)  # ends every browser session
+    rotated = main_call("web", "token", "--rotate", ws=server.root)  # ends every browser session
     assert rotated.returncode == 0, rotated.stderr
     page.get_by_role("button", name="Save").click()
     alert = page.get_by_role("alert").first.inner_text()

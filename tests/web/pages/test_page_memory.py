@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from helpers import browser as b
-from helpers.cli import kbsync
+from helpers.cli import main_call
 from helpers.web import WebServer
 
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ def site_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = b.workspace(tmp_path_factory.mktemp("memory"))
     for args in (("language", "中文"), ("editor", "vim"), ("--preferences", "tone", "terse"),
                  ("--entity", "Project Alpha", "owner", "王五")):
-        assert kbsync("memory", "set", *args, ws=root).returncode == 0
+        assert main_call("memory", "set", *args, ws=root).returncode == 0
     b.commit_all(root, "memory")
     return root
 
@@ -61,7 +61,7 @@ def test_set_edit_and_forget_a_fact(page: Page, site: WebServer) -> None:
     page.get_by_role("button", name="Forget shell").click()
     assert page.get_by_role("status").first.inner_text() == "Forgotten."
     assert "shell" not in facts_text(site)
-    assert kbsync("validate", ws=site.root).returncode == 0
+    assert main_call("validate", ws=site.root).returncode == 0
 
 
 def test_a_bad_fact_is_refused_and_a_stale_edit_too(page: Page, site: WebServer) -> None:
@@ -71,7 +71,7 @@ def test_a_bad_fact_is_refused_and_a_stale_edit_too(page: Page, site: WebServer)
     assert "Not saved" in page.get_by_role("alert").first.inner_text()
     page.goto(f"{site.url}/memory")
     page.get_by_role("link", name="Edit language").click()
-    assert kbsync("memory", "set", "language", "English", ws=site.root).returncode == 0
+    assert main_call("memory", "set", "language", "English", ws=site.root).returncode == 0
     page.get_by_label("Value", exact=True).fill("日本語")
     page.get_by_role("button", name="Save").click()
     assert "changed" in page.get_by_role("alert").first.inner_text()

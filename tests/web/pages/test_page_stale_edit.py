@@ -13,7 +13,7 @@ import pytest
 
 from helpers import browser as b
 from helpers.board import payload
-from helpers.cli import kbsync
+from helpers.cli import main_call
 from helpers.web import WebServer
 
 if TYPE_CHECKING:
@@ -26,7 +26,7 @@ KEY = "发布前确认锁文件@2025-06-11"
 @pytest.fixture(scope="module")
 def site_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = b.workspace(tmp_path_factory.mktemp("stale"))
-    done = kbsync("board", "add", ws=root, stdin=json.dumps(payload(), ensure_ascii=False))
+    done = main_call("board", "add", ws=root, stdin=json.dumps(payload(), ensure_ascii=False))
     assert done.returncode == 0, done.stderr
     b.commit_all(root, "one entry")
     return root
@@ -37,7 +37,7 @@ def test_a_stale_form_is_refused_and_shows_both_versions(page: Page, site: WebSe
               "%402025-06-11")
     page.get_by_label("Summary").fill("表单里的摘要")
     newer = payload(summary="命令行改过的摘要", confidence="low")
-    assert kbsync("board", "update", KEY, ws=site.root,
+    assert main_call("board", "update", KEY, ws=site.root,
                   stdin=json.dumps(newer, ensure_ascii=False)).returncode == 0
     page.get_by_role("button", name="Save").click()
     assert "changed since" in page.get_by_role("alert").inner_text()
@@ -59,7 +59,7 @@ def test_a_stale_form_is_refused_and_shows_both_versions(page: Page, site: WebSe
 
 def test_renaming_an_entry_in_the_form_keeps_its_counters(page: Page, site: WebServer) -> None:
     key = "改名前@2025-06-12"
-    assert kbsync("board", "add", ws=site.root, stdin=json.dumps(payload(title="改名前", source_date="2025-06-12"),
+    assert main_call("board", "add", ws=site.root, stdin=json.dumps(payload(title="改名前", source_date="2025-06-12"),
                                                                 ensure_ascii=False)).returncode == 0
     site.call("POST", f"/board/entries/{quote(key, safe='')}/feedback", body={"vote": "helpful"})
     page.goto(f"{site.url}/board/edit?key={quote(key, safe='')}")

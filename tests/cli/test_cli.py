@@ -134,17 +134,17 @@ def ws_root(tmp_path: Path) -> Path:
     return new_workspace(tmp_path / "ws").root
 
 
-def test_validate_exit_codes_and_finding_lines(ws_root: Path, cli: Cli) -> None:
+def test_validate_exit_codes_and_finding_lines(ws_root: Path, cli_process: Cli) -> None:
     _write(ws_root, REL, VALID)
-    assert cli("validate", ws=ws_root).returncode == 0
+    assert cli_process("validate", ws=ws_root).returncode == 0
     _write(ws_root, REL, VALID.replace('summary: "梳理"', f'summary: "{"长" * 100}"'))
-    warned = cli("validate", ws=ws_root)
+    warned = cli_process("validate", ws=ws_root)
     assert warned.returncode == 0 and f"{REL}:8: warning:" in warned.stdout
     _write(ws_root, REL, VALID.replace("role: assistant", "role: boss"))
-    bad = cli("validate", ws=ws_root)
+    bad = cli_process("validate", ws=ws_root)
     assert bad.returncode == 1
     assert re.fullmatch(rf"{re.escape(REL)}:4: error: .*boss.*", bad.stdout.strip())
-    assert cli("validate", "--no-such-option", ws=ws_root).returncode == 2
+    assert cli_process("validate", "--no-such-option", ws=ws_root).returncode == 2
 
 
 def test_validate_json(ws_root: Path, cli: Cli) -> None:
@@ -370,12 +370,19 @@ def test_every_command_has_help(path: tuple[str, ...], capsys: pytest.CaptureFix
     assert capsys.readouterr().out.startswith(f"usage: kbsync {' '.join(path)}")
 
 
-def test_help_from_a_real_process(cli: Cli) -> None:
-    proc = cli("--help")
+def test_help_from_a_real_process(cli_process: Cli) -> None:
+    proc = cli_process("--help")
     assert proc.returncode == 0
     for path in COMMANDS:
         if len(path) == 1:
             assert path[0] in proc.stdout
+
+
+@pytest.mark.parametrize("command", sorted(command_modules()))
+def test_every_command_starts_as_a_process_of_its_own(command: str, cli_process: Cli) -> None:
+    """Most tests call main() in the test's process (the `cli` fixture); each command also starts for real."""
+    proc = cli_process(command, "--help")
+    assert proc.returncode == 0 and proc.stdout.startswith(f"usage: kbsync {command}"), proc.stderr
 
 
 def test_every_command_is_documented_in_docs_cli_md() -> None:

@@ -11,7 +11,8 @@ Prints:
      repository in the same run, medians of --runs;
  (d) the time for a burst of --burst new files (10% needing a repair) to settle: every file
      processed and nothing pending.
-Also the first start's catch-up over the whole workspace (every file checked once).
+Also the first start's catch-up over the whole workspace (every file checked once, the search index built),
+and the daemon's settled resident memory after that first start (an empty .kbsync) and after a restart.
 """
 
 from __future__ import annotations
@@ -72,6 +73,31 @@ def rss_mb(pid: int) -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     return 0.0
+
+
+def settled_rss(pid: int, steady_s: int = 5, limit_s: float = 120) -> float:
+    """The process's resident MB once it has stayed within 1 MB for `steady_s` one-second samples."""
+    samples = [rss_mb(pid)]
+    start = time.perf_counter()
+    while time.perf_counter() - start < limit_s:
+        time.sleep(1)
+        samples.append(rss_mb(pid))
+        last = samples[-steady_s:]
+        if len(last) == steady_s and max(last) - min(last) < 1:
+            break
+    return samples[-1]
+
+
+def start_daemon(ws: Path) -> tuple[subprocess.Popen[bytes], float]:
+    """`kbsync run` started, and the seconds until its catch-up has settled."""
+    daemon = subprocess.Popen([*KBSYNC, "-w", str(ws), "run"], stderr=subprocess.DEVNULL)
+    started = time.time()
+    return daemon, wait(lambda: (ws / ".kbsync" / "status.json").exists() and settled(ws, started), 900, step=0.1)
+
+
+def stop_daemon(daemon: subprocess.Popen[bytes]) -> None:
+    daemon.send_signal(signal.SIGTERM)
+    daemon.wait(30)
 
 
 def sessions_of(root: Path, n: int) -> list[Path]:
@@ -174,11 +200,9 @@ def main() -> None:
     git(ws, "commit", "-q", "-m", "corpus")
     print(f"workspace: {a.sessions} sessions, {sum(f.stat().st_size for f in ws.rglob('*.md')) / 1e6:.0f} MB")
 
-    daemon = subprocess.Popen([*KBSYNC, "-w", str(ws), "run"], stderr=subprocess.DEVNULL)
-    started = time.time()
+    daemon, took = start_daemon(ws)
     try:
-        took = wait(lambda: (ws / ".kbsync" / "status.json").exists() and settled(ws, started), 900, step=0.1)
-        print(f"first start, catch-up over every file: {took:.1f} s")
+        print(f"first start, catch-up over every file: {took:.1f} s; settled RSS {settled_rss(daemon.pid):.0f} MB")
         lat = latency(ws, sessions_of(ws, a.writes))
         q = statistics.quantiles(lat, n=20)
         print(f"(a) write -> repaired on disk, minus quiet_ms ({len(lat)} writes): "
@@ -188,8 +212,12 @@ def main() -> None:
         print(f"(d) burst of {a.burst} new files ({a.burst // 10} to repair) settled in {burst(ws, a.burst):.1f} s")
         print(f"    RSS after the burst: {rss_mb(daemon.pid):.0f} MB")
     finally:
-        daemon.send_signal(signal.SIGTERM)
-        daemon.wait(30)
+        stop_daemon(daemon)
+    daemon, took = start_daemon(ws)
+    try:
+        print(f"restart: settled in {took:.1f} s; settled RSS {settled_rss(daemon.pid):.0f} MB")
+    finally:
+        stop_daemon(daemon)
     ref = a.out / "daemon-ref"
     shutil.rmtree(ref, ignore_errors=True)
     shutil.copytree(ws, ref, symlinks=True)

@@ -33,6 +33,17 @@ def test_a_job_is_not_queued_twice_while_it_runs() -> None:
     runner.stop(1)
 
 
+def test_busy_while_a_job_is_queued_or_running() -> None:
+    gate = threading.Event()
+    runner = JobRunner(deadline_s=10)
+    assert not runner.busy()
+    runner.submit("slow", gate.wait)
+    assert runner.busy()
+    gate.set()
+    wait_for(lambda: not runner.busy(), timeout=10)
+    runner.stop(1)
+
+
 def test_a_job_past_its_deadline_is_abandoned_and_the_next_one_runs() -> None:
     gate = threading.Event()
     runner = JobRunner(deadline_s=0.2, grace_s=0.2)

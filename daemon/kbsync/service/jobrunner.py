@@ -59,6 +59,11 @@ class JobRunner:
         self._queue.put((name, fn))
         return True
 
+    def busy(self) -> bool:
+        """Whether a job is queued or running."""
+        with self._lock:
+            return bool(self._active)
+
     def finished(self) -> list[Finished]:
         """The runs that ended since the last call (the worker turns them into status)."""
         out: list[Finished] = []

@@ -75,8 +75,16 @@ def rss_mb(pid: int) -> float:
     return 0.0
 
 
-def settled_rss(pid: int, steady_s: int = 5, limit_s: float = 120) -> float:
-    """The process's resident MB once it has stayed within 1 MB for `steady_s` one-second samples."""
+def index_built(root: Path) -> bool:
+    """The search index is in place and no build of it is under way (a build writes beside it, then swaps)."""
+    state = root / ".kbsync"
+    return (state / "search.sqlite").exists() and not any(state.glob("search.sqlite.*.tmp*"))
+
+
+def settled_rss(pid: int, root: Path, steady_s: int = 10, limit_s: float = 300) -> float:
+    """The process's resident MB once the search index is built and its RSS has stayed within 1 MB for
+    `steady_s` one-second samples."""
+    wait(lambda: index_built(root), limit_s, step=0.5)
     samples = [rss_mb(pid)]
     start = time.perf_counter()
     while time.perf_counter() - start < limit_s:
@@ -202,7 +210,7 @@ def main() -> None:
 
     daemon, took = start_daemon(ws)
     try:
-        print(f"first start, catch-up over every file: {took:.1f} s; settled RSS {settled_rss(daemon.pid):.0f} MB")
+        print(f"first start, catch-up over every file: {took:.1f} s; settled RSS {settled_rss(daemon.pid, ws):.0f} MB")
         lat = latency(ws, sessions_of(ws, a.writes))
         q = statistics.quantiles(lat, n=20)
         print(f"(a) write -> repaired on disk, minus quiet_ms ({len(lat)} writes): "
@@ -215,7 +223,7 @@ def main() -> None:
         stop_daemon(daemon)
     daemon, took = start_daemon(ws)
     try:
-        print(f"restart: settled in {took:.1f} s; settled RSS {settled_rss(daemon.pid):.0f} MB")
+        print(f"restart: settled in {took:.1f} s; settled RSS {settled_rss(daemon.pid, ws):.0f} MB")
     finally:
         stop_daemon(daemon)
     ref = a.out / "daemon-ref"

@@ -9,7 +9,7 @@ from typing import Iterator
 import pytest
 
 from helpers.cli import Cli, kbsync, main_call
-from helpers.threads import no_thread_leaks
+from helpers.threads import BROWSER_THREADS, PROCESS_THREADS, no_thread_leaks
 
 LEAK_GRACE = 5.0  # seconds a test's threads have, after it, to end
 
@@ -27,9 +27,10 @@ def _git_identity(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.Temp
 
 
 @pytest.fixture(autouse=True)
-def _no_thread_leaks() -> Iterator[None]:
+def _no_thread_leaks(request: pytest.FixtureRequest) -> Iterator[None]:
     """Each test fails when it leaves behind a non-daemon thread it started (helpers/threads.py)."""
-    with no_thread_leaks(LEAK_GRACE):
+    allowed = PROCESS_THREADS + (BROWSER_THREADS if "browser" in request.fixturenames else ())
+    with no_thread_leaks(LEAK_GRACE, allowed):
         yield
 
 

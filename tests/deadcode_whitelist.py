@@ -33,6 +33,7 @@ _.model_config  # pydantic's settings of a model
 # Set by name from a configuration file or counted into a report
 _.share_references  # config.py ContextConfig: the [context] table's key
 _.unchanged  # board/sources.py Counts
+_.pending_count  # store/daemonstatus.py DaemonStatus, written as JSON (as_dict)
 
 # Overrides and attributes that a library calls or reads
 _.tb  # __exit__'s third argument (progress.py, store/workspace.py)

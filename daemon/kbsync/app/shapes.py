@@ -47,8 +47,6 @@ if TYPE_CHECKING:
     from kbsync.retrieval.search import Outcome
     from kbsync.store.sections import SectionResult
 
-HIT_TEXT = ("title", "summary", "passage")  # a hit's workspace text (MCP: under `content`)
-
 
 # ---- search and context --------------------------------------------------------------------------------
 

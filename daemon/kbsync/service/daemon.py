@@ -58,7 +58,7 @@ HELD_RECHECK_S = 1.0  # how often the worker asks whether git's operation has en
 JOB_STOP_GRACE_S = 2.0  # at shutdown, what a running job gets before its programs are killed
 # Files processed (by the worker, and by the post-write jobs after it) before the daemon, once nothing is left
 # to do, gives the memory freed inside its heaps back to the system (allocator.release). The first catch-up
-# over 12,000 files left 20 to 25 MB of freed blocks spread over the heaps (docs/benchmarks.md).
+# over 12,000 files left up to 25 MB of freed blocks spread over the heaps (docs/benchmarks.md).
 RELEASE_AFTER_FILES = 1000
 
 

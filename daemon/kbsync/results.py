@@ -311,6 +311,12 @@ class SectionWritten(TypedDict):
     """the section's version after the write"""
 
 
+class SessionSaved(TypedDict):  # a session saved, as the MCP tool answers it
+    path: str
+    id: str
+    created: bool
+
+
 class Logged(TypedDict):
     line: str
     """the line appended"""

@@ -32,10 +32,12 @@ if TYPE_CHECKING:
         EntryWritten,
         Found,
         Hit,
+        Logged,
         Pack,
         Rejected,
         SectionWritten,
         Session,
+        SessionSaved,
         SessionSummary,
         ShownEntry,
         SourceFailure,
@@ -46,6 +48,7 @@ if TYPE_CHECKING:
     from kbsync.retrieval.fusion import Fused
     from kbsync.retrieval.search import Outcome
     from kbsync.store.sections import SectionResult
+    from kbsync.store.sessions import SaveResult
 
 
 # ---- search and context --------------------------------------------------------------------------------
@@ -132,6 +135,16 @@ def rejected(item: str, list_path: str, changed: bool) -> Rejected:
 
 
 # ---- sessions and statistics ----------------------------------------------------------------------------
+
+def session_saved(done: SaveResult) -> SessionSaved:
+    """A session saved, as the MCP tool answers it: the model sent the record's fields itself (the CLI and the
+    API give the record, `done.record`)."""
+    return {"path": done.relpath, "id": str(done.record["id"]), "created": done.created}
+
+
+def logged(line: str) -> Logged:
+    return {"line": line}
+
 
 def section_written(done: SectionResult) -> SectionWritten:
     return {"path": done.relpath, "section": done.section, "changed": done.changed, "version": done.version}

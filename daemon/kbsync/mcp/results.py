@@ -22,6 +22,7 @@ from kbsync.results import (
     Logged,
     PackFlag,
     SectionWritten,
+    SessionSaved,
     SourceFailure,
     StatusReport,
 )
@@ -91,12 +92,6 @@ class Read(TypedDict):
     versions: NotRequired[dict[str, str]]
     content: Text
     page: Page
-
-
-class SessionSaved(TypedDict):
-    path: str
-    id: str
-    created: bool
 
 
 class ValueText(TypedDict):

@@ -118,9 +118,9 @@ def _register_sessions(server: MCPServer[Any], ws: Callable[[], Workspace]) -> N
         """Create or update a session file (the object `kbsync session save` takes). status closed ends the
         session: the daemon commits it."""
         from kbsync.app.sessions import save_session as save
+        from kbsync.app.shapes import session_saved
 
-        done = save(ws(), session.payload(), "session")
-        return {"path": done.relpath, "id": str(done.record["id"]), "created": done.created}
+        return session_saved(save(ws(), session.payload(), "session"))
 
     @server.tool(structured_output=True, annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False))
     @clear_errors
@@ -138,8 +138,9 @@ def _register_sessions(server: MCPServer[Any], ws: Callable[[], Workspace]) -> N
         """Append one line to logs/tool-calls.md for an existing session (its id or the session_id it was saved
         with)."""
         from kbsync.app.sessions import log_session_tool_call as log
+        from kbsync.app.shapes import logged
 
-        return {"line": log(ws(), session_id, tool, status, detail)}
+        return logged(log(ws(), session_id, tool, status, detail))
 
 
 def _register_board(server: MCPServer[Any], ws: Callable[[], Workspace]) -> None:

@@ -56,10 +56,10 @@ def put_section(ws: WS, sid: SessionId, heading: str, body: m.SectionText, base:
 @router.post("/logs/tool-calls", response_model=Logged, status_code=201, tags=["logs"],
              summary="append a line to logs/tool-calls.md")
 def post_tool_call(ws: WS, body: m.ToolCall) -> Logged:
-    return {"line": sessions.log_tool_call(ws, body.session, body.tool, body.status, body.detail)}
+    return shapes.logged(sessions.log_tool_call(ws, body.session, body.tool, body.status, body.detail))
 
 
 @router.post("/logs/errors", response_model=Logged, status_code=201, tags=["logs"],
              summary="append a line to logs/errors.md")
 def post_error(ws: WS, body: m.ErrorLog) -> Logged:
-    return {"line": sessions.log_error(ws, body.message)}
+    return shapes.logged(sessions.log_error(ws, body.message))

@@ -137,7 +137,8 @@ def _candidates(conn: Connection, terms: list[str], finders: list[str], telling:
     and whether its head does (HEAD_WEIGHT), not how often; times 1 + COVER x the share of the terms' weight
     it holds. They are the records holding one of `finders`, those whose head holds one of `telling`, and, with
     `common` (no term is rare), the POOL newest records holding it. One statement: a UNION ALL of those lists
-    in the kind's range, summed per record, joined to its length; SQLite keeps the best `pool`."""
+    in the kind's range, summed per record, joined to its length; SQLite keeps the best `pool`. Every branch
+    names its columns: the first one names the union's, and it is not always a finder's."""
     branches: list[str] = []
     values: list[object] = []
     for t in terms:
@@ -145,13 +146,14 @@ def _candidates(conn: Connection, terms: list[str], finders: list[str], telling:
         if t in finders:
             branches.append("SELECT rowid AS id, ? AS w, ? AS c FROM fts WHERE fts MATCH ? AND rowid > ? AND rowid < ?")
             values += [w, w, match_term(t), *span]
-            branches.append("SELECT rowid, ?, 0 FROM fts WHERE fts MATCH ? AND rowid > ? AND rowid < ?")
+            branches.append("SELECT rowid AS id, ? AS w, 0 AS c FROM fts WHERE fts MATCH ? AND rowid > ? AND rowid < ?")
             values += [w * (relevance.HEAD_WEIGHT - 1), f"head : {match_term(t)}", *span]
         elif t in telling:
-            branches.append("SELECT rowid, ?, ? FROM fts WHERE fts MATCH ? AND rowid > ? AND rowid < ?")
+            branches.append("SELECT rowid AS id, ? AS w, ? AS c FROM fts WHERE fts MATCH ? AND rowid > ? AND rowid < ?")
             values += [w * relevance.HEAD_WEIGHT, w, f"head : {match_term(t)}", *span]
     if common is not None:
-        branches.append("SELECT * FROM (SELECT rowid, ?, ? FROM fts WHERE fts MATCH ? AND rowid > ? AND rowid < ?"
+        branches.append("SELECT * FROM (SELECT rowid AS id, ? AS w, ? AS c FROM fts WHERE fts MATCH ? AND rowid > ?"
+                        " AND rowid < ?"
                         " ORDER BY rowid DESC LIMIT ?)")
         values += [weights[common], weights[common], match_term(common), *span, pool]
     join, extra = "", list(params)

@@ -220,5 +220,6 @@ def test_a_vote_returns_to_its_card_with_the_confirmation_there(page: Page, site
     card = page.locator(f"#{anchor}")
     assert card.get_by_role("status").inner_text() == "Feedback recorded."
     assert "Helpful: 1" in card.inner_text()
+    page.wait_for_load_state()  # the fragment is the focus start once the page has loaded
     page.keyboard.press("Tab")  # the next Tab starts from the card, not from the top of the page
     assert page.evaluate(f"document.getElementById('{anchor}').contains(document.activeElement)")

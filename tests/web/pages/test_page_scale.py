@@ -217,6 +217,7 @@ def test_a_vote_on_a_later_page_of_a_filtered_search_returns_to_its_card(page: P
     assert _query(page) == {"q": ["锁文件"], "type": ["踩坑"], "page": ["2"], "done": ["voted"], "card": [anchor]}
     card = page.locator(f"#{anchor}")
     assert card.get_by_role("status").inner_text() == "Feedback recorded." and "Helpful: 1" in card.inner_text()
+    page.wait_for_load_state()  # the fragment is the focus start once the page has loaded
     page.keyboard.press("Tab")  # the next Tab starts from the card voted on
     assert page.evaluate(f"document.getElementById('{anchor}').contains(document.activeElement)")
 

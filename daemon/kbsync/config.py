@@ -76,7 +76,7 @@ class SearchConfig:
     per_source: int = 5
     rrf_k: int = 60
     semantic: bool = True
-    semantic_passages: int = 3000
+    semantic_passages: int = 2000
     semantic_every: str = "1m"
     semantic_weight: float = 1.0
     sources: list[dict[str, Any]] = field(default_factory=list)

@@ -10,6 +10,7 @@ from kbsync.retrieval.blend import MEANING_SCALE, blend
 from kbsync.retrieval.fusion import Hit, rrf
 from kbsync.retrieval.semanticmodel import DIM
 from kbsync.retrieval.semanticsearch import SECOND, Matrix, calibrate
+from kbsync.retrieval.semanticstore import EmbeddedUnit
 
 
 def words(*items: tuple[str, float], cover: float = 1.0) -> list[Hit]:
@@ -17,8 +18,8 @@ def words(*items: tuple[str, float], cover: float = 1.0) -> list[Hit]:
             for i, (k, s) in enumerate(items, start=1)]
 
 
-def meaning(*items: tuple[str, float]) -> list[Hit]:
-    return [Hit("semantic", i, k.upper(), key=k, score=s, passage=f"sem {k}", kind="session")
+def meaning(*items: tuple[str, float], partial: tuple[str, ...] = ()) -> list[Hit]:
+    return [Hit("semantic", i, k.upper(), key=k, score=s, passage=f"sem {k}", kind="session", partial=k in partial)
             for i, (k, s) in enumerate(items, start=1)]
 
 
@@ -37,6 +38,22 @@ def test_a_keyword_leg_that_matched_little_of_the_query_weighs_little() -> None:
     got = blend(words(("name", 30.0), cover=0.1), meaning(("answer", 5.0), ("name", 1.0)), 1.0, 10)
     assert [h.key for h in got] == ["answer", "name"]
     assert got[1].score == pytest.approx(0.5 * 0.1 + 0.5 * 1.0 / MEANING_SCALE)
+
+
+def test_a_record_known_by_its_head_alone_weighs_by_how_sure_the_keyword_leg_is() -> None:
+    # "old" is known to the semantic index by its head alone: its meaning counts by what the keyword leg did not
+    # find: not at all under a sure keyword leg, a quarter under one that is three quarters sure, in full under
+    # one that matched nothing of the query (another language)
+    sure = blend(words(("new", 10.0), ("old", 9.0)), meaning(("old", 4.0), ("new", 1.0), partial=("old",)), 1.0, 10)
+    assert [h.key for h in sure] == ["new", "old"]
+    assert sure[1].score == pytest.approx(0.5 * 0.9)
+    some = blend(words(("new", 10.0), ("old", 9.0), cover=0.75), meaning(("old", 4.0), ("new", 1.0), partial=("old",)),
+                 1.0, 10)
+    assert some[1].score == pytest.approx(0.5 * 0.75 * 0.9 + 0.5 * 0.25 * 4.0 / MEANING_SCALE)
+    whole = blend(words(("new", 10.0), ("old", 9.0)), meaning(("old", 4.0), ("new", 1.0)), 1.0, 10)
+    assert [h.key for h in whole] == ["old", "new"]  # known whole, the same record leads
+    lost = blend(words(("new", 10.0), cover=0.0), meaning(("old", 4.0), ("new", 1.0), partial=("old",)), 1.0, 10)
+    assert [h.key for h in lost] == ["old", "new"] and lost[0].score == pytest.approx(0.5 * 4.0 / MEANING_SCALE)
 
 
 def test_semantic_weight_sets_the_share_and_one_leg_alone_keeps_its_order() -> None:
@@ -84,11 +101,11 @@ def test_a_script_with_few_units_is_drawn_to_the_overall_mean() -> None:
     assert calibrate(scores, cjk)[-1] > 0  # alone in its script it is not its own mean
 
 
-def unit(key: str, ordinal: int, kind: str, vec: list[float]) -> tuple[str, str, str, str, str, int, bool, bytes]:
+def unit(key: str, ordinal: int, kind: str, vec: list[float], passages: int = 0) -> EmbeddedUnit:
     v = np.zeros(DIM, np.float32)
     v[: len(vec)] = vec
     v /= np.linalg.norm(v)
-    return key, f"{key}.md", kind, key.upper(), "", ordinal, False, v.tobytes()
+    return key, f"{key}.md", kind, key.upper(), "", ordinal, False, passages, v.tobytes()
 
 
 def test_matrix_gives_the_best_records_of_the_kinds_with_the_second_unit_counted() -> None:
@@ -105,6 +122,16 @@ def test_matrix_gives_the_best_records_of_the_kinds_with_the_second_unit_counted
     two = next(f for f in got if f.key == "two")
     assert scores[1] > scores[0] and two.ordinal == 0
     assert two.score == pytest.approx(float(scores[1] + SECOND * scores[2]) / (1 + SECOND))
+    assert not any(f.partial for f in got)
+
+
+def test_matrix_names_the_records_known_by_their_head_alone() -> None:
+    rows = [unit("whole", 0, "session", [1, 0.1], passages=1), unit("whole", 1, "session", [1, 0.2], passages=1),
+            unit("short", 0, "session", [1, 0.3]), unit("headonly", 0, "session", [1, 0.4], passages=3)]
+    q = np.zeros(DIM, np.float32)
+    q[0] = 1
+    got = {f.key: f.partial for f in Matrix(rows).top(q, ["session"], 3)}
+    assert got == {"whole": False, "short": False, "headonly": True}
 
 
 def test_a_pack_orders_passages_by_their_own_and_their_sessions_relevance() -> None:

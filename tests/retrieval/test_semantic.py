@@ -10,7 +10,7 @@ import sqlite3
 import subprocess
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import pytest
 
@@ -125,6 +125,37 @@ def test_the_index_kept_up_to_date_equals_one_built_afresh(tmp_path: Path, model
         import numpy as np
 
         assert np.allclose(np.frombuffer(vec, np.float32), np.frombuffer(kept[1][d], np.float32), atol=1e-5)
+
+
+class _Counting:
+    """The model, counting the texts it embeds."""
+
+    def __init__(self, model: semanticbuild.Embedder) -> None:
+        self.model, self.texts = model, 0
+
+    def passages(self, texts: Sequence[str]) -> list[bytes]:
+        self.texts += len(texts)
+        return self.model.passages(texts)
+
+
+def test_an_index_planned_by_another_scheme_is_planned_again_keeping_its_vectors(
+        tmp_path: Path, model: semanticbuild.Embedder, monkeypatch: pytest.MonkeyPatch) -> None:
+    ws = _workspace(tmp_path)
+    _session(ws.root, "2025-01-05T10:00:00+08:00", "budget", "Quarterly budget", LONG)
+    _build(ws, model)
+    before, before_vectors, _ = _dump(ws)
+    monkeypatch.setattr(semanticunits, "HEAD_TOKENS", 24)  # a kbsync whose heads are shorter
+    monkeypatch.setattr(semanticunits, "SCHEME", "heads of 24")
+    counting = _Counting(model)
+    _build(ws, counting)
+    after, after_vectors, pending = _dump(ws)
+    assert after != before and pending == 0
+    heads = {u[2] for u in after if u[1] == 0}
+    assert counting.texts == len(heads - set(before_vectors))  # only the new heads: passages kept their vectors
+    assert set(after_vectors) == {u[2] for u in after}  # the old heads' vectors are gone
+    store.db_path(ws.state_dir).unlink()
+    _build(ws, model)
+    assert _dump(ws)[0] == after  # the same as built afresh by the new scheme
 
 
 def test_a_killed_build_goes_on_where_it_stopped(tmp_path: Path) -> None:

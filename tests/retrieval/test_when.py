@@ -37,6 +37,7 @@ def test_times_read(text: str, expected: tuple[str, str]) -> None:
     "we may deploy on Friday",
     "room 2023 booking",
     "7月的发布",
+    "编号12023年的记录",  # a longer number is no year
 ])
 def test_no_time_read(text: str) -> None:
     assert window(text) is None

@@ -38,6 +38,7 @@ class Hit:
     cover: float = 0.0  # a keyword hit's share of the query (kbsync.retrieval.db.Row.cover)
     via: tuple[str, ...] = ()  # the sources that found it, when its list blends several (kbsync.retrieval.blend)
     kind: str = ""  # the record's kind, for the workspace's own records (session, board, memory, artifact)
+    partial: bool = False  # a semantic hit of a record known by its head alone (kbsync.retrieval.semanticstore.Found)
 
     @property
     def identity(self) -> str:

@@ -33,7 +33,11 @@ class Embedder(Protocol):
 
 
 def plan(ws: Workspace, conn: store.Connection) -> int:
-    """Re-read what changed and choose the units; the number of files re-read or forgotten."""
+    """Re-read what changed and choose the units; the number of files re-read or forgotten. Every file counts as
+    changed when the units were chosen by another scheme (another kbsync's head length, say)."""
+    if store.scheme(conn) != units.SCHEME:
+        with store.transaction(conn):
+            store.replan_all(conn, units.SCHEME)
     current = {rp: (st.mtime_ns, st.size) for rp, st in current_states(ws).items()}
     known = store.files(conn)
     stale = [rp for rp, st in current.items() if known.get(rp) != st] + [rp for rp in known if rp not in current]

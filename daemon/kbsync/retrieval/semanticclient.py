@@ -175,4 +175,5 @@ def nearest(ws: Workspace, text: str, kinds: Sequence[str], k: int) -> list[Foun
     hits = answer.get("hits")
     if not isinstance(hits, list):
         raise KbsyncError("semantic search: a malformed answer")
-    return [Found(str(h[0]), str(h[1]), str(h[2]), str(h[3]), str(h[4]), int(h[5]), float(h[6])) for h in hits]
+    return [Found(str(h[0]), str(h[1]), str(h[2]), str(h[3]), str(h[4]), int(h[5]), float(h[6]), bool(h[7]))
+            for h in hits]

@@ -31,11 +31,9 @@ class Model:
                               "install the version kbsync names")
 
     def passages(self, texts: Sequence[str]) -> list[bytes]:
-        """Each text's vector (float32, L2-normalised, packed), embedded as a passage."""
-        if not texts:
-            return []
-        out = self._e5.passage(list(texts))
-        return [row.tobytes() for row in out]
+        """Each text's vector (float32, L2-normalised, packed), embedded as a passage: one text at a time, which
+        the engine does 7% faster than a batch of 16 (it pads a batch to its longest text; docs/benchmarks.md)."""
+        return [self._e5.passage(text).tobytes() for text in texts]
 
     def query(self, text: str) -> Any:
         """The query's vector, as a numpy array (L2-normalised)."""

@@ -57,7 +57,8 @@ class Matrix:
         self.cjk = np.array([r[6] for r in rows], dtype=bool)
         keys = [r[0] for r in rows]
         self.units_of = _counts(keys)  # units a record has embedded
-        blob = b"".join(r[7] for r in rows)
+        self.partial = {r[0] for r in rows if r[7] and self.units_of[r[0]] == 1}  # passages not embedded
+        blob = b"".join(r[8] for r in rows)
         self.vectors = np.frombuffer(blob, dtype=np.float32).reshape(len(rows), DIM) if rows else np.zeros((0, DIM),
                                                                                                          np.float32)
 
@@ -87,7 +88,8 @@ class Matrix:
         for key, (i, top) in best.items():
             other = second.get(key, top if self.units_of[key] == 1 else floor)
             _, relpath, kind, title, summary, ordinal = self.meta[i]
-            found.append(Found(key, relpath, kind, title, summary, ordinal, (top + SECOND * other) / (1 + SECOND)))
+            found.append(Found(key, relpath, kind, title, summary, ordinal, (top + SECOND * other) / (1 + SECOND),
+                               key in self.partial))
         found.sort(key=lambda f: (-f.score, f.key))
         return found[:k]
 

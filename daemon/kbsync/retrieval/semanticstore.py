@@ -52,6 +52,7 @@ class Found:
     summary: str
     ordinal: int  # of its best unit: 0 the head, else its passage's ordinal + 1
     score: float
+    partial: bool = False  # known by its head alone: its passages are outside the window (semanticunits.window)
 
 
 @dataclass(frozen=True)
@@ -221,6 +222,19 @@ def put_vectors(conn: Connection, got: list[tuple[str, bytes]]) -> None:
             conn.execute("DELETE FROM pending WHERE digest = ?", (d,))
 
 
+def scheme(conn: Connection) -> str | None:
+    """The unit scheme (kbsync.retrieval.semanticunits.SCHEME) the records were planned with; None: not known."""
+    row = conn.execute("SELECT value FROM meta WHERE name = 'scheme'").fetchone()
+    return str(row[0]) if row else None
+
+
+def replan_all(conn: Connection, new_scheme: str) -> None:
+    """Make every known file look changed (so that the next plan reads it again) and note the scheme it will be
+    planned with. The vectors stay: a text that is still a unit is not embedded again."""
+    conn.execute("UPDATE files SET mtime_ns = -1")
+    conn.execute("INSERT OR REPLACE INTO meta VALUES ('scheme', ?)", (new_scheme,))
+
+
 def set_built(conn: Connection, built: bool) -> None:
     conn.execute("INSERT OR REPLACE INTO meta VALUES ('built', ?)", ("1" if built else "0",))
 
@@ -232,13 +246,14 @@ def progress(conn: Connection) -> Progress:
     return Progress(units, max(0, units - pending), bool(built and built[0] == "1"))
 
 
-EmbeddedUnit = tuple[str, str, str, str, str, int, bool, bytes]
+EmbeddedUnit = tuple[str, str, str, str, str, int, bool, int, bytes]
 
 
 def embedded_units(conn: Connection) -> list[EmbeddedUnit]:
-    """(key, relpath, kind, title, summary, ordinal, cjk, vector) of every embedded unit, by key and ordinal."""
-    return [(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6]), r[7]) for r in conn.execute(
-        "SELECT u.key, r.relpath, r.kind, r.title, r.summary, u.ordinal, u.cjk, v.vec FROM units u "
+    """(key, relpath, kind, title, summary, ordinal, cjk, the record's passage count, vector) of every embedded
+    unit, by key and ordinal."""
+    return [(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6]), r[7], r[8]) for r in conn.execute(
+        "SELECT u.key, r.relpath, r.kind, r.title, r.summary, u.ordinal, u.cjk, r.passages, v.vec FROM units u "
         "JOIN vectors v ON v.digest = u.digest "
         "JOIN records r ON r.key = u.key ORDER BY u.key, u.ordinal")]
 

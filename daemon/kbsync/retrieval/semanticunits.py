@@ -24,7 +24,8 @@ from kbsync.retrieval.passages import Passage, split
 from kbsync.retrieval.records import Record
 
 MODEL = "multilingual-e5-small-q4"  # part of every digest: another model's vectors are never mixed in
-HEAD_TOKENS = 96
+HEAD_TOKENS = 64
+SCHEME = f"{MODEL} head {HEAD_TOKENS}"  # how records become units: an index planned otherwise is planned again
 _HEADING = re.compile(r"^##[ \t]+.*$", re.MULTILINE)
 _CJK_CHAR = re.compile(f"[{CJK}]")
 CJK_SHARE = 0.3  # a text is of the CJK script when at least this share of its letters and digits are CJK

@@ -7,7 +7,7 @@ kbsync.retrieval.semanticclient.kick) and goes round again if there is one. `--p
 got (`kbsync index rebuild --semantic`); `--background` lowers its priority (the daemon's builds).
 
 `serve` answers searches, one JSON object a line on standard input (`{"q": text, "kinds": [...], "k": n}`)
-and one on standard output (`{"hits": [[key, relpath, kind, title, summary, ordinal, score], ...]}` or
+and one on standard output (`{"hits": [[key, relpath, kind, title, summary, ordinal, score, partial], ...]}` or
 `{"error": why}`); it exits at the end of its input or after IDLE_S without a question.
 
 Both load the model (numpy and ~40 MB): this process is the only one that does, so the daemon's own
@@ -127,7 +127,7 @@ def _answer(searcher: Searcher, line: bytes) -> dict[str, object]:
         return {"error": f"bad request ({exc})"}
     except KbsyncError as exc:
         return {"error": str(exc)}
-    return {"hits": [[h.key, h.relpath, h.kind, h.title, h.summary, h.ordinal, h.score] for h in hits]}
+    return {"hits": [[h.key, h.relpath, h.kind, h.title, h.summary, h.ordinal, h.score, h.partial] for h in hits]}
 
 
 if __name__ == "__main__":

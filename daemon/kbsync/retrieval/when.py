@@ -37,7 +37,7 @@ _YEAR = r"(?P<y>(?:19|20)\d\d)"
 _SEP = r"[\s,]+"
 _PATTERNS = [re.compile(p, re.IGNORECASE) for p in (
     rf"\b{_YEAR}-(?P<mn>[01]\d)(?:-(?P<dn>[0-3]\d))?(?![-\w])",
-    rf"{_YEAR}\s*年\s*(?:(?P<mn>[01]?\d)\s*月\s*(?:(?P<dn>[0-3]?\d)\s*[日号])?)?",
+    rf"(?<!\d){_YEAR}\s*年\s*(?:(?P<mn>[01]?\d)\s*月\s*(?:(?P<dn>[0-3]?\d)\s*[日号])?)?",
     rf"\b{_DAY}(?:\s+of)?{_SEP}{_MONTH}{_SEP}{_YEAR}\b",
     rf"\b{_MONTH}{_SEP}{_DAY}{_SEP}{_YEAR}\b",
     rf"\b{_MONTH}{_SEP}{_YEAR}\b",

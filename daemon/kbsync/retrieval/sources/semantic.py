@@ -43,7 +43,8 @@ def _near_hit(ws: Workspace, source: str, rank: int, near: Found) -> Hit:
     rec = next((r for r in records_of(ws, near.relpath) or [] if r.key == near.key), None) if near.ordinal else None
     best = passage_at(rec, near.ordinal) if rec else None
     return Hit(source=source, rank=rank, title=near.title, key=near.key, path=near.relpath, summary=clip(near.summary),
-               heading=best.heading if best else "", passage=best.text if best else "", score=near.score, kind=near.kind)
+               heading=best.heading if best else "", passage=best.text if best else "", score=near.score, kind=near.kind,
+               partial=near.partial)
 
 
 KIND = Kind(configured, hits, usage=SEMANTIC)

@@ -135,6 +135,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     _setup_logging(args.verbose, args.quiet)
     progress.configure(enabled=not args.quiet and not getattr(args, "json", False))
+    from kbsync.app import catchup
+
+    catchup.begin_command()
     try:
         code: int = args.func(args)
         return code

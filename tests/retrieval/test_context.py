@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers.cli import Cli, kbsync
+from helpers.cli import Cli, main_call
 from helpers.retrieval import BROKEN_NAME, BROKEN_TEXT, make_workspace, write
 from kbsync.config import ContextConfig
 from kbsync.retrieval.context import BoardItem, Materials, PassageItem, SessionItem, assemble, estimate_tokens
@@ -22,9 +22,9 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, s
 
 
 def pack(root: Path, *args: str) -> dict[str, object]:
-    """`kbsync context --json` as a process of its own: each call starts cold (an in-process call keeps the
-    search module's caches, and the count of unreadable sessions then missed a file written between calls)."""
-    out = kbsync("context", *args, "--json", ws=root)
+    """`kbsync context --json`, called in this process: each call is a command of its own, whose first read
+    catches up with the files (kbsync.app.catchup.begin_command), as a process of its own would."""
+    out = main_call("context", *args, "--json", ws=root)
     assert out.returncode == 0, out.stderr
     data: dict[str, object] = json.loads(out.stdout)
     return data

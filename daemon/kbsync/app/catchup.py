@@ -69,6 +69,13 @@ def step_aside() -> None:
             _answers.wait(None if _in_progress else left)
 
 
+def begin_command() -> None:
+    """A command begins (kbsync.main): as the first of a process, its first read catches up before it reads,
+    whatever an earlier command run in the same process (a test, a script calling `main`) read."""
+    with _lock:
+        _started.clear()
+
+
 def start(ws: Workspace) -> None:
     """A server begins serving `ws`: its first read asks for a background catch-up as the later ones do, and
     no read of this process waits for one."""

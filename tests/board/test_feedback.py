@@ -6,7 +6,7 @@ import datetime as dt
 from pathlib import Path
 
 from helpers.board import entry
-from kbsync.board.feedback import Stats, decay_candidates
+from kbsync.board.feedback import FeedbackStore, Stats, decay_candidates
 
 UTC = dt.timezone.utc
 
@@ -53,6 +53,10 @@ def test_renaming_an_entry_moves_its_counters_unless_asked_not_to(tmp_path: Path
     stats = board.show_entry(ws, moved).feedback
     assert (stats.helpful, stats.applied, stats.last_applied) == (1, 1, "2025-07-01T00:00:00Z")
     assert stats.first_seen == "2025-07-01T00:00:00Z"
-    fresh = board.update_entry(ws, moved, payload(title="再改一次"), keep_counters=False).key
-    assert board.show_entry(ws, fresh).feedback.helpful == 0
-    assert board.decay_candidates(ws, when + dt.timedelta(days=1), 90) == []
+    later = when + dt.timedelta(days=200)  # the entry's source date and first sighting long past
+    fresh = board.update_entry(ws, moved, payload(title="再改一次"), keep_counters=False, now=later).key
+    stats = board.show_entry(ws, fresh).feedback
+    assert (stats.helpful, stats.applied, stats.last_applied, stats.first_seen) == (0, 0, None, "2026-01-17T00:00:00Z")
+    assert board.decay_candidates(ws, later + dt.timedelta(days=1), 90) == []  # afresh: as if added then
+    with FeedbackStore(ws.state_dir) as store:
+        assert set(store.all()) == {fresh}  # the old key's counters not left behind (the review's drift)

@@ -74,12 +74,13 @@ def login_url(server: WebServer) -> str:
 
 
 def open_logged_in(browser: Browser, server: WebServer, *, lang: str = "en", phone: bool = False,
-                   bypass_csp: bool = False) -> Page:
+                   bypass_csp: bool = False, timeout_ms: float = 15_000) -> Page:
     """A new browser context (its own cookies, `lang` its Accept-Language) that opened a fresh login link: it
-    lands on the board. `bypass_csp`: the test may inject a script of its own (axe-core)."""
+    lands on the board. `bypass_csp`: the test may inject a script of its own (axe-core); `timeout_ms`: how
+    long an action or a wait may take before it fails."""
     context = browser.new_context(viewport=PHONE if phone else VIEWPORT, locale=lang.split(",")[0].split(";")[0],
                                   extra_http_headers={"Accept-Language": lang}, bypass_csp=bypass_csp)
-    context.set_default_timeout(15_000)
+    context.set_default_timeout(timeout_ms)
     page = context.new_page()
     page.goto(login_url(server))
     return page

@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import socket
 import sys
 import threading
 import time
@@ -15,6 +14,8 @@ from typing import Any, AsyncIterator, Iterator
 
 from mcp import Client, StdioServerParameters
 from mcp.types import CallToolResult
+
+from helpers.web import free_port
 
 
 def stdio_params(ws: Path) -> StdioServerParameters:
@@ -64,13 +65,6 @@ def error(result: CallToolResult) -> str:
     text = "".join(getattr(c, "text", "") for c in result.content)
     assert result.is_error, f"expected an error, got {text}"
     return text
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 @contextlib.contextmanager

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -19,17 +18,13 @@ from typing import Iterator
 
 import pytest
 
+from helpers.web import free_port
+
 
 @dataclass(frozen=True)
 class PgServer:
     dsn: str
     data: Path
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _as_user() -> tuple[list[str], str | None]:
@@ -65,7 +60,7 @@ def pg_server() -> Iterator[PgServer]:
     data = top / "data"
     if user:
         shutil.chown(top, user)
-    port = _free_port()
+    port = free_port()
     run = lambda *a: subprocess.run([*prefix, *a], capture_output=True, text=True, timeout=120)  # noqa: E731
     init = run(initdb, "-D", str(data), "-A", "trust", "-U", "kb", "--no-sync", "-E", "UTF8")
     if init.returncode != 0:

@@ -7,6 +7,7 @@ import json
 import os
 import resource
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -17,7 +18,15 @@ import requests
 
 from helpers.daemon import wait_for
 
-CONFIG = "[daemon]\nquiet_ms = 50\n{daemon}\n[web]\nport = 0\n"
+CONFIG = "[daemon]\nquiet_ms = 50\n{daemon}\n[web]\nport = {port}\n"
+
+
+def free_port() -> int:
+    """A port of 127.0.0.1 free now (a server that must keep its address across a restart is given one)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
 
 
 def server_env(home: Path) -> dict[str, str]:
@@ -29,10 +38,11 @@ def server_env(home: Path) -> dict[str, str]:
     return env
 
 
-def configure(root: Path, extra: str = "", *, daemon: str = "") -> None:
-    """Serve on any free port, commit files quiet for 50 ms, plus `daemon` lines in [daemon] and `extra` TOML."""
+def configure(root: Path, extra: str = "", *, daemon: str = "", port: int = 0) -> None:
+    """Serve on `port` (0: any free port, a new one at each start), commit files quiet for 50 ms, plus `daemon`
+    lines in [daemon] and `extra` TOML."""
     (root / ".kbsync").mkdir(parents=True, exist_ok=True)
-    (root / ".kbsync" / "config.toml").write_text(CONFIG.format(daemon=daemon) + extra, encoding="utf-8")
+    (root / ".kbsync" / "config.toml").write_text(CONFIG.format(daemon=daemon, port=port) + extra, encoding="utf-8")
 
 
 def server_info(root: Path) -> dict[str, Any] | None:
@@ -51,20 +61,29 @@ class WebServer:
         """`python`: what the interpreter is given before `-m kbsync` (a bench's wrapper script);
         `open_files`: the (soft, hard) RLIMIT_NOFILE the process starts with, as a service manager sets it."""
         self.root = root
-        self.log = root.parent / f"server-{time.monotonic_ns()}.log"
+        self._home = home
+        self._argv = [sys.executable, *python, "-m", "kbsync", "-v", "-w", str(root), *command]
+        self._limits = None if open_files is None else lambda: resource.setrlimit(resource.RLIMIT_NOFILE, open_files)
+        self._start()
+
+    def _start(self) -> None:
+        self.log = self.root.parent / f"server-{time.monotonic_ns()}.log"
         self._err = open(self.log, "w")
-        argv = [sys.executable, *python, "-m", "kbsync", "-v", "-w", str(root), *command]
-        limits = None if open_files is None else lambda: resource.setrlimit(resource.RLIMIT_NOFILE, open_files)
-        self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=self._err, env=server_env(home),
-                                     preexec_fn=limits)
+        self.proc = subprocess.Popen(self._argv, stdout=subprocess.DEVNULL, stderr=self._err,
+                                     env=server_env(self._home), preexec_fn=self._limits)
         wait_for(self._listening, timeout=30)
-        info = server_info(root)
+        info = server_info(self.root)
         assert info is not None
         self.url: str = info["url"]
         self.port: int = info["port"]
         self.host = f"127.0.0.1:{self.port}"
-        self.token = (root / ".kbsync" / "web-token").read_text(encoding="ascii").strip()
+        self.token = (self.root / ".kbsync" / "web-token").read_text(encoding="ascii").strip()
         self.http = requests.Session()
+
+    def restart(self) -> None:
+        """Stop the process and start the same command again (on the same port when the config names one)."""
+        self.stop()
+        self._start()
 
     def _listening(self) -> bool:
         if self.proc.poll() is not None:

@@ -119,13 +119,14 @@ def add_entry(ws: Workspace, data: dict[str, Any], now: dt.datetime, where: str 
 
 
 def update_entry(ws: Workspace, key: str, data: dict[str, Any], where: str = "<stdin>", *,
-                 base: str | None = None, keep_counters: bool = True) -> Written:
+                 base: str | None = None, keep_counters: bool = True, now: dt.datetime | None = None) -> Written:
     """Replace entry `key` with the full new version `data` (a partial one is refused, naming what lacks).
 
     With `base` (the version the caller read), the entry is replaced only if it is still at that version;
     otherwise StaleError names what changed and carries the entry as it is now. Nothing is written then.
     A new title or date is a new key: this machine's counters (helpful, harmful, applied, last applied) move
-    to it, unless `keep_counters` is False (the entry then starts afresh).
+    to it, unless `keep_counters` is False: the entry then starts afresh, as one added at `now` (default: the
+    clock) would, and the old key's counters are dropped (left behind, the review would report them as drift).
     """
     from kbsync.board import feedback, file
     from kbsync.core import board
@@ -148,9 +149,13 @@ def update_entry(ws: Workspace, key: str, data: dict[str, Any], where: str = "<s
 
     file.edit_board(ws, edit)
     _reindex(ws)
-    if keep_counters and entry.key != key:
+    if entry.key != key:
         with feedback.FeedbackStore(ws.state_dir) as store:
-            store.rename(key, entry.key)
+            if keep_counters:
+                store.rename(key, entry.key)
+            else:
+                store.drop(key)
+                store.seen(entry.key, now or clock(None))
     return Written(entry.key, action, was=key, version=entry_version(entry))
 
 

@@ -116,6 +116,11 @@ class FeedbackStore:
                 "ELSE first_seen END WHERE key = ?6", (*row, new))
             self._db.execute("DELETE FROM feedback WHERE key = ?", (old,))
 
+    def drop(self, key: str) -> None:
+        """Forget the counters of `key` (an entry renamed to start afresh)."""
+        with self._db:
+            self._db.execute("DELETE FROM feedback WHERE key = ?", (key,))
+
     def all(self) -> dict[str, Stats]:
         rows = self._db.execute(
             "SELECT key, helpful, harmful, applied, last_applied, first_seen FROM feedback ORDER BY key").fetchall()

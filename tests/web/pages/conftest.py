@@ -39,7 +39,13 @@ def site(site_root: Path, home: Path) -> Iterator[WebServer]:
 
 
 @pytest.fixture
-def page(browser: Browser, site: WebServer) -> Iterator[Page]:
-    p = b.open_logged_in(browser, site)
+def page_timeout_ms() -> float:
+    """How long a page's action or wait may take before the test fails (a module of heavy pages asks more)."""
+    return 15_000
+
+
+@pytest.fixture
+def page(browser: Browser, site: WebServer, page_timeout_ms: float) -> Iterator[Page]:
+    p = b.open_logged_in(browser, site, timeout_ms=page_timeout_ms)
     yield p
     p.context.close()

@@ -4,16 +4,15 @@ after it ended is kept and offered back once the person has logged in again. Rea
 from __future__ import annotations
 
 import json
-import socket
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
 
 import pytest
 
 from helpers import browser as b
 from helpers.board import payload
 from helpers.cli import main_call
-from helpers.web import CONFIG, WebServer
+from helpers.web import WebServer, configure, free_port
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -21,84 +20,59 @@ if TYPE_CHECKING:
 KEY_URL = "/board/edit?key=%E5%8F%91%E5%B8%83%E5%89%8D%E7%A1%AE%E8%AE%A4%E9%94%81%E6%96%87%E4%BB%B6%402025-06-11"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 @pytest.fixture(scope="module")
 def site_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A workspace served on a fixed port (a restart keeps its address, as the default port does)."""
     root = b.workspace(tmp_path_factory.mktemp("login"))
-    config = CONFIG.format(daemon='commit_every = "1s"').replace("port = 0", f"port = {_free_port()}")
-    (root / ".kbsync" / "config.toml").write_text(config + "enabled = true\n", encoding="utf-8")
+    configure(root, "enabled = true\n", daemon='commit_every = "1s"', port=free_port())
     assert main_call("board", "add", ws=root, stdin=json.dumps(payload(), ensure_ascii=False)).returncode == 0
     b.commit_all(root, "one entry")
     return root
 
 
-@pytest.fixture(scope="module")
-def site(site_root: Path, home: Path) -> Iterator[list[WebServer]]:
-    """The server, in a list so that a test can restart it."""
-    servers = [b.serve(site_root, home)]
-    yield servers
-    servers[-1].stop()
-
-
-@pytest.fixture
-def page(browser: Browser, site: list[WebServer]) -> Iterator[Page]:
-    p = b.open_logged_in(browser, site[-1])
-    yield p
-    p.context.close()
-
-
-def test_a_login_survives_a_restart_of_the_daemon(page: Page, site: list[WebServer], home: Path) -> None:
+def test_a_login_survives_a_restart_of_the_daemon(page: Page, site: WebServer) -> None:
     assert page.url.endswith("/board")
-    site[-1].stop()
-    site.append(b.serve(site[-1].root, home))
-    page.goto(f"{site[-1].url}/sessions")
+    site.restart()
+    page.goto(f"{site.url}/sessions")
     assert page.url.endswith("/sessions") and page.get_by_role("button", name="Log out").count() == 1
-    stored = list((site[-1].root / ".kbsync" / "web-sessions").iterdir())
+    stored = list((site.root / ".kbsync" / "web-sessions").iterdir())
     assert stored and all(p.stat().st_mode & 0o077 == 0 for p in stored)  # private, and only hashes of ids
     cookie = next(c for c in page.context.cookies() if c["name"].startswith("kbsync_session_"))
     assert not any(cookie["value"] in p.name or cookie["value"] in p.read_text() for p in stored)
     assert cookie["expires"] > 0  # a persistent cookie, for [web] session_days
 
 
-def test_logging_out_ends_the_login(page: Page, site: list[WebServer]) -> None:
+def test_logging_out_ends_the_login(page: Page, site: WebServer) -> None:
     page.get_by_role("button", name="Log out").click()
     assert "You are logged out." in page.get_by_role("alert").inner_text()
     assert page.locator("html").get_attribute("lang") == "en"
-    page.goto(f"{site[-1].url}/board")
+    page.goto(f"{site.url}/board")
     assert page.url.endswith("/login") and "Not logged in." in page.get_by_role("alert").inner_text()
 
 
-def test_a_form_sent_after_the_login_ended_is_kept_and_offered_back(page: Page, site: list[WebServer]) -> None:
-    server = site[-1]
-    page.goto(server.url + KEY_URL)
+def test_a_form_sent_after_the_login_ended_is_kept_and_offered_back(page: Page, site: WebServer) -> None:
+    page.goto(site.url + KEY_URL)
     page.get_by_label("Summary").fill("登录过期时填写的摘要")
-    rotated = main_call("web", "token", "--rotate", ws=server.root)  # ends every browser session
+    rotated = main_call("web", "token", "--rotate", ws=site.root)  # ends every browser session
     assert rotated.returncode == 0, rotated.stderr
     page.get_by_role("button", name="Save").click()
     alert = page.get_by_role("alert").first.inner_text()
     assert "Your login has ended" in alert and "kept" in alert and "kbsync web url" in alert
-    board = (server.root / "LEARNING_BOARD.md").read_text(encoding="utf-8")
+    board = (site.root / "LEARNING_BOARD.md").read_text(encoding="utf-8")
     assert "登录过期时填写的摘要" not in board  # nothing acted on
-    page.goto(b.login_url(server))  # the same browser logs in again
+    page.goto(b.login_url(site))  # the same browser logs in again
     assert page.url.endswith("/login/resume")
     assert page.get_by_role("cell", name="登录过期时填写的摘要").count() == 1
     b.shot(page, "login-resume")
     page.get_by_role("button", name="Send it again").click()
     assert page.get_by_role("status").inner_text() == "Saved."
-    assert "登录过期时填写的摘要" in (server.root / "LEARNING_BOARD.md").read_text(encoding="utf-8")
-    page.goto(server.url + "/login/resume")  # offered once
+    assert "登录过期时填写的摘要" in (site.root / "LEARNING_BOARD.md").read_text(encoding="utf-8")
+    page.goto(site.url + "/login/resume")  # offered once
     assert "No kept form is waiting" in page.content()
 
 
-def test_a_used_login_link_is_a_page_that_says_what_to_do(browser: Browser, site: list[WebServer]) -> None:
-    link = b.login_url(site[-1])
+def test_a_used_login_link_is_a_page_that_says_what_to_do(browser: Browser, site: WebServer) -> None:
+    link = b.login_url(site)
     context = browser.new_context()
     try:
         p = context.new_page()

@@ -14,7 +14,7 @@ from helpers.cli import main_call
 from helpers.web import WebServer
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Page
+    from playwright.sync_api import Locator, Page
 
 
 @pytest.fixture(scope="module")
@@ -29,6 +29,10 @@ def site_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def facts_text(site: WebServer) -> str:
     return (site.root / "memory/facts.md").read_text(encoding="utf-8")
+
+
+def _row(page: Page, key: str) -> Locator:
+    return page.locator("table.facts tbody tr", has=page.get_by_role("rowheader", name=key, exact=True))
 
 
 def test_every_memory_file_is_listed_and_searched(page: Page, site: WebServer) -> None:
@@ -50,16 +54,16 @@ def test_set_edit_and_forget_a_fact(page: Page, site: WebServer) -> None:
     page.get_by_label("Key").fill("shell")
     page.get_by_label("Value", exact=True).fill("zsh")
     page.get_by_role("button", name="Save").click()
-    assert page.get_by_role("status").first.inner_text() == "Added."
+    assert _row(page, "shell").get_by_role("status").inner_text() == "Added."  # said on the fact's row
     assert "- shell: zsh\n" in facts_text(site)
     page.get_by_role("link", name="Edit editor").click()
     assert page.get_by_label("Value", exact=True).input_value() == "vim"
     page.get_by_label("Value", exact=True).fill("helix")
     page.get_by_role("button", name="Save").click()
-    assert page.get_by_role("status").first.inner_text() == "Saved."
+    assert _row(page, "editor").get_by_role("status").inner_text() == "Saved."
     assert "- editor: helix\n" in facts_text(site) and "vim" not in facts_text(site)
     page.get_by_role("button", name="Forget shell").click()
-    assert page.get_by_role("status").first.inner_text() == "Forgotten."
+    assert page.locator("#forgotten").get_by_role("status").inner_text() == "shell forgotten."  # where it was
     assert "shell" not in facts_text(site)
     assert main_call("validate", ws=site.root).returncode == 0
 

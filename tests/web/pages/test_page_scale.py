@@ -28,7 +28,7 @@ from helpers.retrieval import session_text, sid_for, write
 from helpers.web import WebServer, configure, free_port
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, Page
+    from playwright.sync_api import Browser, Locator, Page
 
     from kbsync.core.boardentry import Entry
 
@@ -459,6 +459,10 @@ def test_the_memory_page_lists_and_searches_every_fact_as_the_command_line_does(
     assert page.locator("#shown").inner_text() == f"{PREFERENCES} of {MEMORY} facts"
 
 
+def _fact_row(page: Page, key: str) -> Locator:
+    return page.locator("table.facts tbody tr", has=page.get_by_role("rowheader", name=key, exact=True))
+
+
 def test_memory_facts_set_edited_and_forgotten_on_the_page_as_the_command_line_sees_them(page: Page,
                                                                                       site: WebServer) -> None:
     before = {(f["path"], f["key"]): (f["value"], f["line"]) for f in _memory(site)}
@@ -469,18 +473,17 @@ def test_memory_facts_set_edited_and_forgotten_on_the_page_as_the_command_line_s
     form.get_by_label("Key").fill("值班")
     form.get_by_label("Value", exact=True).fill("王五")
     form.get_by_role("button", name="Save").click()
-    assert page.get_by_role("status").first.inner_text() == "Added."
     got = kbsync("memory", "get", "--entity", "项目 07", "值班", ws=site.root)
     assert got.returncode == 0 and got.stdout.strip() == "王五"
-    anchor = unquote(urlsplit(page.url).fragment)
-    assert "值班" in page.locator(f"[id='{anchor}']").inner_text()  # the page lands on the fact set
+    landed = page.locator(f"[id='{unquote(urlsplit(page.url).fragment)}']")  # the page lands on the fact set
+    assert "值班" in landed.inner_text() and landed.get_by_role("status").inner_text() == "Added."
     page.get_by_role("link", name="Edit 事实100", exact=True).click()
     assert form.get_by_label("Value", exact=True).input_value() == "第 100 条：发布走蓝绿切换"
     form.get_by_label("Value", exact=True).fill("第 100 条：改用金丝雀发布")
     form.get_by_role("button", name="Save").click()
-    assert page.get_by_role("status").first.inner_text() == "Saved."
+    assert _fact_row(page, "事实100").get_by_role("status").inner_text() == "Saved."
     page.get_by_role("button", name="Forget 偏好05", exact=True).click()
-    assert page.get_by_role("status").first.inner_text() == "Forgotten."
+    assert page.locator("#forgotten").inner_text() == "偏好05 forgotten."
     assert kbsync("memory", "get", "--preferences", "偏好05", ws=site.root).returncode == 1
     after = {(f["path"], f["key"]): (f["value"], f["line"]) for f in _memory(site)}
     expected = dict(before)
@@ -511,3 +514,28 @@ def test_memory_refuses_what_the_command_line_refuses_in_its_words(page: Page, s
         said = refused.removeprefix("Not saved: ")
         assert said and cli.stderr.strip().endswith(said), (said, cli.stderr)  # the same words
     assert _memory(site) == before  # nothing written
+
+
+def test_a_memory_action_keeps_the_persons_place_among_300_facts(page: Page, site: WebServer) -> None:
+    page.goto(f"{site.url}/memory?q=%E8%93%9D%E7%BB%BF")  # 蓝绿
+    keys = page.locator("table.facts tbody th").all_inner_texts()
+    total = int(page.locator("#shown").inner_text().split()[2])
+    page.get_by_role("button", name=f"Forget {keys[30]}", exact=True).click()
+    assert _query(page)["q"] == ["蓝绿"] and urlsplit(page.url).fragment == "forgotten"  # the search kept
+    assert page.locator("#forgotten").inner_text() == f"{keys[30]} forgotten."  # said where its row was
+    assert page.locator("#shown").inner_text() == f"{len(keys) - 1} of {total - 1} facts"
+    assert page.locator("table.facts tbody th").all_inner_texts() == keys[:30] + keys[31:]
+    assert kbsync("memory", "get", keys[30], ws=site.root).returncode == 1
+    page.wait_for_load_state()  # the fragment is the focus start once the page has loaded
+    page.keyboard.press("Tab")  # the next Tab: the fact that took its place
+    assert page.evaluate("document.activeElement.getAttribute('aria-label')") == f"Edit {keys[31]}"
+    page.get_by_role("link", name=f"Edit {keys[10]}", exact=True).click()
+    form = page.get_by_role("region", name="Set a fact")
+    form.get_by_label("Value", exact=True).fill("蓝绿切换前先预热")
+    form.get_by_role("button", name="Save").click()
+    assert _query(page)["q"] == ["蓝绿"]  # back to the search, on the fact's row
+    row = page.locator(f"[id='{unquote(urlsplit(page.url).fragment)}']")
+    assert row.get_by_role("rowheader").inner_text() == keys[10] and row.get_by_role("status").inner_text() == "Saved."
+    page.wait_for_load_state()
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.getAttribute('aria-label')") == f"Edit {keys[10]}"

@@ -1,7 +1,9 @@
 """The memory page (/memory): the facts of memory/facts.md, memory/preferences.md and the entity files,
 listed and searched; a fact set (added, or replaced in place) and forgotten through kbsync.app.memory, with
 the same validation as `kbsync memory set|forget`. An edit carries the fact's version, so a fact changed
-elsewhere since the page was read is not written over."""
+elsewhere since the page was read is not written over. Every action returns to the list as the person had it
+(its search and file kept): a fact set lands on its row, which says what was done; a fact forgotten leaves a
+line where its row was, saying so."""
 
 from __future__ import annotations
 
@@ -30,7 +32,8 @@ LABELS = {
            "edit": "Edit", "forget": "Forget", "forget_named": "Forget {key}", "edit_named": "Edit {key}",
            "shown": "{n} of {total} facts", "empty": "No fact matches.", "refused": "Not saved:",
            "done_added": "Added.", "done_replaced": "Saved.", "done_unchanged": "Nothing changed.",
-           "done_removed": "Forgotten.", "value_hint": "one line; empty for a bare `- key`"},
+           "done_removed": "Forgotten.", "forgotten": "{key} forgotten.",
+           "value_hint": "one line; empty for a bare `- key`"},
     "zh": {"title_memory": "记忆", "intro": "助手记住的事实：每条一个 `- 键: 值` 列表项。设置已有的键会就地替换。",
            "search": "搜索", "apply": "筛选", "clear_filters": "清除", "file": "文件", "any": "全部",
            "facts": "事实（memory/facts.md）", "preferences": "偏好（memory/preferences.md）", "entity": "实体文件",
@@ -38,7 +41,8 @@ LABELS = {
            "value": "值", "line": "行", "where": "位置", "set": "设置事实", "save": "保存", "edit": "编辑",
            "forget": "忘记", "forget_named": "忘记 {key}", "edit_named": "编辑 {key}", "shown": "{total} 条中的 {n} 条",
            "empty": "没有符合条件的事实。", "refused": "未保存：", "done_added": "已新增。", "done_replaced": "已保存。",
-           "done_unchanged": "没有变化。", "done_removed": "已忘记。", "value_hint": "一行；留空表示只有键"},
+           "done_unchanged": "没有变化。", "done_removed": "已忘记。", "forgotten": "已忘记 {key}。",
+           "value_hint": "一行；留空表示只有键"},
 }
 DONE = {"added": "done_added", "replaced": "done_replaced", "unchanged": "done_unchanged", "removed": "done_removed"}
 
@@ -72,10 +76,34 @@ def anchor(item: memory.FactItem) -> str:
     return f"fact-{item.path.replace('/', '-').removesuffix('.md')}-{item.line}"
 
 
+@dataclass(frozen=True)
+class Shown:
+    """The list as the person has it: its search words and file."""
+
+    q: str = ""
+    file: str = ""
+
+    def keeps(self, item: memory.FactItem) -> bool:
+        return (not self.file or Place.of(item.path).file == self.file) and all(
+            w in f"{item.key}\n{item.value}".casefold() for w in self.q.casefold().split())
+
+    def url(self, **more: str) -> str:
+        query = urlencode({k: v for k, v in {"q": self.q, "file": self.file, **more}.items() if v})
+        return "/memory" + (f"?{query}" if query else "")
+
+    @staticmethod
+    def sent(form: Form) -> Shown:
+        """The list a form was sent from (its fields back_q and back_file)."""
+        return Shown(form.one("back_q"), form.one("back_file"))
+
+
 @router.get("/memory")
 def show_memory(request: Request, ws: WS, q: str = "", file: str = "", done: str = "", key: str = "",
-                at: str = "") -> HTMLResponse:
-    return _page(request, ws, q=q, file=file, done=DONE.get(done, ""), values=_values(ws, key, at), problems={})
+                at: str = "", row: str = "", forgot: str = "", place: int = -1) -> HTMLResponse:
+    """`row`: the anchor of the fact just set; `forgot` and `place`: the key just forgotten, and where its row
+    was in the list."""
+    return _page(request, ws, Shown(q, file), done=DONE.get(done, ""), values=_values(ws, key, at), problems={},
+                 row=row, forgot=forgot, place=place)
 
 
 def _values(ws: WS, key: str, at: str) -> dict[str, str]:
@@ -87,41 +115,46 @@ def _values(ws: WS, key: str, at: str) -> dict[str, str]:
     return {"file": place.file, "entity": place.entity, "key": item.key, "value": item.value, "base": item.version}
 
 
-def _page(request: Request, ws: WS, *, q: str, file: str, done: str, values: dict[str, str],
-          problems: dict[str, str], status: int = 200) -> HTMLResponse:
+def _page(request: Request, ws: WS, shown: Shown, *, done: str, values: dict[str, str], problems: dict[str, str],
+          status: int = 200, row: str = "", forgot: str = "", place: int = -1) -> HTMLResponse:
     items = memory.list_facts(ws)
-    words = q.casefold().split()
-    kept = [i for i in items if (not file or Place.of(i.path).file == file)
-            and all(w in f"{i.key}\n{i.value}".casefold() for w in words)]
-    return page(request, "memory.html", LABELS, status=status, items=kept, total=len(items), q=q, file=file,
-                files=FILES, done=done, values=values, problems=problems, anchor=anchor,
-                edit_url=lambda i: "/memory?" + urlencode({"key": i.key, "at": i.path}) + "#set")
+    kept = [i for i in items if shown.keeps(i)]
+    row = row if done and any(anchor(i) == row for i in kept) else ""  # else the notice tops the page
+    forgot = forgot if done and forgot and kept and 0 <= place <= len(kept) else ""
+    return page(request, "memory.html", LABELS, status=status, items=kept, total=len(items), q=shown.q,
+                file=shown.file, files=FILES, done=done, values=values, problems=problems, anchor=anchor, row=row,
+                forgot=forgot, place=place, edit_url=lambda i: shown.url(key=i.key, at=i.path) + "#set")
 
 
 def _set(request: Request, ws: WS, form: Form) -> Response:
     values = {k: form.one(k) for k in ("file", "entity", "key", "value", "base")}
+    shown = Shown.sent(form)
     place = Place(values["file"] if values["file"] in FILES else "facts", values["entity"].strip())
     if place.file == "entity" and not place.entity:
-        return _page(request, ws, q="", file="", done="", values=values, status=422,
+        return _page(request, ws, shown, done="", values=values, status=422,
                      problems={"entity": "name the entity whose file holds the fact"})
     try:
         done = memory.set_fact(ws, values["key"], values["value"], base=values["base"] or None,
                                preferences=place.preferences, entity=place.named)
     except StaleError as exc:
         newer = "" if exc.current is None else str(exc.current)
-        return _page(request, ws, q="", file="", done="", values={**values, "base": exc.version}, status=409,
+        return _page(request, ws, shown, done="", values={**values, "base": exc.version}, status=409,
                      problems={"form": exc.message, "newer": newer})
     except KbsyncError as exc:
-        return _page(request, ws, q="", file="", done="", values=values, status=refusal_status(exc),
+        return _page(request, ws, shown, done="", values=values, status=refusal_status(exc),
                      problems={"form": exc.message})
     item = memory.get_fact(ws, done.key, preferences=place.preferences, entity=place.named)
-    return RedirectResponse(f"/memory?done={done.action}#{anchor(item)}", status_code=303)
+    back = shown if shown.keeps(item) else Shown()  # the list it is in
+    return RedirectResponse(back.url(done=done.action, row=anchor(item)) + f"#{anchor(item)}", status_code=303)
 
 
 def _forget(ws: WS, form: Form) -> Response:
-    place = Place.of(form.one("path"))
-    done = memory.forget_fact(ws, form.one("key"), preferences=place.preferences, entity=place.named)
-    return RedirectResponse(f"/memory?done={done.action}", status_code=303)
+    shown, where, key = Shown.sent(form), Place.of(form.one("path")), form.one("key")
+    before = [(i.path, i.key) for i in memory.list_facts(ws) if shown.keeps(i)]
+    done = memory.forget_fact(ws, key, preferences=where.preferences, entity=where.named)
+    place = str(before.index((done.path, done.key))) if (done.path, done.key) in before else ""
+    return RedirectResponse(shown.url(done=done.action, forgot=done.key, place=place) + "#forgotten",
+                            status_code=303)
 
 
 @router.post("/memory/set")

@@ -1,4 +1,4 @@
-"""The search index catching up with the files, off the answering path.
+"""The search index catching up with the files, and what `status` keeps made ahead, off the answering path.
 
 A read (a context pack, a page of sessions) reads the index as it was last committed. What kbsync writes is
 indexed before the write returns, so a save is found at once; what something else wrote while no daemon
@@ -13,15 +13,25 @@ watched is found once a catch-up (`retrieval.index.refresh`: a look at each file
   before the next few hundred, waits until no answer has been in progress for QUIET_S, so a client calling
   again and again is not slowed by it, and an answer is never held up for more than one such step;
 - while the daemon runs, its watcher keeps the index current, and the background catch-up is left to it.
+
+The same thread makes ahead what `status` keeps between reports, so that a server's first report costs what
+the later ones do (whether or not the daemon runs): when the server calls `start`, every folder's listing
+(kbsync.app.status.warm); when its first read asks for a catch-up, before that catch-up, the look through the
+index for sessions marked `status: conflict` (kbsync.app.status.warm_marks: that read has loaded what reads
+the index, which a server answering `initialize` never waits for). Each is done once, in steps, taking the
+next whenever no answer is being made, without waiting QUIET_S, so that a client calling at once and again
+and again finds them done within its first few calls. A report made meanwhile lists on its own what is not
+listed yet, and reuses what is (kbsync.store.listings.walk).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import threading
 import time
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 
 from kbsync.errors import KbsyncError
 
@@ -32,13 +42,15 @@ FRESH_S = 2.0  # a read asks for a catch-up when the last one started this long 
 DELAY_S = 0.5  # how long after the read that asked for it a catch-up starts (after a web page is sent, too)
 QUIET_S = 0.1  # how long after the last answer ended a background catch-up takes its next step
 _started: dict[str, float] = {}  # workspace root -> when (time.monotonic) its last catch-up was started or run
-_wanted: dict[str, Workspace] = {}  # workspaces whose catch-up the background thread is to run
+# what the background thread is to do, in order: (workspace root, what) -> the work
+_wanted: dict[tuple[str, str], Callable[[], None]] = {}
+_at_first_read: dict[str, Callable[[], None]] = {}  # workspace root -> what to do first when its first read asks
 _lock = threading.Lock()
 _answers = threading.Condition()  # guards _in_progress and _last_answer; notified when an answer ends
 _in_progress = 0
 _last_answer = -float("inf")  # when (time.monotonic) the last answer ended
 _worker: threading.Thread | None = None  # the background thread, while it runs
-THREAD = "kbsync index catch-up"
+THREAD = "kbsync catch-up"
 log = logging.getLogger(__name__)
 
 
@@ -58,12 +70,12 @@ def answering() -> Iterator[None]:
             _answers.notify_all()
 
 
-def step_aside() -> None:
+def step_aside(quiet: float = QUIET_S) -> None:
     """Between two steps of a background catch-up: wait while any answer is being made, and until none has
-    been for QUIET_S (a client that calls again and again is answered without the catch-up in between)."""
+    been for `quiet` seconds (a client that calls again and again is answered without the catch-up in between)."""
     with _answers:
         while True:
-            left = _last_answer + QUIET_S - time.monotonic()
+            left = _last_answer + quiet - time.monotonic()
             if not _in_progress and left <= 0:
                 return
             _answers.wait(None if _in_progress else left)
@@ -78,9 +90,13 @@ def begin_command() -> None:
 
 def start(ws: Workspace) -> None:
     """A server begins serving `ws`: its first read asks for a background catch-up as the later ones do, and
-    no read of this process waits for one."""
+    no read of this process waits for one. The background thread makes what `status` keeps at once, and its
+    look through the index before the first catch-up."""
+    key = str(ws.root)
     with _lock:
-        _started.setdefault(str(ws.root), time.monotonic() - FRESH_S)
+        _started.setdefault(key, time.monotonic() - FRESH_S)
+        _want((key, "warm"), functools.partial(_warm, ws))
+        _at_first_read.setdefault(key, functools.partial(_warm_marks, ws))
 
 
 def catch_up_due(ws: Workspace) -> bool:
@@ -95,31 +111,35 @@ def catch_up_due(ws: Workspace) -> bool:
         _started[key] = now
         if last is None:
             return True
-        _want(ws)
+        first = _at_first_read.pop(key, None)
+        if first is not None:
+            _want((key, "warm marks"), first)
+        _want((key, "catch-up"), functools.partial(_catch_up, ws))
     return False
 
 
-def _want(ws: Workspace) -> None:
-    """Have the background thread catch `ws` up (started when none runs; the caller holds _lock)."""
+def _want(what: tuple[str, str], work: Callable[[], None]) -> None:
+    """Have the background thread do `work` (started when none runs; the caller holds _lock), unless the same
+    is wanted already."""
     global _worker
-    _wanted.setdefault(str(ws.root), ws)
+    _wanted.setdefault(what, work)
     if _worker is None:
         _worker = threading.Thread(target=_work, name=THREAD, daemon=True)
         _worker.start()
 
 
 def _work() -> None:
-    """Run the catch-ups wanted, until none is; then end (the next one wanted starts another thread)."""
+    """Do what is wanted, until nothing is; then end (the next thing wanted starts another thread)."""
     global _worker
     while True:
         with _lock:
             if not _wanted:
                 _worker = None
                 return
-            ws = _wanted.pop(next(iter(_wanted)))
+            work = _wanted.pop(next(iter(_wanted)))
         try:
-            _catch_up(ws)
-        except BaseException:  # an unforeseen error ends this thread: the next catch-up wanted starts another
+            work()
+        except BaseException:  # an unforeseen error ends this thread: the next thing wanted starts another
             with _lock:
                 _worker = None
             raise
@@ -138,3 +158,32 @@ def _catch_up(ws: Workspace) -> None:
         log.warning("the search index did not catch up with the files: %s; the next read tries again", exc)
         with _lock:
             _started[str(ws.root)] = time.monotonic() - FRESH_S  # due again at the next read
+
+
+def _warm(ws: Workspace) -> None:
+    """The folders' listings `status` keeps between reports, made before the first (kbsync.app.status.warm)."""
+    from kbsync.app.status import warm
+
+    try:
+        warm(ws, _between_answers)
+    except (KbsyncError, OSError) as exc:
+        log.warning("status's listings were not made ahead: %s; the first status makes them", exc)
+
+
+def _warm_marks(ws: Workspace) -> None:
+    """The sessions marked `status: conflict`, looked up once ahead of the first status through the search
+    index (kbsync.app.status.warm_marks)."""
+    _between_answers()
+    from kbsync.app.status import warm_marks
+    from kbsync.retrieval import db
+
+    try:
+        warm_marks(ws)
+    except (KbsyncError, OSError, db.Error) as exc:
+        log.warning("the sessions marked status: conflict were not looked up ahead: %s; the first status does it",
+                    exc)
+
+
+def _between_answers() -> None:
+    """Between two steps of a warm-up: wait while an answer is being made (not QUIET_S more: it is done once)."""
+    step_aside(0.0)

@@ -68,6 +68,9 @@ class Waiting:
         return {"path": self.path, "reason": self.reason, "settle_by": self.settle_by, "kind": self.kind}
 
 
+WALKED = (".md", fsio.TEMP_SUFFIX)  # the files a report's checks look at
+
+
 @dataclass
 class Scene:
     """What every check looks at, gathered once: the files that differ from HEAD, one walk of the workspace
@@ -92,19 +95,23 @@ def left_out(scene: Scene) -> list[Waiting]:
 
 
 def _sessions_in(folder: listings.Folder) -> tuple[str, ...]:
-    """The sessions a folder's listing holds (kept with it): conflict copies and symlinks aside."""
+    """The sessions a folder's listing holds (kept with it): conflict copies and symlinks aside. Their paths are
+    those of the report's files (the same strings, kept once)."""
     links = set(folder.of_kind(listings.LINK))
-    return tuple(rel for rel in folder.named(".md") if rel[len(folder.rel):] not in links
+    return tuple(rel for rel in folder.named(WALKED) if rel.endswith(".md") and rel[len(folder.rel):] not in links
                  and protocol.classify(rel) == "session" and not protocol.is_conflict_copy(rel))
+
+
+def _sessions(folders: list[listings.Folder]) -> list[str]:
+    return [rel for folder in folders for rel in folder.kept(_sessions_in)]
 
 
 def conflict_status(scene: Scene) -> list[Waiting]:
     """Sessions whose frontmatter says `status: conflict` (rebuilt from their name by a repair, or saved so)."""
     from kbsync.app.conflicts import marked_sessions
 
-    sessions = [rel for folder in scene.folders for rel in folder.kept(_sessions_in)]
     return [Waiting(rel, "status: conflict; check its fields and text, then set its status to open or closed",
-                    kind="conflict-status") for rel in marked_sessions(scene.ws, sessions)]
+                    kind="conflict-status") for rel in marked_sessions(scene.ws, _sessions(scene.folders))]
 
 
 def conflict_copies(scene: Scene) -> list[Waiting]:
@@ -220,8 +227,30 @@ def scene_of(ws: Workspace, saved: DaemonStatus, now: float | None = None) -> Sc
     except KbsyncError:
         changed = []
     folders = listings.walk(ws.root)  # the folders unchanged since this process's last walk are not listed again
-    walked = listings.files(folders, (".md", fsio.TEMP_SUFFIX))
+    walked = listings.files(folders, WALKED)
     return Scene(ws, time.time() if now is None else now, changed, walked, saved, folders)
+
+
+def warm(ws: Workspace, between: Callable[[], None]) -> None:
+    """Make ahead what a process's first report makes and the later ones reuse while nothing changed: every
+    folder's listing, the walk's sorted files, each folder's sessions (a server does it when it starts, in
+    the background: kbsync.app.catchup). `between` is called between steps of a few milliseconds."""
+    folders = listings.walk(ws.root, between)
+    between()
+    listings.files(folders, WALKED)
+    for n, folder in enumerate(folders, 1):
+        if not n % listings.STEP_FOLDERS:
+            between()
+        folder.kept(_sessions_in)
+
+
+def warm_marks(ws: Workspace) -> None:
+    """Make ahead the first look for sessions marked `status: conflict` (each session's status from the search
+    index, where it holds the session as it is: kbsync.app.conflicts.marked_sessions), which a process's first
+    report makes and the later ones keep."""
+    from kbsync.app.conflicts import marked_sessions
+
+    marked_sessions(ws, _sessions(listings.walk(ws.root)))
 
 
 def report(ws: Workspace, now: float | None = None) -> Report:

@@ -58,21 +58,36 @@ class Folder:
         return got
 
 
-_kept: dict[str, dict[str, tuple[tuple[int, int, int], Folder]]] = {}  # root -> folder path -> (its key, listing)
+Kept = tuple[tuple[int, int, int], Folder]  # a folder's key (device, inode, ctime) when listed, and its listing
+_kept: dict[str, dict[str, Kept]] = {}  # root -> folder path -> (its key, listing)
 _sorted: dict[tuple[str, object], tuple[list[Folder], list[str]]] = {}  # (root, suffix) -> (the walk, its files)
 _lock = threading.Lock()
 
 
-def walk(root: Path) -> list[Folder]:
+STEP_FOLDERS = 64  # folders a walk looks at between two calls of its `between` (a millisecond or two)
+
+
+def walk(root: Path, between: Callable[[], None] | None = None) -> list[Folder]:
     """Every folder of the workspace at `root` (.git and .kbsync at the top left out, a symlink to a folder not
     entered), each with its listing: kept from the last walk while the folder is unchanged, listed again
-    otherwise. A folder that cannot be listed comes with the reason; one gone meanwhile is left out."""
+    otherwise. A folder that cannot be listed comes with the reason; one gone meanwhile is left out.
+
+    A walk in steps (given `between`: a warm-up in the background, which waits there while answers are made)
+    keeps the listings it has made so far every STEP_FOLDERS folders before it calls `between`, so a walk that
+    runs meanwhile on another thread reuses them. A listing is whole before it is kept, and which walk made it
+    does not matter: its folder's key is checked before it is used."""
+    key = str(root)
     with _lock:
-        kept = _kept.get(str(root), {})
-    seen: dict[str, tuple[tuple[int, int, int], Folder]] = {}
+        kept = _kept.get(key, {})
+    seen: dict[str, Kept] = {}
     out: list[Folder] = []
     stack = [("", str(root))]
+    looked = 0
     while stack:
+        if between is not None and looked and not looked % STEP_FOLDERS:
+            kept = _keep(key, seen)
+            between()
+        looked += 1
         rel, path = stack.pop()
         folder = _listing(rel, path, kept, seen)
         if folder is None:
@@ -81,12 +96,19 @@ def walk(root: Path) -> list[Folder]:
         stack += [(f"{rel}{name}/", folder.path_of(name)) for name in folder.of_kind(DIR)
                   if not (rel == "" and name in protocol.IGNORED_DIRS)]
     with _lock:
-        _kept[str(root)] = seen  # folders gone since are forgotten
+        _kept[key] = seen  # folders gone since are forgotten
     return out
 
 
-def _listing(rel: str, path: str, kept: dict[str, tuple[tuple[int, int, int], Folder]],
-             seen: dict[str, tuple[tuple[int, int, int], Folder]]) -> Folder | None:
+def _keep(key: str, seen: dict[str, Kept]) -> dict[str, Kept]:
+    """Add the listings a walk has made so far to those kept (a new dict: one being read is never changed);
+    what is kept now, which another walk may have added to."""
+    with _lock:
+        kept = _kept[key] = {**_kept.get(key, {}), **seen}
+    return kept
+
+
+def _listing(rel: str, path: str, kept: dict[str, Kept], seen: dict[str, Kept]) -> Folder | None:
     try:
         st = os.stat(path)
     except FileNotFoundError:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from kbsync.app import board
 from kbsync.app.flagview import FlagNote, notes
+from kbsync.core.paging import paged
 from kbsync.errors import UsageError
 
 if TYPE_CHECKING:
@@ -109,14 +110,6 @@ def _searched(ws: Workspace, rows: list[Row], q: str, total: int) -> tuple[list[
     return found, others, outcome.failures
 
 
-def paged(items: list[Any], page: int, size: int = PAGE_SIZE) -> tuple[list[Any], int, int]:
-    """Page `page` (1-based; before the first: the first, past the end: the last) of `items`, its number, and
-    how many pages there are."""
-    pages = max(1, -(-len(items) // size))
-    page = min(max(page, 1), pages)
-    return items[(page - 1) * size:page * size], page, pages
-
-
 _parsed: dict[str, tuple[tuple[int, ...], Board]] = {}
 
 
@@ -155,7 +148,7 @@ def view(ws: Workspace, f: Filters, now: dt.datetime, days: float = 90.0) -> Vie
     decay = feedback.decay_candidates(entries, stats, now, days)
     out = View(sections.get(BOARD_SECTIONS[0], ""), sections.get(BOARD_SECTIONS[1], ""), [], len(rows),
                sorted({r.entry.topic for r in rows if r.entry.topic}), [], decay_total=len(decay))
-    out.decay, out.decay_page, out.decay_pages = paged(decay, f.decay_page)
+    out.decay, out.decay_page, out.decay_pages = paged(decay, f.decay_page, PAGE_SIZE)
     kept = [r for r in rows if _kept(r, f)]
     if f.q.strip():
         try:
@@ -165,7 +158,7 @@ def view(ws: Workspace, f: Filters, now: dt.datetime, days: float = 90.0) -> Vie
     how = sort_for(f.sort, f.q)
     ordered = kept if f.q.strip() and how == "relevance" else _sorted(kept, how)
     out.matched = len(ordered)
-    shown, out.page, out.pages = paged(ordered, f.page)
+    shown, out.page, out.pages = paged(ordered, f.page, PAGE_SIZE)
     verdicts = learned(ws) if shown else None
     out.rows = [Row(r.entry, r.stats, entry_flags(r.entry, verdicts)) for r in shown]
     return out

@@ -7,6 +7,7 @@ import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from kbsync.core.paging import paged
 from kbsync.errors import InputError, NotFoundError, StaleError
 
 if TYPE_CHECKING:
@@ -105,9 +106,7 @@ def browse(ws: Workspace, *, status: str = "pending", source: str = "", flag: st
     cards = [c for listing in review(ws) for c in listing.items]
     kept = [c for c in cards if (not status or c.status == status) and (not source or source_name(c) == source)
             and (flag != "flagged" or c.flags) and (flag != "clean" or not c.flags)]
-    pages = max(1, -(-len(kept) // size))
-    page = min(max(page, 1), pages)
-    shown = kept[(page - 1) * size:page * size]
+    shown, page, pages = paged(kept, page, size)
     return CardPage(shown, len(kept), len(cards), page, pages, sorted({source_name(c) for c in cards if c.source}),
                     _entries(ws, [c for c in shown if c.status == "accepted"]))
 

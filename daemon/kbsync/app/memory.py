@@ -19,6 +19,10 @@ if TYPE_CHECKING:
     from kbsync.store.workspace import Workspace
 
 
+FILE_KINDS = ("facts", "preferences", "entity")  # the memory files, as `kbsync memory` names them
+PAGE_SIZE = 50  # facts a page shows: memory of any size stays one quick page
+
+
 @dataclass(frozen=True)
 class FactWritten:
     path: str
@@ -138,6 +142,57 @@ def list_facts(ws: Workspace, *, preferences: bool = False, entity: str | None =
     or `entity`, of that one file."""
     chosen = [memory_file(preferences=preferences, entity=entity)] if preferences or entity is not None else None
     return [FactItem(rel, f.name, f.value, f.line) for rel in chosen or memory_files(ws) for f in _facts_of(ws, rel)]
+
+
+@dataclass(frozen=True)
+class FactPage:
+    """One page of the facts a search and a file kept (kbsync.core.paging)."""
+
+    items: list[FactItem]  # the page asked for, in list_facts' order
+    matched: int  # facts the search and the file kept, on every page
+    total: int  # facts of every memory file
+    page: int
+    pages: int
+    start: int  # where the page's first fact is among the matched ones (0-based)
+
+
+def file_kind(relpath: str) -> str:
+    """The memory file `relpath` is, as `kbsync memory` names it: one of FILE_KINDS."""
+    from kbsync.core import protocol
+
+    if relpath == protocol.PREFERENCES_MD:
+        return "preferences"
+    return "entity" if relpath.startswith(f"{protocol.ENTITIES_DIR}/") else "facts"
+
+
+def _kept(items: list[FactItem], q: str, kind: str) -> list[FactItem]:
+    words = q.casefold().split()
+    return [i for i in items if (not kind or file_kind(i.path) == kind)
+            and all(w in f"{i.key}\n{i.value}".casefold() for w in words)]
+
+
+def matching(ws: Workspace, q: str = "", kind: str = "") -> list[FactItem]:
+    """The facts (in list_facts' order) of the file kind `kind` ("" for any) whose key or value holds every word
+    of `q` (case ignored)."""
+    return _kept(list_facts(ws), q, kind)
+
+
+def browse(ws: Workspace, *, q: str = "", kind: str = "", page: int = 1, size: int = PAGE_SIZE) -> FactPage:
+    """Page `page` of the facts `matching` keeps: the search and the file first, so the count and the pages are
+    of what matches."""
+    from kbsync.core.paging import paged
+
+    every = list_facts(ws)
+    kept = _kept(every, q, kind)
+    shown, page, pages = paged(kept, page, size)
+    return FactPage(shown, len(kept), len(every), page, pages, (page - 1) * size)
+
+
+def page_holding(index: int, matched: int, size: int = PAGE_SIZE) -> int:
+    """The page of `matched` facts that shows the `index`-th (0-based; just past the last: the last page)."""
+    from kbsync.core.paging import page_holding as holding
+
+    return holding(index, matched, size)
 
 
 def memory_files(ws: Workspace) -> list[str]:

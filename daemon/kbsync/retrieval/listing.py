@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, replace
 
+from kbsync.core.paging import clamped
 from kbsync.retrieval import db, index, ranking
 from kbsync.retrieval.db import Row
 from kbsync.retrieval.text import Query
@@ -45,8 +46,7 @@ def numbered_page(ws: Workspace, query: Query, size: int, page: int, *, refresh:
     conn = index.open_index(ws)
     try:
         total = ranking.count(conn, query, "session")
-        pages = max(1, -(-total // size))
-        page = min(max(page, 1), pages)
+        page, pages = clamped(page, total, size)
         return Numbered(db.filtered_page(conn, query, "session", size, (page - 1) * size), total, page, pages)
     finally:
         conn.close()

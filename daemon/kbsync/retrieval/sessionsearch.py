@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kbsync.core.paging import clamped
 from kbsync.retrieval import db, index, ranking
 from kbsync.retrieval.search import blended_sessions, searchable
 from kbsync.retrieval.text import Query
@@ -40,8 +41,7 @@ def ranked_sessions(ws: Workspace, text: str, page: int, size: int) -> Ranked:
     index.build_missing(ws)
     with db.reading(db.db_path(ws.state_dir)) as conn:
         total = ranking.count(conn, query, KIND)
-        pages = max(1, -(-total // size))
-        page = min(max(page, 1), pages)
+        page, pages = clamped(page, total, size)
         at, half = divmod(page - 1, WINDOW_PAGES)
         rows = ranking.window(conn, query, KIND, at * WINDOW_PAGES * size, WINDOW_PAGES * size,
                                bodies=index.bodies(ws))[half * size:(half + 1) * size] if total else []

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 SESSION: dict[str, str] = {}
 PAGES = ("/board", "/board?q=%E9%94%81%E6%96%87%E4%BB%B6", "/board/entry?key={key}", "/board/edit?key={key}",
          "/board/new", "/candidates", "/sessions", "/sessions?q=%E5%90%88%E5%90%8C", "/sessions/{sid}",
-         "/memory", "/conflicts", "/status", "/stats", "/review", "/login")
+         "/memory", "/memory?q=%E6%AD%A5&page=2", "/conflicts", "/status", "/stats", "/review", "/login")
 
 
 @pytest.fixture(scope="module")
@@ -41,6 +41,8 @@ def site_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
         assert done.returncode == 0, done.stderr
         SESSION["id"] = json.loads(done.stdout)["id"]
     assert main_call("memory", "set", "language", "中文", ws=root).returncode == 0
+    steps = "".join(f"- 步骤{n:02d}: 第 {n} 步\n" for n in range(60))  # the memory page's second page: its pager
+    (root / "memory/entities/runbook.md").write_text(f"# Runbook\n\n{steps}", encoding="utf-8")
     notes = root.parent / "notes"
     notes.mkdir()
     (notes / "retry.md").write_text("# 重试要有上限\n\n网络抖动时指数退避，最多五次。\n", encoding="utf-8")

@@ -1,16 +1,17 @@
 """The memory page (/memory): the facts of memory/facts.md, memory/preferences.md and the entity files,
-listed and searched; a fact set (added, or replaced in place) and forgotten through kbsync.app.memory, with
-the same validation as `kbsync memory set|forget`. An edit carries the fact's version, so a fact changed
-elsewhere since the page was read is not written over. Every action returns to the list as the person had it
-(its search and file kept): a fact set lands on its row, which says what was done; a fact forgotten leaves a
-line where its row was, saying so."""
+listed and searched a page at a time (kbsync.app.memory.browse: the search and the file before paging); a fact
+set (added, or replaced in place) and forgotten through kbsync.app.memory, with the same validation as
+`kbsync memory set|forget`. An edit carries the fact's version, so a fact changed elsewhere since the page was
+read is not written over. Every action returns to the list as the person had it (its search and file kept),
+on the page that shows the fact: a fact set lands on its row, which says what was done; a fact forgotten
+leaves a line where its row was, saying so."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
@@ -21,7 +22,7 @@ from kbsync.web.pages.forms import Form, read_form, refusal_status
 from kbsync.web.pages.render import page
 
 router = APIRouter(include_in_schema=False)
-FILES = ("facts", "preferences", "entity")
+FILES = memory.FILE_KINDS
 LABELS = {
     "en": {"title_memory": "Memory", "intro": "Facts the assistant keeps: one `- key: value` bullet each. Setting a "
            "key that is there replaces its fact in place.", "search": "Search", "apply": "Apply",
@@ -51,16 +52,13 @@ DONE = {"added": "done_added", "replaced": "done_replaced", "unchanged": "done_u
 class Place:
     """Which memory file a fact is in, as `kbsync memory` names it."""
 
-    file: str  # facts, preferences, entity
+    file: str  # one of FILES
     entity: str = ""
 
     @staticmethod
     def of(relpath: str) -> Place:
-        if relpath == "memory/preferences.md":
-            return Place("preferences")
-        if relpath.startswith("memory/entities/"):
-            return Place("entity", relpath.rsplit("/", 1)[1].removesuffix(".md"))
-        return Place("facts")
+        kind = memory.file_kind(relpath)
+        return Place(kind, relpath.rsplit("/", 1)[1].removesuffix(".md") if kind == "entity" else "")
 
     @property
     def preferences(self) -> bool:
@@ -78,32 +76,43 @@ def anchor(item: memory.FactItem) -> str:
 
 @dataclass(frozen=True)
 class Shown:
-    """The list as the person has it: its search words and file."""
+    """The list as the person has it: its search words, file and page."""
 
     q: str = ""
     file: str = ""
-
-    def keeps(self, item: memory.FactItem) -> bool:
-        return (not self.file or Place.of(item.path).file == self.file) and all(
-            w in f"{item.key}\n{item.value}".casefold() for w in self.q.casefold().split())
+    page: int = 1
 
     def url(self, **more: str) -> str:
-        query = urlencode({k: v for k, v in {"q": self.q, "file": self.file, **more}.items() if v})
+        kept = {"q": self.q, "file": self.file, "page": str(self.page) if self.page > 1 else "", **more}
+        query = urlencode({k: v for k, v in kept.items() if v})
         return "/memory" + (f"?{query}" if query else "")
+
+    def facts(self, ws: WS) -> list[memory.FactItem]:
+        """Every fact the list keeps, on every page."""
+        return memory.matching(ws, self.q, self.file)
+
+    def holding(self, ws: WS, path: str, key: str) -> Shown | None:
+        """This list at the page that shows the fact `key` of `path`; None when the list does not keep it."""
+        kept = [(i.path, i.key) for i in self.facts(ws)]
+        if (path, key) not in kept:
+            return None
+        return replace(self, page=memory.page_holding(kept.index((path, key)), len(kept)))
 
     @staticmethod
     def sent(form: Form) -> Shown:
-        """The list a form was sent from (its fields back_q and back_file)."""
-        return Shown(form.one("back_q"), form.one("back_file"))
+        """The list a form was sent from (its fields back_q, back_file and back_page)."""
+        at = form.one("back_page")
+        return Shown(form.one("back_q"), form.one("back_file"), int(at) if at.isdigit() else 1)
 
 
 @router.get("/memory")
-def show_memory(request: Request, ws: WS, q: str = "", file: str = "", done: str = "", key: str = "",
-                at: str = "", row: str = "", forgot: str = "", place: int = -1) -> HTMLResponse:
+def show_memory(request: Request, ws: WS, q: str = "", file: str = "", at_page: int = Query(1, alias="page"),
+                done: str = "", key: str = "", at: str = "", row: str = "", forgot: str = "",
+                place: int = -1) -> HTMLResponse:
     """`row`: the anchor of the fact just set; `forgot` and `place`: the key just forgotten, and where its row
-    was in the list."""
-    return _page(request, ws, Shown(q, file), done=DONE.get(done, ""), values=_values(ws, key, at), problems={},
-                 row=row, forgot=forgot, place=place)
+    was among the facts the list keeps (on every page)."""
+    return _page(request, ws, Shown(q, file, at_page), done=DONE.get(done, ""), values=_values(ws, key, at),
+                 problems={}, row=row, forgot=forgot, place=place)
 
 
 def _values(ws: WS, key: str, at: str) -> dict[str, str]:
@@ -117,13 +126,15 @@ def _values(ws: WS, key: str, at: str) -> dict[str, str]:
 
 def _page(request: Request, ws: WS, shown: Shown, *, done: str, values: dict[str, str], problems: dict[str, str],
           status: int = 200, row: str = "", forgot: str = "", place: int = -1) -> HTMLResponse:
-    items = memory.list_facts(ws)
-    kept = [i for i in items if shown.keeps(i)]
-    row = row if done and any(anchor(i) == row for i in kept) else ""  # else the notice tops the page
-    forgot = forgot if done and forgot and kept and 0 <= place <= len(kept) else ""
-    return page(request, "memory.html", LABELS, status=status, items=kept, total=len(items), q=shown.q,
-                file=shown.file, files=FILES, done=done, values=values, problems=problems, anchor=anchor, row=row,
-                forgot=forgot, place=place, edit_url=lambda i: shown.url(key=i.key, at=i.path) + "#set")
+    found = memory.browse(ws, q=shown.q, kind=shown.file, page=shown.page)
+    here = replace(shown, page=found.page)  # the page shown (one past the last is the last)
+    items, place = found.items, place - found.start  # the forgotten row's place on this page
+    row = row if done and any(anchor(i) == row for i in items) else ""  # else the notice tops the page
+    forgot = forgot if done and forgot and items and 0 <= place <= len(items) else ""
+    return page(request, "memory.html", LABELS, status=status, found=found, items=items, listed=here, files=FILES,
+                done=done, values=values, problems=problems, anchor=anchor, row=row, forgot=forgot, place=place,
+                edit_url=lambda i: here.url(key=i.key, at=i.path) + "#set",
+                page_url=lambda page: replace(here, page=page).url())
 
 
 def _set(request: Request, ws: WS, form: Form) -> Response:
@@ -144,16 +155,19 @@ def _set(request: Request, ws: WS, form: Form) -> Response:
         return _page(request, ws, shown, done="", values=values, status=refusal_status(exc),
                      problems={"form": exc.message})
     item = memory.get_fact(ws, done.key, preferences=place.preferences, entity=place.named)
-    back = shown if shown.keeps(item) else Shown()  # the list it is in
+    back = shown.holding(ws, item.path, item.key) or Shown().holding(ws, item.path, item.key) or Shown()
     return RedirectResponse(back.url(done=done.action, row=anchor(item)) + f"#{anchor(item)}", status_code=303)
 
 
 def _forget(ws: WS, form: Form) -> Response:
     shown, where, key = Shown.sent(form), Place.of(form.one("path")), form.one("key")
-    before = [(i.path, i.key) for i in memory.list_facts(ws) if shown.keeps(i)]
+    before = [(i.path, i.key) for i in shown.facts(ws)]
     done = memory.forget_fact(ws, key, preferences=where.preferences, entity=where.named)
-    place = str(before.index((done.path, done.key))) if (done.path, done.key) in before else ""
-    return RedirectResponse(shown.url(done=done.action, forgot=done.key, place=place) + "#forgotten",
+    if (done.path, done.key) not in before:  # sent from another list: its notice tops the page
+        return RedirectResponse(shown.url(done=done.action), status_code=303)
+    place = before.index((done.path, done.key))
+    back = replace(shown, page=memory.page_holding(place, len(before) - 1))  # the page its row was on
+    return RedirectResponse(back.url(done=done.action, forgot=done.key, place=str(place)) + "#forgotten",
                             status_code=303)
 
 

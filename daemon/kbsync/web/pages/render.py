@@ -23,12 +23,14 @@ LABELS: Labels = {
            "status": "Status", "stats": "Stats", "review": "Review", "skip": "Skip to content",
            "nav": "Pages", "api": "API document", "error": "Error", "back": "Back", "logout": "Log out",
            "flagged_text": "Embedded instruction", "flag_line": "line {n}",
+           "page_of": "Page {n} of {pages}", "prev": "Previous page", "next": "Next page",
            "flagged_hint": "This text holds an instruction addressed to an AI: a model is given it with the marked "
                            "words withheld, never as an instruction."},
     "zh": {"board": "看板", "candidates": "候选", "sessions": "会话", "memory": "记忆", "conflicts": "冲突", "status": "状态",
            "stats": "统计", "review": "回顾", "skip": "跳到正文", "nav": "页面", "api": "API 文档",
            "error": "错误", "back": "返回", "logout": "退出登录",
            "flagged_text": "嵌入指令", "flag_line": "第 {n} 行",
+           "page_of": "第 {n} 页，共 {pages} 页", "prev": "上一页", "next": "下一页",
            "flagged_hint": "这段文字含有针对 AI 的指令：交给模型时，标出的文字会被扣下，绝不作为指令。"},
 }
 

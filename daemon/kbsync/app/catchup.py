@@ -178,7 +178,7 @@ def _warm_marks(ws: Workspace) -> None:
     from kbsync.retrieval import db
 
     try:
-        warm_marks(ws)
+        warm_marks(ws, _between_answers)
     except (KbsyncError, OSError, db.Error) as exc:
         log.warning("the sessions marked status: conflict were not looked up ahead: %s; the first status does it",
                     exc)

@@ -112,11 +112,11 @@ def _version(ws: Workspace, rel: str) -> Version:
     return Version(rel, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(mtime)), machine_id(ws))
 
 
-def marked_sessions(ws: Workspace, rels: Iterable[str]) -> list[str]:
+def marked_sessions(ws: Workspace, rels: Iterable[str], between: Callable[[], None] | None = None) -> list[str]:
     """Of the sessions `rels`, those whose frontmatter says `status: conflict`. A session is read again only when
     its stat changed since this process last looked (the conflicts and status pages list every session); when
     many are new to it (a first look), one `git grep` over sessions/ narrows the reading to the files holding such
-    a line."""
+    a line. `between`, if given, is called every STEP_SESSIONS sessions (a warm-up in the background)."""
     from kbsync.core import protocol
     from kbsync.git import history, repo
 
@@ -124,7 +124,9 @@ def marked_sessions(ws: Workspace, rels: Iterable[str]) -> list[str]:
     unseen: list[tuple[str, int]] = []  # (path, stamp)
     root = str(ws.root)
     looked = _looked.setdefault(root, {})
-    for rel in rels:
+    for n, rel in enumerate(rels, 1):
+        if between is not None and not n % STEP_SESSIONS:
+            between()
         try:
             st = os.lstat(f"{root}{os.sep}{rel}")
         except OSError:
@@ -135,7 +137,7 @@ def marked_sessions(ws: Workspace, rels: Iterable[str]) -> list[str]:
         else:
             unseen.append((rel, stamp))
     if len(unseen) > GREP_OVER:
-        unseen = _from_index(ws, unseen, out, looked)
+        unseen = _from_index(ws, unseen, out, looked, between)
     grepped: set[str] | None = None
     if len(unseen) > GREP_OVER and repo.is_repo(ws.root):
         try:
@@ -152,6 +154,7 @@ def marked_sessions(ws: Workspace, rels: Iterable[str]) -> list[str]:
 # a workspace's root -> a session's path in it -> (its stat when read, as one number: _stamp; marked then)
 _looked: dict[str, dict[str, tuple[int, bool]]] = {}
 GREP_OVER = 64  # sessions unseen (or changed) since this process last looked, past which one `git grep` finds them
+STEP_SESSIONS = 1024  # sessions looked at between two calls of `between` (a few milliseconds)
 CONFLICT_STATUS = r"""^status:[[:space:]]*["']?conflict["']?[[:space:]]*$"""
 _BITS = 64
 _MASK = (1 << _BITS) - 1
@@ -168,8 +171,8 @@ def _size_and_mtime(size: int, mtime_ns: int) -> int:
     return size << _BITS | mtime_ns & _MASK
 
 
-def _from_index(ws: Workspace, unseen: list[tuple[str, int]], out: list[str],
-                looked: dict[str, tuple[int, bool]]) -> list[tuple[str, int]]:
+def _from_index(ws: Workspace, unseen: list[tuple[str, int]], out: list[str], looked: dict[str, tuple[int, bool]],
+                between: Callable[[], None] | None) -> list[tuple[str, int]]:
     """Of the sessions `unseen` (rel, stamp), those the search index does not hold as they are now (same
     modification time and size, a frontmatter it could read); the status of the others is the index's (those
     marked are added to `out`, and all of them to `looked`)."""
@@ -181,12 +184,14 @@ def _from_index(ws: Workspace, unseen: list[tuple[str, int]], out: list[str],
     except (KbsyncError, OSError, db.Error):
         return unseen
     left = []
-    for rel, stamp in unseen:
+    for n, (rel, stamp) in enumerate(unseen, 1):
+        if between is not None and not n % STEP_SESSIONS:
+            between()
         got = indexed.get(rel)
-        if got is None or _size_and_mtime(got[0].size, got[0].mtime_ns) != stamp >> _BITS & (1 << 2 * _BITS) - 1:
+        if got is None or _size_and_mtime(got[2], got[1]) != stamp >> _BITS & (1 << 2 * _BITS) - 1:
             left.append((rel, stamp))
             continue
-        marked = got[1] == "conflict"
+        marked = got[3] == "conflict"
         looked[rel] = (stamp, marked)
         out += [rel] if marked else []
     return left

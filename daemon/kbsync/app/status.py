@@ -236,21 +236,22 @@ def warm(ws: Workspace, between: Callable[[], None]) -> None:
     folder's listing, the walk's sorted files, each folder's sessions (a server does it when it starts, in
     the background: kbsync.app.catchup). `between` is called between steps of a few milliseconds."""
     folders = listings.walk(ws.root, between)
-    between()
-    listings.files(folders, WALKED)
     for n, folder in enumerate(folders, 1):
         if not n % listings.STEP_FOLDERS:
             between()
+        folder.named(WALKED)
         folder.kept(_sessions_in)
+    between()
+    listings.files(folders, WALKED)  # what is left: one sort
 
 
-def warm_marks(ws: Workspace) -> None:
+def warm_marks(ws: Workspace, between: Callable[[], None]) -> None:
     """Make ahead the first look for sessions marked `status: conflict` (each session's status from the search
     index, where it holds the session as it is: kbsync.app.conflicts.marked_sessions), which a process's first
-    report makes and the later ones keep."""
+    report makes and the later ones keep. `between` is called between steps of a few milliseconds."""
     from kbsync.app.conflicts import marked_sessions
 
-    marked_sessions(ws, _sessions(listings.walk(ws.root)))
+    marked_sessions(ws, _sessions(listings.walk(ws.root, between)), between)
 
 
 def report(ws: Workspace, now: float | None = None) -> Report:

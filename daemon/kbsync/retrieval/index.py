@@ -175,8 +175,8 @@ def written(ws: Workspace, relpaths: Iterable[str]) -> None:
         log.warning("search index: %s not indexed yet (%s); the daemon will index it", ", ".join(relpaths), exc)
 
 
-def session_statuses(ws: Workspace) -> dict[str, tuple[FileState, str]]:
-    """relpath -> (its modification time and size when indexed, its `status`), for every indexed session whose
+def session_statuses(ws: Workspace) -> dict[str, tuple[str, int, int, str]]:
+    """relpath -> (relpath, its mtime_ns and size when indexed, its `status`), for every indexed session whose
     frontmatter could be read ({} when the index has not been built yet or is of an older layout; reading it
     never builds it)."""
     path = db.db_path(ws.state_dir)

@@ -46,11 +46,13 @@ def build(ws: Callable[[], Workspace]) -> MCPServer[Any]:
 
 def run_stdio(ws: Workspace) -> None:
     """Serve one client on standard input and output until it closes them; the index catches up with the
-    files in the background, never before an answer (kbsync.app.catchup)."""
+    files in the background, never before an answer, and what `status` keeps is made there as the server
+    starts (kbsync.app.catchup): once the SDK is loaded, so that this work does not hold up `initialize`."""
     from kbsync.app.catchup import start
 
+    server = build(lambda: ws)
     start(ws)
-    build(lambda: ws).run("stdio")
+    server.run("stdio")
 
 
 @dataclass(frozen=True)

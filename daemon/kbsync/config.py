@@ -78,7 +78,7 @@ class SearchConfig:
     semantic: bool = True
     semantic_passages: int = 2000
     semantic_every: str = "1m"
-    semantic_weight: float = 1.0
+    semantic_weight: float = 1.5
     sources: list[dict[str, Any]] = field(default_factory=list)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kbsync.retrieval.blend import MEANING_SCALE, blend
+from kbsync.retrieval.blend import CONFIDENCE_POWER, MEANING_SCALE, blend
 from kbsync.retrieval.fusion import Hit, rrf
 from kbsync.retrieval.semanticmodel import DIM
 from kbsync.retrieval.semanticsearch import SECOND, Matrix, calibrate
@@ -34,22 +34,25 @@ def test_scores_blend_by_hand() -> None:
 
 
 def test_a_keyword_leg_that_matched_little_of_the_query_weighs_little() -> None:
-    # the first hit holds a tenth of the query's weight (a name in a question of other words): confidence 1/10
+    # the first hit holds a tenth of the query's weight (a name in a question of other words): confidence
+    # (1/10) ** CONFIDENCE_POWER
     got = blend(words(("name", 30.0), cover=0.1), meaning(("answer", 5.0), ("name", 1.0)), 1.0, 10)
     assert [h.key for h in got] == ["answer", "name"]
-    assert got[1].score == pytest.approx(0.5 * 0.1 + 0.5 * 1.0 / MEANING_SCALE)
+    assert got[1].score == pytest.approx(0.5 * 0.1 ** CONFIDENCE_POWER + 0.5 * 1.0 / MEANING_SCALE)
 
 
 def test_a_record_known_by_its_head_alone_weighs_by_how_sure_the_keyword_leg_is() -> None:
     # "old" is known to the semantic index by its head alone: its meaning counts by what the keyword leg did not
-    # find: not at all under a sure keyword leg, a quarter under one that is three quarters sure, in full under
+    # find: not at all under a sure keyword leg, by 1 - confidence under one less sure, in full under
     # one that matched nothing of the query (another language)
     sure = blend(words(("new", 10.0), ("old", 9.0)), meaning(("old", 4.0), ("new", 1.0), partial=("old",)), 1.0, 10)
     assert [h.key for h in sure] == ["new", "old"]
     assert sure[1].score == pytest.approx(0.5 * 0.9)
     some = blend(words(("new", 10.0), ("old", 9.0), cover=0.75), meaning(("old", 4.0), ("new", 1.0), partial=("old",)),
                  1.0, 10)
-    assert some[1].score == pytest.approx(0.5 * 0.75 * 0.9 + 0.5 * 0.25 * 4.0 / MEANING_SCALE)
+    sure_of = 0.75 ** CONFIDENCE_POWER
+    old = next(h for h in some if h.key == "old")
+    assert old.score == pytest.approx(0.5 * sure_of * 0.9 + 0.5 * (1 - sure_of) * 4.0 / MEANING_SCALE)
     whole = blend(words(("new", 10.0), ("old", 9.0)), meaning(("old", 4.0), ("new", 1.0)), 1.0, 10)
     assert [h.key for h in whole] == ["old", "new"]  # known whole, the same record leads
     lost = blend(words(("new", 10.0), cover=0.0), meaning(("old", 4.0), ("new", 1.0), partial=("old",)), 1.0, 10)

@@ -13,9 +13,10 @@ import pytest
 
 from helpers.daemon import wait_for
 from kbsync.app import catchup, conflicts, sessions
-from kbsync.app.retrieval import build_context, search
+from kbsync.app.retrieval import build_context
 from kbsync.app.status import lock_target, report
 from kbsync.app.workspace import open_workspace
+from kbsync.retrieval.search import federated
 from kbsync.store import fsio, listings
 from kbsync.store.workspace import Workspace
 
@@ -39,7 +40,7 @@ def _write_outside(ws: Workspace, word: str) -> str:
 
 
 def _found(ws: Workspace, word: str) -> set[str]:
-    return {h.path for h in search(ws, word, sources=["sessions"]).results}  # reads the index as it is
+    return {h.path for h in federated(ws, word, names=["sessions"]).results}  # reads the index as it is
 
 
 def _idle() -> bool:

@@ -11,6 +11,7 @@ import anyio
 
 from helpers.cli import Cli
 from helpers.mcp import data, stdio
+from helpers.retrieval import session_text, sid_for, write
 from helpers.web import WebServer, configure
 
 
@@ -48,6 +49,15 @@ def test_cli_writes_are_found_when_the_command_returns(ws_root: Path, cli: Cli) 
              "scenarios": ["发布"], "confidence": "high"}
     assert cli("board", "add", ws=ws_root, stdin=json.dumps(board, ensure_ascii=False)).returncode == 0
     assert _found(cli, ws_root, entry) == ["LEARNING_BOARD.md"]
+
+
+def test_a_file_written_by_hand_with_no_daemon_is_found_by_the_next_search(ws_root: Path, cli: Cli) -> None:
+    _built(ws_root, cli)
+    mark = _marker()
+    ts = "2025-06-11T10:00:00+08:00"
+    sid, prefix = sid_for(ts, "hand")
+    write(ws_root, f"{prefix}-hand.md", session_text(sid, ts, ("t",), "closed", "written by hand", f"{mark} 已确认"))
+    assert _found(cli, ws_root, mark) == [f"{prefix}-hand.md"]  # the command's first read catches up
 
 
 def test_mcp_saves_are_found_by_the_next_call(ws_root: Path, cli: Cli) -> None:

@@ -19,8 +19,11 @@ from helpers.mcp import data, stdio_params
 from kbsync.app.status import report
 from kbsync.app.workspace import open_workspace
 
+# what main returned, and the threads of kbsync's own left that would hold the process's exit (the SDK's idle
+# AnyIO workers, which ran the tool calls, end by themselves)
 PROBE = ("import sys, threading\nfrom kbsync.main import main\nrc = main(['-w', sys.argv[1], 'mcp'])\n"
-         "left = sorted(t.name for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon)\n"
+         "left = sorted(t.name for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon\n"
+         "              and not t.name.startswith('AnyIO worker'))\n"
          "open(sys.argv[2], 'w').write(f'{rc} {left}')\n")
 DAYS = 300
 

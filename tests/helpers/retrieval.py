@@ -147,12 +147,27 @@ LABELLED: tuple[tuple[str, str, frozenset[str]], ...] = (
 )
 
 
-def keys(ws: Workspace, query: str) -> list[str]:
+def ranked(ws: Workspace, query: str) -> list[db.Row]:
+    """The sessions keyword search ranks for `query`, best first (at most 10), from the index as it is."""
     conn = index.open_index(ws)
     try:
-        return [r.key for r in ranking.search(conn, parse_query(query), "session", 10, bodies=index.bodies(ws))]
+        return ranking.search(conn, parse_query(query), "session", 10, bodies=index.bodies(ws))
     finally:
         conn.close()
+
+
+def keys(ws: Workspace, query: str) -> list[str]:
+    return [r.key for r in ranked(ws, query)]
+
+
+def indexed_sessions(root: Path, sessions: list[tuple[str, str, str, str]]) -> Workspace:
+    """A workspace at `root` of these sessions, (ts, name, summary, body) each (no tags, open), indexed."""
+    for ts, name, summary, body in sessions:
+        sid, prefix = sid_for(ts, name)
+        write(root, f"{prefix}-s.md", session_text(sid, ts, (), "open", summary, body))
+    ws = Workspace(root)
+    index.rebuild(ws)
+    return ws
 
 
 def assert_index_matches_rebuild(ws: Workspace) -> None:

@@ -9,34 +9,21 @@ from pathlib import Path
 
 import pytest
 
-from helpers.retrieval import session_text, sid_for, write
-from kbsync.retrieval import db as searchdb
-from kbsync.retrieval import index as searchindex
+from helpers.retrieval import indexed_sessions, ranked
 from kbsync.retrieval import ranking
-from kbsync.retrieval.text import parse_query
 from kbsync.store.workspace import Workspace
 
 
 @pytest.fixture
 def indexed(tmp_path: Path) -> Workspace:
     """Eight sessions that all say rollback; the first two say deploy in their summary, the rest nowhere."""
-    for i in range(8):
-        ts = f"2024-05-{i + 1:02d}T10:00:00+00:00"
-        sid, prefix = sid_for(ts, f"s{i}")
-        summary = "deploy notes" if i < 2 else f"notes {i}"
-        write(tmp_path, f"{prefix}-s.md", session_text(sid, ts, (), "open", summary, "The rollback went fine."))
-    ws = Workspace(tmp_path)
-    searchindex.rebuild(ws)
-    return ws
+    return indexed_sessions(tmp_path, [(f"2024-05-{i + 1:02d}T10:00:00+00:00", f"s{i}",
+                                        "deploy notes" if i < 2 else f"notes {i}", "The rollback went fine.")
+                                       for i in range(8)])
 
 
 def _found(ws: Workspace, text: str) -> list[str]:
-    conn = searchdb.connect(searchdb.db_path(ws.state_dir))
-    try:
-        return [r.date[:10] for r in ranking.search(conn, parse_query(text), "session", 10,
-                                                    bodies=searchindex.bodies(ws))]
-    finally:
-        conn.close()
+    return [r.date[:10] for r in ranked(ws, text)]
 
 
 def test_a_common_word_alone(indexed: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:

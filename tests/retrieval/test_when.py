@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.retrieval import session_text, sid_for, write
-from kbsync.retrieval import db, index, ranking
+from helpers.retrieval import indexed_sessions, ranked
 from kbsync.retrieval.text import parse_query
 from kbsync.retrieval.when import window
 from kbsync.store.workspace import Workspace
@@ -54,23 +53,14 @@ DATES = ("2023-09-13", "2023-10-13", "2023-11-13")
 @pytest.fixture
 def indexed(tmp_path: Path) -> Workspace:
     """Three sessions holding the same words, a month apart; the last one's summary holds them twice."""
-    for day in DATES:
-        ts = f"{day}T10:00:00+00:00"
-        sid, prefix = sid_for(ts, day)
-        summary = "painting lighthouse painting lighthouse" if day == DATES[-1] else "painting lighthouse"
-        write(tmp_path, f"{prefix}-s.md", session_text(sid, ts, (), "open", summary, "We talked about the painting."))
-    ws = Workspace(tmp_path)
-    index.rebuild(ws)
-    return ws
+    return indexed_sessions(tmp_path, [
+        (f"{day}T10:00:00+00:00", day,
+         "painting lighthouse painting lighthouse" if day == DATES[-1] else "painting lighthouse",
+         "We talked about the painting.") for day in DATES])
 
 
 def _dates(ws: Workspace, text: str) -> list[str]:
-    conn = db.connect(db.db_path(ws.state_dir))
-    try:
-        rows = ranking.search(conn, parse_query(text), "session", 10, bodies=index.bodies(ws))
-    finally:
-        conn.close()
-    return [r.date[:10] for r in rows]
+    return [r.date[:10] for r in ranked(ws, text)]
 
 
 @pytest.mark.parametrize("text", ["the painting shown on October 13, 2023", "2023年10月13日 painting",

@@ -98,7 +98,8 @@ def _hits(ws: Workspace, query: str, session: str) -> tuple[list[Fused], Learned
 
     own = protocol.h7(session) if session else None
     try:
-        found = search(ws, query[:MAX_QUERY], top=MAX_ENTRIES + 3)
+        # before every prompt: the index as it is (a look at each of 12,000 files would add some 90 ms)
+        found = search(ws, query[:MAX_QUERY], top=MAX_ENTRIES + 3, catch_up=False)
     except KbsyncError:  # nothing to search for, a filter the prompt happened to spell: no entries
         return [], None
     keep = [h for h in found.results if h.path not in MEMORY_FILES

@@ -24,16 +24,17 @@ class StatsResult:
 
 
 def search(ws: Workspace, query: str, *, sources: Sequence[str] | None = None, top: int = 10,
-           per_source: int | None = None) -> Outcome:
-    """Search every configured source (or the named ones) and fuse their rankings with RRF. A command's search
-    first has the index catch up with the files (kbsync.app.catchup) when no daemon runs (a running daemon's
-    watcher keeps the index, and a look at each of 100,000 files would cost the search more than it takes)."""
+           per_source: int | None = None, catch_up: bool = True) -> Outcome:
+    """Search every configured source (or the named ones) and fuse their rankings with RRF. With `catch_up`, a
+    command's search first has the index catch up with the files (kbsync.app.catchup) when no daemon runs (a
+    running daemon's watcher keeps the index, and a look at each of 100,000 files would cost the search more
+    than it takes)."""
     from kbsync.app.catchup import catch_up_due
     from kbsync.app.status import daemon_pid
     from kbsync.retrieval import index
     from kbsync.retrieval.search import federated
 
-    if catch_up_due(ws) and daemon_pid(ws) is None:
+    if catch_up and catch_up_due(ws) and daemon_pid(ws) is None:
         index.refresh(ws)
     return federated(ws, query, names=sources, top=max(0, top), per_source=per_source)
 

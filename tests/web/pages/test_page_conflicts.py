@@ -12,6 +12,7 @@ import pytest
 
 from helpers import browser as b
 from helpers.cli import kbsync
+from helpers.daemon import wait_for
 from helpers.web import WebServer
 
 if TYPE_CHECKING:
@@ -150,6 +151,9 @@ def test_an_entry_edited_by_hand_a_bad_edit_kept_and_said_then_saved(page: Page,
     copy = board.upsert(board.upsert(board.NEW_BOARD, entry(title="回滚步骤", summary="先切流量"))[0],
                         entry(title="日志轮转", summary="按大小"))[0]
     (site.root / copy_of("LEARNING_BOARD.md")).write_text(copy, encoding="utf-8")
+    # both versions committed as they arrived (the server's timed commit), so that the settling commit removes
+    # a committed copy: under load the settle could otherwise come first
+    wait_for(lambda: all(b.git_clean(site.root, p) for p in ("LEARNING_BOARD.md", copy_of("LEARNING_BOARD.md"))))
     page.goto(f"{site.url}/conflicts")
     art = page.locator("article", has_text="LEARNING_BOARD.md")
     does = art.locator("ul.does").inner_text()

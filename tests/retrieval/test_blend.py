@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kbsync.retrieval.blend import CONFIDENCE_POWER, MEANING_SCALE, blend
+from kbsync.retrieval.blend import CONFIDENCE_POWER, HEAD_ONLY_POWER, MEANING_SCALE, blend
 from kbsync.retrieval.fusion import Hit, rrf
 from kbsync.retrieval.semanticmodel import DIM
 from kbsync.retrieval.semanticsearch import SECOND, Matrix, calibrate
@@ -43,7 +43,7 @@ def test_a_keyword_leg_that_matched_little_of_the_query_weighs_little() -> None:
 
 def test_a_record_known_by_its_head_alone_weighs_by_how_sure_the_keyword_leg_is() -> None:
     # "old" is known to the semantic index by its head alone: its meaning counts by what the keyword leg did not
-    # find: not at all under a sure keyword leg, by 1 - confidence under one less sure, in full under
+    # find: not at all under a sure keyword leg, by (1 - confidence) cubed under one less sure, in full under
     # one that matched nothing of the query (another language)
     sure = blend(words(("new", 10.0), ("old", 9.0)), meaning(("old", 4.0), ("new", 1.0), partial=("old",)), 1.0, 10)
     assert [h.key for h in sure] == ["new", "old"]
@@ -52,7 +52,7 @@ def test_a_record_known_by_its_head_alone_weighs_by_how_sure_the_keyword_leg_is(
                  1.0, 10)
     sure_of = 0.75 ** CONFIDENCE_POWER
     old = next(h for h in some if h.key == "old")
-    assert old.score == pytest.approx(0.5 * sure_of * 0.9 + 0.5 * (1 - sure_of) * 4.0 / MEANING_SCALE)
+    assert old.score == pytest.approx(0.5 * sure_of * 0.9 + 0.5 * (1 - sure_of) ** HEAD_ONLY_POWER * 4.0 / MEANING_SCALE)
     whole = blend(words(("new", 10.0), ("old", 9.0)), meaning(("old", 4.0), ("new", 1.0)), 1.0, 10)
     assert [h.key for h in whole] == ["old", "new"]  # known whole, the same record leads
     lost = blend(words(("new", 10.0), cover=0.0), meaning(("old", 4.0), ("new", 1.0), partial=("old",)), 1.0, 10)

@@ -68,8 +68,8 @@ def _brute_force(conn: db.Connection, query: Query, limit: int) -> list[str]:
     for r in conn.execute(sql, params).fetchall():
         row = db.to_row(r[:-1])
         body = _BODIES[-1]([row]).get(row.key, "")
-        head = " ".join((row.title, row.summary, *row.tags))
-        if not any(t in (head + " " + body).casefold() for t in terms):
+        head = (row.title, row.summary, *row.tags)
+        if not any(t in (" ".join(head) + " " + body).casefold() for t in terms):
             continue
         got = relevance.score(terms, weights, head, body, r[-1] / average)
         scored.append((-got.score, row.key))

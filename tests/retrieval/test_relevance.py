@@ -11,7 +11,7 @@ import pytest
 
 from helpers.cli import Cli
 from helpers.retrieval import session_text, sid_for, write
-from kbsync.retrieval import db, index, ranking
+from kbsync.retrieval import db, index, ranking, relevance
 from kbsync.retrieval.context import estimate_tokens
 from kbsync.retrieval.passages import PASSAGE_TOKENS, split
 from kbsync.retrieval.text import parse_query, query_terms
@@ -143,3 +143,23 @@ def test_the_pack_quotes_the_best_passages_first(corpus: tuple[Workspace, dict[s
     assert data["tokens"] <= data["limit"]
     assert data["text"].index("pottery class last Saturday") < data["text"].index("## Recent sessions") \
         if "## Recent sessions" in data["text"] else True
+
+
+def _score(body: str, summary: str = "a chat", terms: tuple[str, ...] = ("caroline", "research")) -> float:
+    weights = {t: 1.0 for t in terms}
+    return relevance.score(terms, weights, ("title", summary), body, 1.0).score
+
+
+def test_terms_in_one_line_outrank_the_same_terms_apart() -> None:
+    together = "Caroline: I researched adoption agencies.\nMelanie: that is lovely, tell me more."
+    apart = "Caroline: that is lovely, tell me more.\nMelanie: I researched adoption agencies."
+    assert _score(together) > _score(apart)
+    # one term alone is no closer anywhere: the same words score the same in any line
+    assert _score(together, terms=("adoption",)) == _score(apart, terms=("adoption",))
+
+
+def test_a_sentence_of_the_summary_is_a_line_of_the_head() -> None:
+    body = "We met at noon.\nNothing else."
+    together = _score(body, summary="Caroline researched agencies. The rest was small talk.")
+    apart = _score(body, summary="Caroline spoke first. Then the agencies were researched.")
+    assert together > apart

@@ -39,6 +39,16 @@ def test_a_word_stands_for_its_forms(word: str) -> None:
     assert all(stem(f) == stem(word) for f in found)
 
 
+@pytest.mark.parametrize(("word", "written"), [
+    ("hikes", {"hike", "hiked", "hiking"}),  # a stem that keeps its e drops it before -ing, -ed
+    ("writings", {"write", "writes", "writing"}),
+    ("agree", {"agreed", "agreeing", "agrees"}),
+    ("dance", {"danced", "dancing", "dances"}),
+])
+def test_forms_hold_the_spellings_people_write(word: str, written: set[str]) -> None:
+    assert written <= set(forms(word))
+
+
 @pytest.mark.parametrize("word", ["合同", "2023", "café", "go", "k8s"])
 def test_other_words_are_their_own_form(word: str) -> None:
     assert forms(word) == (word,)

@@ -24,12 +24,13 @@ session that answers it out of the top 5 (top 5 0.64); squared, it cost LoCoMo's
 
 A record the semantic index knows by its head alone (its passages are outside the window: a large workspace's
 older sessions) was compared by its start only, which tells the sessions of one topic poorly apart: its meaning
-counts by what the keyword leg did not find, `1 - confidence` of it: nothing where that leg is sure, in full
-where it found nothing of the query (a question in another language). Measured with LoCoMo inside the
-12,000-session corpus, where every LoCoMo session is known by its head alone, with the weights of then (power
-1, scale 4, share 0.5): top 1 0.57 -> 0.67, top 5 0.85 -> 0.88 (a quarter of the meaning under a sure keyword
-leg: 0.66, 0.87; a half: 0.65, 0.86). Nothing changes in a workspace whose records all have their passages
-(docs/benchmarks.md).
+counts by what the keyword leg did not find, `(1 - confidence) ** HEAD_ONLY_POWER` of it: nothing where that
+leg is sure, in full where it found nothing of the query (a question in another language). Measured with
+LoCoMo inside the 12,000-session corpus, where every LoCoMo session is known by its head alone, with the
+weights of then (power 1, scale 4, share 0.5): top 1 0.57 -> 0.67, top 5 0.85 -> 0.88 (a quarter of the
+meaning under a sure keyword leg: 0.66, 0.87; a half: 0.65, 0.86); with today's weights and keyword leg, the
+cube of `1 - confidence` rather than itself: 0.70 -> 0.73, 0.91 -> 0.92 (the keyword leg alone: 0.73, 0.92). Nothing changes in a workspace whose
+records all have their passages (docs/benchmarks.md).
 
 A record one leg did not list has that leg's lowest listed part at most: 0 for the keyword leg, the
 semantic list's lowest for the semantic one. The best passage named is the one of the leg that gave the record
@@ -45,6 +46,7 @@ from kbsync.retrieval.fusion import Hit
 
 MEANING_SCALE = 5.0
 CONFIDENCE_POWER = 1.5
+HEAD_ONLY_POWER = 3
 
 
 def blend(words: Sequence[Hit], meaning: Sequence[Hit], semantic_weight: float, limit: int) -> list[Hit]:
@@ -57,7 +59,7 @@ def blend(words: Sequence[Hit], meaning: Sequence[Hit], semantic_weight: float, 
     share = 1.0 / (1.0 + semantic_weight)
     best = max((h.score for h in words), default=0.0)
     confidence = (words[0].cover if words else 0.0) ** CONFIDENCE_POWER
-    parts_m = {h.identity: (1.0 - share) * h.score * (1.0 - confidence if h.partial else 1.0) / MEANING_SCALE
+    parts_m = {h.identity: (1.0 - share) * h.score * ((1.0 - confidence) ** HEAD_ONLY_POWER if h.partial else 1.0) / MEANING_SCALE
                for h in meaning}
     floor = min(parts_m.values())
     by_words = {h.identity: h for h in words}

@@ -72,7 +72,7 @@ def _search(conn: Connection, query: Query, kind: str, limit: int, bodies: Bodie
             body = text.get(row.key, "")
             if query.phrases and not holds(_folded((*head_of(row), body)), tuple(p.casefold() for p in query.phrases)):
                 continue
-            got = relevance.score(present, weights, " ".join(head_of(row)), body, length / max(average, 1.0),
+            got = relevance.score(present, weights, head_of(row), body, length / max(average, 1.0),
                                   whole=row.kind == "board", time_weight=timed, in_time=_in_time(row.date, query.when))
             scored.append(dataclasses.replace(row, score=got.score, cover=got.held / whole, passages=tuple(
                 sp for sp in got.passages[:BEST_PASSAGES] if sp[0] > 0)))

@@ -94,11 +94,12 @@ _ENDINGS = ("", "s", "es", "d", "ed", "ing")
 @functools.lru_cache(maxsize=4096)
 def forms(word: str) -> tuple[str, ...]:
     """The forms a folded word stands for in a search, itself first: the forms made from its stem by the endings
-    step 1 removes that have the same stem (hikes: hike, hiked, hikes, hiking)."""
+    step 1 removes that have the same stem (hikes: hike, hiked, hikes, hiking), added to the stem, to the stem
+    with an e, and to a stem ending in e without it (hike: hik + ing; agree: agre + e + ing)."""
     if len(word) < MIN_LENGTH or not _WORD.match(word):
         return (word,)
     s = stem(word)
-    bases = {s} | ({s + "e"} if not s.endswith("e") else set()) | ({s[:-1] + "y"} if s.endswith("i") else set())
+    bases = {s, s + "e"} | ({s[:-1]} if s.endswith("e") else set()) | ({s[:-1] + "y"} if s.endswith("i") else set())
     made = {b + e for b in bases for e in _ENDINGS}
     if _measure(s) == 1 and _cvc(s):  # hop: hopped, hopping
         made |= {s + s[-1] + e for e in ("ed", "ing")}

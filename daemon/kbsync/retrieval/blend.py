@@ -29,8 +29,8 @@ leg is sure, in full where it found nothing of the query (a question in another 
 LoCoMo inside the 12,000-session corpus, where every LoCoMo session is known by its head alone, with the
 weights of then (power 1, scale 4, share 0.5): top 1 0.57 -> 0.67, top 5 0.85 -> 0.88 (a quarter of the
 meaning under a sure keyword leg: 0.66, 0.87; a half: 0.65, 0.86); with today's weights and keyword leg, the
-cube of `1 - confidence` rather than itself: 0.70 -> 0.73, 0.91 -> 0.92 (the keyword leg alone: 0.73, 0.92). Nothing changes in a workspace whose
-records all have their passages (docs/benchmarks.md).
+cube of `1 - confidence` rather than itself: 0.70 -> 0.73, 0.91 -> 0.92 (the keyword leg alone: 0.73,
+0.92). Nothing changes in a workspace whose records all have their passages (docs/benchmarks.md).
 
 A record one leg did not list has that leg's lowest listed part at most: 0 for the keyword leg, the
 semantic list's lowest for the semantic one. The best passage named is the one of the leg that gave the record

@@ -116,6 +116,13 @@ _UNNAMED_OR_UNFOCUSABLE = """() => [...document.querySelectorAll('button, input,
     .map(e => e.outerHTML)"""
 
 
+def fact_keys(page: Page) -> list[str]:
+    """The keys of the memory page's listed facts, once the page has loaded: an action's page may have its
+    address but not its table yet, and read at once it listed nothing (seen under CI's load)."""
+    page.wait_for_load_state()
+    return page.locator("table.facts tbody th").all_inner_texts()
+
+
 def assert_keyboard_ready(page: Page) -> None:
     """Every action of the page is reachable by keyboard: each control focusable and named (a label, or a
     button's text), the actions real buttons and links (no click handlers, no `href="#"`), and the first Tab

@@ -52,10 +52,6 @@ def _query(page: Page) -> dict[str, list[str]]:
     return parse_qs(urlsplit(page.url).query)
 
 
-def _keys(page: Page) -> list[str]:
-    return page.locator("table.facts tbody th").all_inner_texts()
-
-
 def _focused(page: Page) -> str | None:
     """The name of what the next Tab reaches (once the page has loaded: its fragment is where focus starts)."""
     page.wait_for_load_state()
@@ -95,38 +91,38 @@ def test_the_list_is_paged_with_its_true_total_and_the_search_before_paging(page
     page.goto(f"{site.url}/memory")
     assert page.locator("#shown").inner_text() == f"{total} of {total} facts"
     pager = page.get_by_role("navigation", name=f"Page 1 of {pages}")
-    assert _keys(page) == listed[:PAGE]
+    assert b.fact_keys(page) == listed[:PAGE]
     pager.get_by_role("link", name=f"Page 2 of {pages}", exact=True).click()
     page.wait_for_url("**page=2**")
-    assert _query(page) == {"page": ["2"]} and _keys(page) == listed[PAGE:]  # the rest, each fact on one page
+    assert _query(page) == {"page": ["2"]} and b.fact_keys(page) == listed[PAGE:]  # the rest, each fact on one page
     assert page.locator("#shown").inner_text() == f"{total} of {total} facts"
     page.get_by_role("navigation", name=f"Page 2 of {pages}").get_by_role("link", name="Previous page").click()
     page.wait_for_url("**/memory")
-    assert _keys(page) == listed[:PAGE]
+    assert b.fact_keys(page) == listed[:PAGE]
     page.get_by_label("Search").fill("回滚")
     with page.expect_navigation():  # a search starts again at page 1, and keeps every match on it
         page.get_by_role("button", name="Apply").click()
     rolled = [f"step{n:02d}" for n in range(STEPS) if _rolled_back(n)]
     assert page.locator("#shown").inner_text() == f"{len(rolled)} of {total} facts" and _query(page) == {"q": ["回滚"]}
-    assert _keys(page) == rolled and page.locator("nav.pager").count() == 0  # from both pages of the whole list
+    assert b.fact_keys(page) == rolled and page.locator("nav.pager").count() == 0  # from both pages of the whole list
     page.goto(f"{site.url}/memory?q=%E6%AD%A5&file=entity&page=2")  # 步: every step; the file filter kept too
     assert page.locator("#shown").inner_text() == f"{STEPS} of {total} facts"
-    assert _keys(page) == [f"step{n:02d}" for n in range(PAGE, STEPS)]
+    assert b.fact_keys(page) == [f"step{n:02d}" for n in range(PAGE, STEPS)]
     page.get_by_role("navigation", name="Page 2 of 2").get_by_role("link", name="Page 1 of 2").click()
     page.wait_for_url("**file=entity**")
-    assert _query(page) == {"q": ["步"], "file": ["entity"]} and _keys(page)[0] == "step00"
+    assert _query(page) == {"q": ["步"], "file": ["entity"]} and b.fact_keys(page)[0] == "step00"
     page.goto(f"{site.url}/memory?page=9")  # past the last page: the last
-    assert _keys(page) == listed[PAGE:] and page.locator("nav.pager").inner_text().count("Page 2 of 2") == 1
+    assert b.fact_keys(page) == listed[PAGE:] and page.locator("nav.pager").inner_text().count("Page 2 of 2") == 1
 
 
 def test_an_action_on_a_later_page_returns_to_that_page_and_row(page: Page, site: WebServer) -> None:
     page.goto(f"{site.url}/memory?q=%E6%AD%A5&page=2")  # 步: the steps, their second page
-    keys = _keys(page)
+    keys = b.fact_keys(page)
     page.get_by_role("button", name=f"Forget {keys[2]}", exact=True).click()
     assert _query(page) == {"q": ["步"], "page": ["2"], "done": ["removed"], "forgot": [keys[2]],
                             "place": [str(PAGE + 2)]}
     assert page.locator("#forgotten").inner_text() == f"{keys[2]} forgotten."  # where its row was
-    assert _keys(page) == keys[:2] + keys[3:]
+    assert b.fact_keys(page) == keys[:2] + keys[3:]
     assert _focused(page) == f"Edit {keys[3]}"  # the fact that took its place
     page.get_by_role("link", name=f"Edit {keys[5]}", exact=True).click()
     assert _query(page)["page"] == ["2"]  # the form keeps the page too
@@ -136,9 +132,9 @@ def test_an_action_on_a_later_page_returns_to_that_page_and_row(page: Page, site
     assert page.locator("tr", has=page.get_by_role("status")).get_by_role("rowheader").inner_text() == keys[5]
     assert _focused(page) == f"Edit {keys[5]}"
     page.goto(f"{site.url}/memory?q=%E6%AD%A5")
-    first = _keys(page)
+    first = b.fact_keys(page)
     page.get_by_role("button", name=f"Forget {first[-1]}", exact=True).click()  # the last row of page 1
-    assert "page" not in _query(page) and _keys(page) == first[:-1] + [keys[0]]  # the first of page 2 moved up
+    assert "page" not in _query(page) and b.fact_keys(page) == first[:-1] + [keys[0]]  # the first of page 2 moved up
     assert _focused(page) == f"Edit {keys[0]}"
     page.goto(f"{site.url}/memory?page=2")
     page.get_by_label("Key").fill("pager")

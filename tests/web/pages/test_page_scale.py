@@ -437,10 +437,6 @@ def _memory(site: WebServer) -> list[dict[str, object]]:
     return facts
 
 
-def _facts_shown(page: Page) -> list[str]:
-    return page.locator("table.facts tbody th").all_inner_texts()
-
-
 def _counted(page: Page) -> tuple[int, int]:
     """The facts the list keeps and the facts there are, as the page says them ("N of M facts")."""
     words = page.locator("#shown").inner_text().split()
@@ -454,11 +450,11 @@ def test_the_memory_page_lists_and_searches_every_fact_as_the_command_line_does(
     assert page.locator("#shown").inner_text() == f"{MEMORY} of {MEMORY} facts"  # the true total, 50 a page
     pages = -(-MEMORY // 50)
     rows = page.locator("table.facts tbody tr")
-    shown, where = _facts_shown(page), rows.locator("code").all_inner_texts()
+    shown, where = b.fact_keys(page), rows.locator("code").all_inner_texts()
     for n in range(2, pages + 1):
         _go_to_page(page, n, pages)
         assert _query(page) == {"page": [str(n)]}
-        shown += _facts_shown(page)
+        shown += b.fact_keys(page)
         where += rows.locator("code").all_inner_texts()
     assert shown == [f["key"] for f in listed]  # the same facts in the same order, each on one page
     assert where == [f"{f['path']}:{f['line']}" for f in listed]
@@ -467,9 +463,9 @@ def test_the_memory_page_lists_and_searches_every_fact_as_the_command_line_does(
         page.get_by_role("button", name="Apply").click()
     blue = [f"事实{i:03d}" for i in range(FACTS) if _blue_green(i)]
     assert page.locator("#shown").inner_text() == f"{len(blue)} of {MEMORY} facts" and _query(page) == {"q": ["蓝绿"]}
-    assert _facts_shown(page) == blue[:50]  # the search before paging: its first 50, then the rest
+    assert b.fact_keys(page) == blue[:50]  # the search before paging: its first 50, then the rest
     _go_to_page(page, 2, 2)
-    assert _query(page) == {"q": ["蓝绿"], "page": ["2"]} and _facts_shown(page) == blue[50:]
+    assert _query(page) == {"q": ["蓝绿"], "page": ["2"]} and b.fact_keys(page) == blue[50:]
     page.goto(f"{site.url}/memory?file=entity&q=%E8%B4%9F%E8%B4%A3%E4%BA%BA")  # 负责人, in the entities' files
     assert page.locator("#shown").inner_text() == f"{ENTITIES} of {MEMORY} facts"
     assert {c.split(":")[0] for c in rows.locator("code").all_inner_texts()} == {
@@ -477,7 +473,7 @@ def test_the_memory_page_lists_and_searches_every_fact_as_the_command_line_does(
     page.goto(f"{site.url}/memory?file=entity&page=2")  # the file before paging: the entities' second 50
     entities = [f["key"] for f in listed if str(f["path"]).startswith("memory/entities/")]
     assert page.locator("#shown").inner_text() == f"{len(entities)} of {MEMORY} facts"
-    assert _facts_shown(page) == entities[50:100] and "Page 2 of 2" in page.locator("nav.pager").inner_text()
+    assert b.fact_keys(page) == entities[50:100] and "Page 2 of 2" in page.locator("nav.pager").inner_text()
     page.goto(f"{site.url}/memory?file=preferences")
     assert page.locator("#shown").inner_text() == f"{PREFERENCES} of {MEMORY} facts"
 
@@ -552,13 +548,13 @@ def test_memory_refuses_what_the_command_line_refuses_in_its_words(page: Page, s
 
 def test_a_memory_action_keeps_the_persons_place_among_400_facts(page: Page, site: WebServer) -> None:
     page.goto(f"{site.url}/memory?q=%E8%93%9D%E7%BB%BF&page=2")  # 蓝绿: its second page
-    keys, (matched, total) = _facts_shown(page), _counted(page)
+    keys, (matched, total) = b.fact_keys(page), _counted(page)
     page.get_by_role("button", name=f"Forget {keys[10]}", exact=True).click()
     assert urlsplit(page.url).fragment == "forgotten" and _query(page) == {  # the search and the page kept
         "q": ["蓝绿"], "page": ["2"], "done": ["removed"], "forgot": [keys[10]], "place": [str(50 + 10)]}
     assert page.locator("#forgotten").inner_text() == f"{keys[10]} forgotten."  # said where its row was
     assert page.locator("#shown").inner_text() == f"{matched - 1} of {total - 1} facts"
-    assert _facts_shown(page) == keys[:10] + keys[11:]
+    assert b.fact_keys(page) == keys[:10] + keys[11:]
     assert kbsync("memory", "get", keys[10], ws=site.root).returncode == 1
     page.wait_for_load_state()  # the fragment is the focus start once the page has loaded
     page.keyboard.press("Tab")  # the next Tab: the fact that took its place
@@ -575,9 +571,9 @@ def test_a_memory_action_keeps_the_persons_place_among_400_facts(page: Page, sit
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.getAttribute('aria-label')") == f"Edit {keys[3]}"
     page.goto(f"{site.url}/memory?q=%E8%93%9D%E7%BB%BF")
-    first = _facts_shown(page)
+    first = b.fact_keys(page)
     page.get_by_role("button", name=f"Forget {first[-1]}", exact=True).click()  # the last row of page 1
-    assert "page" not in _query(page) and _facts_shown(page) == first[:-1] + [keys[0]]  # page 2's first moved up
+    assert "page" not in _query(page) and b.fact_keys(page) == first[:-1] + [keys[0]]  # page 2's first moved up
     page.wait_for_load_state()
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.getAttribute('aria-label')") == f"Edit {keys[0]}"

@@ -150,12 +150,14 @@ def _score(body: str, summary: str = "a chat", terms: tuple[str, ...] = ("caroli
     return relevance.score(terms, weights, ("title", summary), body, 1.0).score
 
 
-def test_terms_in_one_line_outrank_the_same_terms_apart() -> None:
+def test_terms_in_one_line_outrank_the_same_terms_apart(monkeypatch: pytest.MonkeyPatch) -> None:
     together = "Caroline: I researched adoption agencies.\nMelanie: that is lovely, tell me more."
     apart = "Caroline: that is lovely, tell me more.\nMelanie: I researched adoption agencies."
     assert _score(together) > _score(apart)
-    # one term alone is no closer anywhere: the same words score the same in any line
-    assert _score(together, terms=("adoption",)) == _score(apart, terms=("adoption",))
+    # one term alone is no closer anywhere: its line adds nothing, as if lines did not count
+    alone = _score(together, terms=("adoption",))
+    monkeypatch.setattr(relevance, "LINE_WEIGHT", 0.0)
+    assert alone == _score(together, terms=("adoption",))
 
 
 def test_a_sentence_of_the_summary_is_a_line_of_the_head() -> None:

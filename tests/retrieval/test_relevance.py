@@ -165,3 +165,21 @@ def test_a_sentence_of_the_summary_is_a_line_of_the_head() -> None:
     together = _score(body, summary="Caroline researched agencies. The rest was small talk.")
     apart = _score(body, summary="Caroline spoke first. Then the agencies were researched.")
     assert together > apart
+
+
+def test_words_side_by_side_outrank_the_same_words_apart_in_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    terms = ("ice", "cream")
+    side = "Joanna: the ice cream van came by.\nNate: nice."
+    apart = "Joanna: the cream van came by ice.\nNate: nice."
+    turned = "Joanna: the cream ice van came by.\nNate: nice."  # the query's order, not any order
+    assert _score(side, terms=terms) > _score(apart, terms=terms) == _score(turned, terms=terms)
+    monkeypatch.setattr(relevance, "PHRASE_WEIGHT", 0.0)  # nothing else tells the three apart
+    assert _score(side, terms=terms) == _score(apart, terms=terms)
+
+
+def test_side_by_side_across_a_hyphen_or_a_possessive_never_a_line_break() -> None:
+    counts = relevance.Counts(["gina", "store", "ice", "cream"])
+    assert counts("Jon: Gina's store is busy; Gina’s store again").pairs == {("gina", "store")}
+    assert counts("an ice-cream van").pairs == {("ice", "cream")}
+    assert counts("Gina\nstore, ice.\ncream").pairs == frozenset()
+    assert counts("Gina shop store").pairs == frozenset()
